@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: MIT
+# The two commands of the README. Both install what is missing first
+# (scripts/deps), then use Meson + Ninja in build/.
+.PHONY: all run test deps build clean
+
+all: build
+
+deps:
+	@scripts/deps
+
+build: deps
+	@if [ -f build/build.ninja ]; then :; else meson setup build; fi
+	@meson compile -C build
+
+# The main job: the box, then the null benchmark driving the whole pipeline
+# (until `engpass quick` exists).
+run: build
+	./build/engpass info
+	@echo
+	./build/engpass null --work 1s
+
+test:
+	@scripts/test
+
+clean:
+	rm -rf build build-asan
