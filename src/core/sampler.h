@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The background sampler: while a benchmark runs, a thread reads /proc at
+ * a fixed interval and turns each pair of snapshots into one struct sample
+ * (per-CPU busy, iowait, softirq, steal, the busiest disk and interface,
+ * swap and fault rates, available memory, PSI stall shares, and the CPU
+ * and RSS of one watched process). After the step, sampler_summary()
+ * condenses the whole series into a struct sysview for the verdict.
+ *
+ * Cost: the files are opened once and re-read with pread() at offset 0;
+ * parsing is allocation-free after the first sample. docs/sampler.md has
+ * the measured cost (well under 0.5 % of one core at 250 ms).
+ *
+ * Memory: samples are stored in fixed-size chunks allocated as the series
+ * grows, never moved (so pointers returned by sampler_get() stay valid),
+ * and never more than max_samples of them; past that the sampler keeps
+ * summarising but stops storing and counts the drop. With the default of
+ * 14400 samples (an hour at 250 ms) and 2 CPUs that is about 3.8 MB.
+ *
+ * Threading: one sampler is driven from one thread. sampler_start() and
+ * sampler_stop() bracket the background thread; while it runs, only
+ * sampler_stop() and sampler_free() may be called. Everything else
+ * (sampler_count, sampler_get, sampler_summary, sampler_sample_now) is for
+ * when the thread is not running.
+ */
+#ifndef ENGPASS_SAMPLER_H
+#define ENGPASS_SAMPLER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/compiler.h"
+#include "core/sysview.h"
+
+struct sampler;
+
+#define SAMPLER_DEFAULT_INTERVAL_NS	250000000ULL	/* 250 ms */
+#define SAMPLER_MIN_INTERVAL_NS		10000000ULL	/* 10 ms */
+#define SAMPLER_MAX_INTERVAL_NS		10000000000ULL	/* 10 s */
+#define SAMPLER_DEFAULT_MAX_SAMPLES	14400
+#define SAMPLER_MAX_CPUS		4096	/* per-CPU series width cap */
+#define SAMPLER_MAX_DEVS		256	/* disks and interfaces tracked, each */
+
+struct sampler_config {
+	const char *proc_root;	/* "/proc" normally (NULL = "/proc"); tests point it at a fixture tree */
+	uint64_t interval_ns;	/* 0 = 250 ms; valid 10 ms .. 10 s, else -EINVAL */
+	pid_t pid;		/* 0 = no process watched */
+	size_t max_samples;	/* bound on stored samples; 0 = SAMPLER_DEFAULT_MAX_SAMPLES */
+	const char *disk;	/* report this disk (diskstats name) instead of the busiest; NULL = busiest */
+	const char *iface;	/* report this interface instead of the busiest; NULL = busiest */
+	long clk_tck;		/* USER_HZ for /proc/PID/stat times; 0 = sysconf(_SC_CLK_TCK) */
+	long page_size;		/* bytes per page for RSS; 0 = sysconf(_SC_PAGESIZE) */
+	/*
+	 * Timestamp source for snapshots, in monotonic nanoseconds; NULL =
+	 * clock_mono(). Tests inject a fake clock to make rates exact. The
+	 * thread's sleeping always uses the real CLOCK_MONOTONIC.
+	 */
+	uint64_t (*now)(void *arg);
+	void *now_arg;
+};
+
+/* Flags of a sample: why some of its values are NaN. */
+#define SAMPLE_CPU_RESET	(1u << 0)	/* a /proc/stat counter went backwards (aggregate or a CPU) */
+#define SAMPLE_DISK_RESET	(1u << 1)	/* a disk's counters went backwards; it was left out */
+#define SAMPLE_NET_RESET	(1u << 2)	/* an interface's counters went backwards; it was left out */
+#define SAMPLE_VM_RESET		(1u << 3)	/* a vmstat counter went backwards */
+#define SAMPLE_PSI_RESET	(1u << 4)	/* a PSI total went backwards */
+#define SAMPLE_PROC_GONE	(1u << 5)	/* the watched process exited or its PID was reused */
+#define SAMPLE_READ_ERROR	(1u << 6)	/* a file that was readable before could not be read */
+#define SAMPLE_CPU_CHANGED	(1u << 7)	/* a CPU went offline or came online in this interval */
+
+/*
+ * One interval between two snapshots. Percentages are 0..100 of the
+ * interval; NaN (or -1 for ints) means no data. Pointers are owned by the
+ * sampler and live until sampler_free().
+ */
+struct sample {
+	double t_s;			/* end of the interval, seconds after the first snapshot */
+	double interval_s;
+	unsigned flags;			/* SAMPLE_* */
+	double cpu_busy_pct;		/* all CPUs */
+	double iowait_pct, softirq_pct, steal_pct;
+	int busiest_cpu;		/* -1 if no CPU had data */
+	double busiest_cpu_pct;
+	int ncpu_slots;			/* entries in cpu_pct (same for every sample of a sampler) */
+	const float *cpu_pct;		/* busy % by CPU number; NaN = offline or no data */
+	int procs_running, procs_blocked;	/* at the end of the interval; -1 unknown */
+	const char *disk;		/* the busiest disk of this interval (or the configured one); "" none */
+	double disk_util_pct, disk_reads_per_s, disk_writes_per_s;
+	double disk_read_bytes_per_s, disk_write_bytes_per_s;
+	double swap_in_pages_per_s, swap_out_pages_per_s, major_faults_per_s;
+	double mem_available_bytes;	/* at the end of the interval */
+	double psi_cpu_some_pct, psi_mem_some_pct, psi_mem_full_pct, psi_io_some_pct, psi_io_full_pct;
+	const char *iface;		/* the busiest interface of this interval (or the configured one); "" none */
+	double net_rx_bytes_per_s, net_tx_bytes_per_s;
+	double proc_cpu_pct;		/* of one CPU */
+	int64_t proc_rss_bytes;		/* -1 unknown */
+};
+
+/*
+ * Create a sampler: validate cfg, open the files under proc_root (stat,
+ * diskstats, meminfo, vmstat, pressure/{cpu,memory,io}, net/dev, PID/stat)
+ * and keep them open. Only stat is required; a missing optional file
+ * (pressure/ on a kernel without PSI, diskstats in a container) leaves its
+ * fields NaN. cfg is copied; the strings in it need not outlive the call.
+ * Returns 0 with *out set (caller frees with sampler_free()), or -EINVAL
+ * for a bad interval, -ESRCH if pid does not exist, -errno if stat cannot
+ * be opened. *out is NULL on error.
+ */
+MUST_CHECK int sampler_new(struct sampler **out, const struct sampler_config *cfg);
+
+/*
+ * Take the first snapshot synchronously (so a step's first interval starts
+ * now), then start the sampling thread, which sleeps to absolute deadlines
+ * start + k * interval (a late wake-up skips missed deadlines instead of
+ * drifting or bunching). The thread blocks all signals.
+ * Returns 0; -EALREADY if running; -errno from the snapshot or
+ * pthread_create.
+ */
+MUST_CHECK int sampler_start(struct sampler *s);
+
+/*
+ * Wake the thread at once (no wait for the current interval), join it, and
+ * take a final snapshot so the series ends now. Returns 0, -EINVAL if not
+ * running, or -errno of the final snapshot (the thread is stopped anyway).
+ */
+MUST_CHECK int sampler_stop(struct sampler *s);
+
+/* Stop the thread if running, close the files, free everything. NULL is ignored. */
+void sampler_free(struct sampler *s);
+
+/*
+ * Take one snapshot now, in the calling thread, without the background
+ * thread. The first snapshot of a sampler is the baseline; each later one
+ * adds a sample for the interval since the previous. For tests and for
+ * watch-like callers that pace themselves. Returns 0; -EBUSY while the
+ * thread runs; -errno if /proc/stat cannot be read or parsed (the snapshot
+ * is discarded and the next interval spans the gap).
+ */
+MUST_CHECK int sampler_sample_now(struct sampler *s);
+
+/* Number of stored samples (at most max_samples). */
+size_t sampler_count(const struct sampler *s);
+
+/* Stored sample i (0 = oldest), or NULL if i >= sampler_count(). Owned by s. */
+const struct sample *sampler_get(const struct sampler *s, size_t i);
+
+/*
+ * Summarise every interval so far (including those not stored after
+ * max_samples) into out; see struct sysview. Means are weighted by time
+ * (ticks for CPU, seconds for rates), not by sample. Intervals with a reset
+ * counter are left out of that counter's means only.
+ */
+void sampler_summary(const struct sampler *s, struct sysview *out);
+
+/*
+ * CPU time used for sampling, in ns: the background thread's own
+ * CLOCK_THREAD_CPUTIME_ID (read by the thread as it exits) plus the thread
+ * CPU time of the synchronous snapshots (start, stop, sample_now).
+ */
+uint64_t sampler_cpu_ns(const struct sampler *s);
+
+#endif

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The system view of one step: what the box was doing while a benchmark
+ * ran, summarised from the sampler's intervals (sampler_summary()). The
+ * result model stores it and the verdict reads it to say which resource
+ * bounded the step. A plain value type, no functions beyond the
+ * initialiser, so that renderers and the verdict need not link the sampler.
+ *
+ * Unknown values: NaN for doubles, -1 for ints, "" for names, 0 for the
+ * counts. Percentages are 0..100; "of one CPU" values can exceed 100 for a
+ * multi-threaded process.
+ */
+#ifndef ENGPASS_SYSVIEW_H
+#define ENGPASS_SYSVIEW_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+struct sysview {
+	unsigned samples;		/* number of intervals summarised */
+	unsigned dropped;		/* intervals summarised but not stored (max_samples reached) */
+	unsigned gaps;			/* intervals with a counter that went backwards or a failed read */
+	double duration_s;
+	int ncpu;			/* online CPUs seen (most in any snapshot) */
+	double cpu_busy_pct;		/* mean busy over all CPUs, 0..100 */
+	double cpu_iowait_pct, cpu_softirq_pct, cpu_steal_pct;
+	int busiest_cpu;		/* CPU with the highest mean busy % over the step; -1 unknown */
+	double busiest_cpu_busy_pct, busiest_cpu_softirq_pct;
+	double peak_cpu_busy_pct;	/* highest single-interval busy % of any one CPU */
+	double run_queue_avg;		/* procs_running average (counts the sampler itself) */
+	char busiest_disk[32];		/* device with highest %util; "" if none had any I/O */
+	double disk_util_pct, disk_reads_per_s, disk_writes_per_s, disk_read_bytes_per_s, disk_write_bytes_per_s;
+	uint64_t disk_read_requests, disk_write_requests;	/* completed requests during the step */
+	double disk_avg_write_request_bytes;
+	double disk_avg_wait_ms;	/* (read + write ms) / requests of the busiest disk */
+	double swap_in_pages_per_s, swap_out_pages_per_s, major_faults_per_s;
+	double mem_available_min_bytes;
+	bool psi_available;
+	double psi_cpu_some_pct, psi_mem_some_pct, psi_mem_full_pct, psi_io_some_pct, psi_io_full_pct;
+					/* stall share over the step, from the 'total' µs counters */
+	char busiest_iface[32];		/* interface with most rx+tx bytes, loopback included; "" if none moved any */
+	double net_rx_bytes_per_s, net_tx_bytes_per_s;
+	bool have_proc;			/* a PID was watched */
+	double proc_cpu_pct;		/* of one CPU */
+	uint64_t proc_rss_max_bytes;
+};
+
+/* Set every field of v to "unknown" (see above). */
+static inline void sysview_init(struct sysview *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->duration_s = NAN;
+	v->ncpu = -1;
+	v->cpu_busy_pct = v->cpu_iowait_pct = v->cpu_softirq_pct = v->cpu_steal_pct = NAN;
+	v->busiest_cpu = -1;
+	v->busiest_cpu_busy_pct = v->busiest_cpu_softirq_pct = v->peak_cpu_busy_pct = NAN;
+	v->run_queue_avg = NAN;
+	v->disk_util_pct = v->disk_reads_per_s = v->disk_writes_per_s = NAN;
+	v->disk_read_bytes_per_s = v->disk_write_bytes_per_s = NAN;
+	v->disk_avg_write_request_bytes = v->disk_avg_wait_ms = NAN;
+	v->swap_in_pages_per_s = v->swap_out_pages_per_s = v->major_faults_per_s = NAN;
+	v->mem_available_min_bytes = NAN;
+	v->psi_cpu_some_pct = v->psi_mem_some_pct = v->psi_mem_full_pct = NAN;
+	v->psi_io_some_pct = v->psi_io_full_pct = NAN;
+	v->net_rx_bytes_per_s = v->net_tx_bytes_per_s = NAN;
+	v->proc_cpu_pct = NAN;
+}
+
+#endif

@@ -1,0 +1,549 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests of the background sampler (src/core/sampler.c). Most drive it
+ * synchronously (sampler_sample_now) over a fixture /proc tree in a mkdtemp
+ * directory, overwriting the files in place between snapshots (the sampler
+ * keeps them open) and injecting a fake clock, so every rate and summary
+ * value is exactly what tests/fixtures/proc/tree/{1,2,3} imply. One test
+ * runs the real thread on the real /proc and checks only behaviour and
+ * ranges, never speed.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "core/proc.h"
+#include "core/sampler.h"
+#include "core/xalloc.h"
+
+/* Files of a fixture tree, relative to its root. */
+static const char *const tree_files[] = {
+	"stat", "diskstats", "meminfo", "vmstat", "pressure/cpu", "pressure/memory", "pressure/io", "net/dev",
+	"4242/stat",
+};
+static const char *const tree_dirs[] = { "pressure", "net", "4242" };
+
+#define KB 1024.0
+
+struct tree {
+	char root[64];
+	bool pressure;
+	uint64_t now;	/* the fake clock, ns */
+};
+
+static uint64_t fake_now(void *arg)
+{
+	return ((struct tree *)arg)->now;
+}
+
+static char *fixture_path(const char *rel)
+{
+	const char *root = getenv("ENGPASS_FIXTURES");
+
+	return xasprintf("%s/proc/%s", root && *root ? root : "tests/fixtures", rel);
+}
+
+static bool is_pressure(const char *rel)
+{
+	return !strncmp(rel, "pressure", 8);
+}
+
+/* Write text to root/rel in place (same inode: the sampler has it open). */
+static void put(const struct tree *t, const char *rel, const char *text, size_t len)
+{
+	char *path = xasprintf("%s/%s", t->root, rel);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	if (fd < 0)
+		fail_msg("cannot open '%s': %s", path, strerror(errno));
+	assert_int_equal(write(fd, text, len), (ssize_t)len);
+	close(fd);
+	free(path);
+}
+
+/* Copy fixture tree n over the temp tree. */
+static void install(struct tree *t, int n)
+{
+	struct proc_buf b = PROC_BUF_INIT;
+
+	for (size_t i = 0; i < sizeof(tree_files) / sizeof(tree_files[0]); i++) {
+		char *rel = xasprintf("tree/%d/%s", n, tree_files[i]);
+		char *src = fixture_path(rel);
+
+		if (t->pressure || !is_pressure(tree_files[i])) {
+			if (proc_buf_read_file(&b, src))
+				fail_msg("cannot read fixture '%s'", src);
+			put(t, tree_files[i], b.data, b.len);
+		}
+		free(src);
+		free(rel);
+	}
+	proc_buf_release(&b);
+}
+
+/* Make a temp tree holding fixture tree 1; with pressure false, no pressure/ at all. */
+static struct tree *tree_make(bool pressure)
+{
+	struct tree *t = xcalloc(1, sizeof(*t));
+
+	snprintf(t->root, sizeof(t->root), "/tmp/sampler_treeXXXXXX");
+	assert_non_null(mkdtemp(t->root));
+	t->pressure = pressure;
+	for (size_t i = 0; i < sizeof(tree_dirs) / sizeof(tree_dirs[0]); i++) {
+		char *d;
+
+		if (!pressure && is_pressure(tree_dirs[i]))
+			continue;
+		d = xasprintf("%s/%s", t->root, tree_dirs[i]);
+		assert_int_equal(mkdir(d, 0755), 0);
+		free(d);
+	}
+	t->now = 5 * NS_PER_SEC;
+	install(t, 1);
+	return t;
+}
+
+/* cmocka setup/teardown, so a failed test still removes its tree. */
+static int setup_tree(void **state)
+{
+	*state = tree_make(true);
+	return 0;
+}
+
+static int setup_tree_nopsi(void **state)
+{
+	*state = tree_make(false);
+	return 0;
+}
+
+static int teardown_tree(void **state)
+{
+	struct tree *t = *state;
+	int ret;
+
+	for (size_t i = 0; i < sizeof(tree_files) / sizeof(tree_files[0]); i++) {
+		char *p = xasprintf("%s/%s", t->root, tree_files[i]);
+
+		unlink(p);
+		free(p);
+	}
+	for (size_t i = 0; i < sizeof(tree_dirs) / sizeof(tree_dirs[0]); i++) {
+		char *p = xasprintf("%s/%s", t->root, tree_dirs[i]);
+
+		rmdir(p);
+		free(p);
+	}
+	ret = rmdir(t->root);
+	free(t);
+	return ret;
+}
+
+static struct sampler_config tree_config(struct tree *t)
+{
+	struct sampler_config cfg = {
+		.proc_root = t->root,
+		.pid = 4242,
+		.clk_tck = 100,
+		.page_size = 4096,
+		.now = fake_now,
+		.now_arg = t,
+	};
+
+	return cfg;
+}
+
+/* Snapshot tree 1, then 2 and 3 one fake second apart. */
+static void run_tree(struct sampler *s, struct tree *t)
+{
+	assert_int_equal(sampler_sample_now(s), 0);
+	for (int n = 2; n <= 3; n++) {
+		install(t, n);
+		t->now += NS_PER_SEC;
+		assert_int_equal(sampler_sample_now(s), 0);
+	}
+}
+
+#define NA (-1e300)	/* expect NaN */
+
+static void eq(double got, double want, const char *what)
+{
+	if (want == NA) {
+		if (!isnan(got))
+			fail_msg("%s: want NaN, got %g", what, got);
+		return;
+	}
+	if (isnan(got) || fabs(got - want) > 1e-9 * (fabs(want) + 1))
+		fail_msg("%s: want %.12g, got %.12g", what, want, got);
+}
+
+/* What tests/fixtures/proc/tree/{1,2,3} imply, interval by interval. */
+struct want_sample {
+	double t_s;
+	unsigned flags;
+	double busy, iowait, softirq, steal;
+	int busiest_cpu;
+	double busiest_pct, cpu0, cpu1;
+	int running, blocked;
+	const char *disk;
+	double util, r_s, w_s, rb_s, wb_s;
+	double swpin, swpout, majflt, mem_avail;
+	double psi_cpu, psi_mem_some, psi_mem_full, psi_io_some, psi_io_full;
+	const char *iface;
+	double rx, tx, proc_cpu, rss;
+};
+
+static const struct want_sample want_samples[] = {
+	{ 1, 0, 45, 5, 2.5, 2.5, 1, 75, 15, 75, 4, 1, "vda", 60, 100, 250, 409600, 8192000, 10, 20, 30, 900000 * KB, 10,
+	  5, 2, 30, 25, "eth0", 1000000, 500000, 50, 1500 * 4096 },
+	/* cpu1 went offline, vda was reset (left out), sda is busiest; lo moved the most bytes. */
+	{ 2, SAMPLE_CPU_CHANGED | SAMPLE_DISK_RESET, 50, 0, 0, 0, 0, 50, 50, NA, 3, 0, "sda", 30, 30, 0, 122880, 0, 0,
+	  40, 10, 950000 * KB, 20, 0, 0, 10, 0, "lo", 1000, 1000, 20, 1200 * 4096 },
+};
+
+static void check_sample(const struct sample *x, const struct want_sample *w, bool pressure)
+{
+	eq(x->t_s, w->t_s, "t_s");
+	eq(x->interval_s, 1, "interval_s");
+	assert_int_equal(x->flags, w->flags);
+	eq(x->cpu_busy_pct, w->busy, "busy");
+	eq(x->iowait_pct, w->iowait, "iowait");
+	eq(x->softirq_pct, w->softirq, "softirq");
+	eq(x->steal_pct, w->steal, "steal");
+	assert_int_equal(x->busiest_cpu, w->busiest_cpu);
+	eq(x->busiest_cpu_pct, w->busiest_pct, "busiest pct");
+	assert_int_equal(x->ncpu_slots, 2);
+	eq(x->cpu_pct[0], w->cpu0, "cpu0");
+	eq(x->cpu_pct[1], w->cpu1, "cpu1");
+	assert_int_equal(x->procs_running, w->running);
+	assert_int_equal(x->procs_blocked, w->blocked);
+	assert_string_equal(x->disk, w->disk);
+	eq(x->disk_util_pct, w->util, "util");
+	eq(x->disk_reads_per_s, w->r_s, "r/s");
+	eq(x->disk_writes_per_s, w->w_s, "w/s");
+	eq(x->disk_read_bytes_per_s, w->rb_s, "rB/s");
+	eq(x->disk_write_bytes_per_s, w->wb_s, "wB/s");
+	eq(x->swap_in_pages_per_s, w->swpin, "swap in");
+	eq(x->swap_out_pages_per_s, w->swpout, "swap out");
+	eq(x->major_faults_per_s, w->majflt, "major faults");
+	eq(x->mem_available_bytes, w->mem_avail, "mem available");
+	eq(x->psi_cpu_some_pct, pressure ? w->psi_cpu : NA, "psi cpu");
+	eq(x->psi_mem_some_pct, pressure ? w->psi_mem_some : NA, "psi mem some");
+	eq(x->psi_mem_full_pct, pressure ? w->psi_mem_full : NA, "psi mem full");
+	eq(x->psi_io_some_pct, pressure ? w->psi_io_some : NA, "psi io some");
+	eq(x->psi_io_full_pct, pressure ? w->psi_io_full : NA, "psi io full");
+	assert_string_equal(x->iface, w->iface);
+	eq(x->net_rx_bytes_per_s, w->rx, "rx");
+	eq(x->net_tx_bytes_per_s, w->tx, "tx");
+	eq(x->proc_cpu_pct, w->proc_cpu, "proc cpu");
+	assert_int_equal(x->proc_rss_bytes, (int64_t)w->rss);
+}
+
+static void check_summary(const struct sysview *v, bool pressure)
+{
+	assert_int_equal(v->samples, 2);
+	assert_int_equal(v->dropped, 0);
+	assert_int_equal(v->gaps, 1);
+	eq(v->duration_s, 2, "duration");
+	assert_int_equal(v->ncpu, 2);
+	/* Tick-weighted: (90 + 50) busy of (200 + 100) ticks. */
+	eq(v->cpu_busy_pct, 140.0 / 3, "busy");
+	eq(v->cpu_iowait_pct, 10.0 / 3, "iowait");
+	eq(v->cpu_softirq_pct, 5.0 / 3, "softirq");
+	eq(v->cpu_steal_pct, 5.0 / 3, "steal");
+	/* cpu1: 75 of 100 ticks; cpu0: 65 of 200. */
+	assert_int_equal(v->busiest_cpu, 1);
+	eq(v->busiest_cpu_busy_pct, 75, "busiest cpu");
+	eq(v->busiest_cpu_softirq_pct, 5, "busiest softirq");
+	eq(v->peak_cpu_busy_pct, 75, "peak");
+	eq(v->run_queue_avg, 3.5, "run queue");
+	/* vda: 600 ms busy in its one valid second beats sda's 500 ms in two. */
+	assert_string_equal(v->busiest_disk, "vda");
+	eq(v->disk_util_pct, 60, "disk util");
+	eq(v->disk_reads_per_s, 100, "disk r/s");
+	eq(v->disk_writes_per_s, 250, "disk w/s");
+	eq(v->disk_read_bytes_per_s, 409600, "disk rB/s");
+	eq(v->disk_write_bytes_per_s, 8192000, "disk wB/s");
+	assert_int_equal(v->disk_read_requests, 100);
+	assert_int_equal(v->disk_write_requests, 250);
+	eq(v->disk_avg_write_request_bytes, 32768, "avg write request");
+	eq(v->disk_avg_wait_ms, 800.0 / 350, "avg wait");
+	eq(v->swap_in_pages_per_s, 5, "swap in");
+	eq(v->swap_out_pages_per_s, 30, "swap out");
+	eq(v->major_faults_per_s, 20, "major faults");
+	eq(v->mem_available_min_bytes, 900000 * KB, "mem min");
+	assert_int_equal(v->psi_available, pressure);
+	eq(v->psi_cpu_some_pct, pressure ? 15 : NA, "psi cpu");
+	eq(v->psi_mem_some_pct, pressure ? 2.5 : NA, "psi mem some");
+	eq(v->psi_mem_full_pct, pressure ? 1 : NA, "psi mem full");
+	eq(v->psi_io_some_pct, pressure ? 20 : NA, "psi io some");
+	eq(v->psi_io_full_pct, pressure ? 12.5 : NA, "psi io full");
+	assert_string_equal(v->busiest_iface, "eth0");
+	eq(v->net_rx_bytes_per_s, 500000, "net rx");
+	eq(v->net_tx_bytes_per_s, 250000, "net tx");
+	assert_true(v->have_proc);
+	eq(v->proc_cpu_pct, 35, "proc cpu");
+	assert_int_equal(v->proc_rss_max_bytes, 1500 * 4096);
+}
+
+static void fixture_series(struct tree *t)
+{
+	struct sampler_config cfg = tree_config(t);
+	struct sampler *s;
+	struct sysview v;
+	bool pressure = t->pressure;
+
+	assert_int_equal(sampler_new(&s, &cfg), 0);
+	run_tree(s, t);
+	assert_int_equal(sampler_count(s), 2);
+	for (size_t i = 0; i < 2; i++)
+		check_sample(sampler_get(s, i), &want_samples[i], pressure);
+	assert_null(sampler_get(s, 2));
+	sampler_summary(s, &v);
+	check_summary(&v, pressure);
+	sampler_free(s);
+}
+
+static void test_fixture_series(void **state)
+{
+	fixture_series(*state);
+}
+
+/* No /proc/pressure (kernel without PSI): not an error, just unavailable. */
+static void test_no_pressure(void **state)
+{
+	fixture_series(*state);
+}
+
+/* Past max_samples: the summary still covers every interval, storage stops. */
+static void test_max_samples(void **state)
+{
+	struct tree *t = *state;
+	struct sampler_config cfg = tree_config(t);
+	struct sampler *s;
+	struct sysview v;
+
+	cfg.max_samples = 1;
+	assert_int_equal(sampler_new(&s, &cfg), 0);
+	run_tree(s, t);
+	for (int i = 0; i < 3; i++) {
+		t->now += NS_PER_SEC;
+		assert_int_equal(sampler_sample_now(s), 0);
+	}
+	assert_int_equal(sampler_count(s), 1);
+	check_sample(sampler_get(s, 0), &want_samples[0], true);
+	assert_null(sampler_get(s, 1));
+	sampler_summary(s, &v);
+	assert_int_equal(v.samples, 5);
+	assert_int_equal(v.dropped, 4);
+	eq(v.duration_s, 5, "duration");
+	/* Three idle seconds later: no tick elapsed, so the CPU means do not move. */
+	eq(v.cpu_busy_pct, 140.0 / 3, "busy");
+	eq(v.swap_out_pages_per_s, 60.0 / 5, "swap out");
+	sampler_free(s);
+}
+
+/* A configured disk and interface are reported even when not the busiest. */
+static void test_configured_devices(void **state)
+{
+	struct tree *t = *state;
+	struct sampler_config cfg = tree_config(t);
+	struct sampler *s;
+	struct sysview v;
+	const struct sample *x;
+
+	cfg.disk = "sda";
+	cfg.iface = "lo";
+	cfg.pid = 0;
+	assert_int_equal(sampler_new(&s, &cfg), 0);
+	run_tree(s, t);
+	x = sampler_get(s, 0);
+	assert_string_equal(x->disk, "sda");
+	eq(x->disk_util_pct, 20, "sda util");
+	assert_string_equal(x->iface, "lo");
+	eq(x->net_rx_bytes_per_s, 10, "lo rx");
+	eq(x->proc_cpu_pct, NA, "no proc");
+	sampler_summary(s, &v);
+	assert_string_equal(v.busiest_disk, "sda");
+	eq(v.disk_util_pct, 25, "sda util");
+	assert_string_equal(v.busiest_iface, "lo");
+	eq(v.net_rx_bytes_per_s, 505, "lo rx");
+	assert_false(v.have_proc);
+	sampler_free(s);
+}
+
+/* A cut /proc/stat is refused; the next good one spans the gap. */
+static void test_bad_stat(void **state)
+{
+	static const char cut[] = "cpu  1060 0 1020 81";
+	struct tree *t = *state;
+	struct sampler_config cfg = tree_config(t);
+	struct sampler *s;
+	struct sysview v;
+
+	assert_int_equal(sampler_new(&s, &cfg), 0);
+	assert_int_equal(sampler_sample_now(s), 0);
+	put(t, "stat", cut, strlen(cut));
+	t->now += NS_PER_SEC;
+	assert_int_equal(sampler_sample_now(s), -EINVAL);
+	assert_int_equal(sampler_count(s), 0);
+	install(t, 2);
+	t->now += NS_PER_SEC;
+	assert_int_equal(sampler_sample_now(s), 0);
+	assert_int_equal(sampler_count(s), 1);
+	eq(sampler_get(s, 0)->interval_s, 2, "interval");
+	eq(sampler_get(s, 0)->cpu_busy_pct, 45, "busy");
+	sampler_summary(s, &v);
+	assert_int_equal(v.samples, 1);
+	assert_int_equal(v.gaps, 1);
+	sampler_free(s);
+}
+
+static void test_config_errors(void **state)
+{
+	static const uint64_t bad_iv[] = { 1, 9999999, 10000000001ULL, UINT64_MAX };
+	struct tree *t = *state;
+	struct sampler_config cfg = { 0 };
+	struct sampler *s = (struct sampler *)&cfg;
+
+	for (size_t i = 0; i < sizeof(bad_iv) / sizeof(bad_iv[0]); i++) {
+		cfg.interval_ns = bad_iv[i];
+		assert_int_equal(sampler_new(&s, &cfg), -EINVAL);
+		assert_null(s);
+	}
+	cfg.interval_ns = SAMPLER_MIN_INTERVAL_NS;
+	assert_int_equal(sampler_new(&s, &cfg), 0);
+	sampler_free(s);
+	cfg.interval_ns = SAMPLER_MAX_INTERVAL_NS;
+	assert_int_equal(sampler_new(&s, &cfg), 0);
+	sampler_free(s);
+	cfg.interval_ns = 0;
+	cfg.pid = -1;
+	assert_int_equal(sampler_new(&s, &cfg), -EINVAL);
+	cfg.pid = 0;
+	cfg.proc_root = "/nonexistent/engpass";
+	assert_int_equal(sampler_new(&s, &cfg), -ENOENT);
+	assert_null(s);
+
+	cfg = tree_config(t);
+	cfg.pid = 4243;
+	assert_int_equal(sampler_new(&s, &cfg), -ESRCH);
+	assert_null(s);
+	sampler_free(NULL);
+}
+
+/* Calls in the wrong state are refused, not undefined. */
+static void test_states(void **state)
+{
+	struct sampler_config cfg = { .interval_ns = SAMPLER_MAX_INTERVAL_NS };
+	struct sampler *s;
+	struct sysview v;
+
+	(void)state;
+	assert_int_equal(sampler_new(&s, &cfg), 0);
+	assert_int_equal(sampler_count(s), 0);
+	sampler_summary(s, &v);
+	assert_int_equal(v.samples, 0);
+	assert_int_equal(v.busiest_cpu, -1);
+	assert_true(isnan(v.cpu_busy_pct));
+	assert_int_equal(sampler_stop(s), -EINVAL);
+	assert_int_equal(sampler_start(s), 0);
+	assert_int_equal(sampler_start(s), -EALREADY);
+	assert_int_equal(sampler_sample_now(s), -EBUSY);
+	/* Freed while running: stops and joins the thread. */
+	sampler_free(s);
+}
+
+/* Stop does not wait out a 10 s interval; it ends the series at once. */
+static void test_prompt_stop(void **state)
+{
+	struct sampler_config cfg = { .interval_ns = SAMPLER_MAX_INTERVAL_NS };
+	struct sampler *s;
+	mono_ns t0;
+
+	(void)state;
+	assert_int_equal(sampler_new(&s, &cfg), 0);
+	assert_int_equal(sampler_start(s), 0);
+	t0 = clock_mono();
+	assert_int_equal(sampler_stop(s), 0);
+	/* Far less than the interval, however loaded the machine. */
+	assert_true(elapsed_s(t0, clock_mono()) < 5.0);
+	assert_int_equal(sampler_count(s), 1);
+	sampler_free(s);
+}
+
+/* The real thing: 20 ms for about 200 ms on /proc, watching ourselves. */
+static void test_real_run(void **state)
+{
+	struct sampler_config cfg = { .interval_ns = 20 * NS_PER_MS, .pid = getpid() };
+	struct timespec nap = { 0, 200 * 1000 * 1000 };
+	struct sampler *s;
+	struct sysview v;
+	double last_t = 0;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(sampler_new(&s, &cfg), 0);
+	assert_int_equal(sampler_start(s), 0);
+	while (nanosleep(&nap, &nap))
+		;
+	assert_int_equal(sampler_stop(s), 0);
+	n = sampler_count(s);
+	assert_true(n >= 5);
+	for (size_t i = 0; i < n; i++) {
+		const struct sample *x = sampler_get(s, i);
+
+		assert_non_null(x);
+		assert_true(x->t_s > last_t);
+		assert_true(x->interval_s > 0);
+		last_t = x->t_s;
+		assert_true(isnan(x->cpu_busy_pct) || (x->cpu_busy_pct >= 0 && x->cpu_busy_pct <= 100));
+		assert_true(x->ncpu_slots >= 1);
+		for (int c = 0; c < x->ncpu_slots; c++)
+			assert_true(isnan(x->cpu_pct[c]) || (x->cpu_pct[c] >= 0 && x->cpu_pct[c] <= 100));
+		assert_true(isnan(x->disk_util_pct) || (x->disk_util_pct >= 0 && x->disk_util_pct <= 100));
+		assert_true(x->mem_available_bytes > 0);
+		assert_true(x->proc_rss_bytes > 0);
+		assert_false(x->flags & SAMPLE_PROC_GONE);
+	}
+	sampler_summary(s, &v);
+	assert_int_equal(v.samples, n);
+	assert_true(v.duration_s > 0);
+	assert_true(v.ncpu >= 1);
+	assert_true(v.busiest_cpu >= 0 && v.busiest_cpu < sampler_get(s, 0)->ncpu_slots);
+	assert_true(v.cpu_busy_pct >= 0 && v.cpu_busy_pct <= 100);
+	assert_true(v.run_queue_avg >= 1);	/* the sampler itself was running */
+	assert_true(v.mem_available_min_bytes > 0);
+	assert_true(v.have_proc && v.proc_rss_max_bytes > 0);
+	assert_true(sampler_cpu_ns(s) > 0);
+	sampler_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_fixture_series, setup_tree, teardown_tree),
+		cmocka_unit_test_setup_teardown(test_no_pressure, setup_tree_nopsi, teardown_tree),
+		cmocka_unit_test_setup_teardown(test_max_samples, setup_tree, teardown_tree),
+		cmocka_unit_test_setup_teardown(test_configured_devices, setup_tree, teardown_tree),
+		cmocka_unit_test_setup_teardown(test_bad_stat, setup_tree, teardown_tree),
+		cmocka_unit_test_setup_teardown(test_config_errors, setup_tree, teardown_tree),
+		cmocka_unit_test(test_states),
+		cmocka_unit_test(test_prompt_stop),
+		cmocka_unit_test(test_real_run),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
