@@ -1,0 +1,542 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Strict unit parsing and human formatting; the rules are in units.h and
+ * docs/units.md.
+ *
+ * Numbers are parsed by hand rather than with strtod()/strtoull(), which
+ * skip white space, accept signs, hex, exponents, "nan" and "inf", and
+ * depend on the locale's decimal point. A number is kept as an exact
+ * decimal (integer part, fraction digits and their count) and scaled by
+ * the unit with integer arithmetic, so "1.5M" is exactly 1572864 bytes and
+ * rounding is to the nearest unit, halves up. Only 64-bit integer
+ * operations are used, so the same results come out on 32-bit routers
+ * (no __int128).
+ */
+#include "units.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+/* An exact non-negative decimal: ip + frac / 10^nfrac. */
+struct dec {
+	uint64_t ip;
+	uint64_t frac;
+	unsigned nfrac;
+	bool overflow;		/* the integer part did not fit in 64 bits */
+};
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static uint64_t pow10_u64(unsigned n)
+{
+	uint64_t p = 1;
+
+	while (n--)
+		p *= 10;
+	return p;
+}
+
+/*
+ * Parse DIGITS [ "." DIGITS ] at *sp and advance *sp past it. Syntax errors
+ * are -EINVAL; an integer part beyond 64 bits only sets d->overflow, so the
+ * caller can still report a syntax error in the unit first.
+ */
+static int dec_parse(const char **sp, struct dec *d)
+{
+	const char *s = *sp;
+
+	memset(d, 0, sizeof(*d));
+	if (!is_digit(*s))
+		return -EINVAL;
+	for (; is_digit(*s); s++) {
+		unsigned digit = (unsigned)(*s - '0');
+
+		if (__builtin_mul_overflow(d->ip, 10, &d->ip) ||
+		    __builtin_add_overflow(d->ip, digit, &d->ip))
+			d->overflow = true;
+	}
+	if (*s == '.') {
+		s++;
+		if (!is_digit(*s))
+			return -EINVAL;
+		for (; is_digit(*s); s++) {
+			if (d->nfrac == UNITS_MAX_FRAC_DIGITS)
+				return -EINVAL;
+			d->frac = d->frac * 10 + (uint64_t)(*s - '0');
+			d->nfrac++;
+		}
+	}
+	*sp = s;
+	return 0;
+}
+
+/*
+ * floor(a * b / den) and the remainder, for a < den < 2^62, without a
+ * 128-bit type: binary long multiplication with the running remainder kept
+ * below den. The quotient is at most b, so it cannot overflow.
+ */
+static uint64_t muldiv(uint64_t a, uint64_t b, uint64_t den, uint64_t *rem)
+{
+	uint64_t q = 0, r = 0;
+
+	for (int bit = 63; bit >= 0; bit--) {
+		q <<= 1;
+		r <<= 1;
+		if (r >= den) {
+			r -= den;
+			q++;
+		}
+		if ((b >> bit) & 1) {
+			r += a;
+			if (r >= den) {
+				r -= den;
+				q++;
+			}
+		}
+	}
+	*rem = r;
+	return q;
+}
+
+/* d * mult, rounded to the nearest integer (halves up), or -ERANGE. */
+static int dec_scale(const struct dec *d, uint64_t mult, uint64_t *out)
+{
+	uint64_t whole, part = 0, rem;
+
+	if (d->overflow || __builtin_mul_overflow(d->ip, mult, &whole))
+		return -ERANGE;
+	if (d->nfrac) {
+		uint64_t den = pow10_u64(d->nfrac);
+
+		part = muldiv(d->frac, mult, den, &rem);
+		if (rem >= den - rem)
+			part++;
+	}
+	if (__builtin_add_overflow(whole, part, out))
+		return -ERANGE;
+	return 0;
+}
+
+static double dec_to_double(const struct dec *d)
+{
+	double v = (double)d->ip;
+
+	if (d->nfrac)
+		v += (double)d->frac / (double)pow10_u64(d->nfrac);
+	return v;
+}
+
+/* Binary or decimal power n of the size prefix letter c, or -1. */
+static int prefix_power(char c)
+{
+	switch (c) {
+	case 'k': case 'K': return 1;
+	case 'm': case 'M': return 2;
+	case 'g': case 'G': return 3;
+	case 't': case 'T': return 4;
+	default: return -1;
+	}
+}
+
+static uint64_t ipow(uint64_t base, int n)
+{
+	uint64_t p = 1;
+
+	while (n-- > 0)
+		p *= base;
+	return p;
+}
+
+static bool unit_is(const char *u, size_t len, const char *want)
+{
+	return strlen(want) == len && memcmp(u, want, len) == 0;
+}
+
+/* Multiplier of the size unit u[0..len), or -EINVAL. */
+static int size_unit(const char *u, size_t len, uint64_t *mult)
+{
+	int p;
+
+	if (len == 0 || unit_is(u, len, "B")) {
+		*mult = 1;
+		return 0;
+	}
+	p = prefix_power(u[0]);
+	if (p < 0)
+		return -EINVAL;
+	if (len == 1 || unit_is(u + 1, len - 1, "iB")) {
+		*mult = ipow(1024, p);
+		return 0;
+	}
+	if (unit_is(u + 1, len - 1, "B")) {
+		*mult = ipow(1000, p);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/*
+ * Decimal multiplier of a bit-rate prefix u[0..len) (empty or one of
+ * k M G T in either case), or -EINVAL.
+ */
+static int bit_prefix(const char *u, size_t len, uint64_t *mult)
+{
+	int p;
+
+	if (len == 0) {
+		*mult = 1;
+		return 0;
+	}
+	p = len == 1 ? prefix_power(u[0]) : -1;
+	if (p < 0)
+		return -EINVAL;
+	*mult = ipow(1000, p);
+	return 0;
+}
+
+static bool ends_with(const char *u, size_t len, const char *tail)
+{
+	size_t n = strlen(tail);
+
+	return len >= n && memcmp(u + len - n, tail, n) == 0;
+}
+
+/*
+ * Each public parser is a sign-free parser plus this rule: a leading '-'
+ * before an otherwise valid value is -ERANGE (negative), before anything
+ * else it is the syntax error of the rest. r is the result of parsing what
+ * follows the '-'.
+ */
+static int negative_error(int r)
+{
+	return r == -EINVAL ? -EINVAL : -ERANGE;
+}
+
+static int size_nosign(const char *s, uint64_t *out)
+{
+	struct dec d;
+	uint64_t mult;
+	int r;
+
+	r = dec_parse(&s, &d);
+	if (r < 0)
+		return r;
+	r = size_unit(s, strlen(s), &mult);
+	if (r < 0)
+		return r;
+	return dec_scale(&d, mult, out);
+}
+
+int units_parse_size(const char *s, uint64_t *out)
+{
+	uint64_t v;
+	int r;
+
+	if (s[0] == '-')
+		return negative_error(size_nosign(s + 1, &v));
+	r = size_nosign(s, &v);
+	if (r < 0)
+		return r;
+	*out = v;
+	return 0;
+}
+
+static int rate_nosign(const char *s, double *out)
+{
+	struct dec d;
+	uint64_t mult;
+	size_t len;
+	double div = 1.0;
+	int r;
+
+	r = dec_parse(&s, &d);
+	if (r < 0)
+		return r;
+	len = strlen(s);
+	if (ends_with(s, len, "bps")) {
+		r = bit_prefix(s, len - 3, &mult);
+		div = 8.0;
+	} else {
+		if (ends_with(s, len, "/s"))
+			len -= 2;
+		if (ends_with(s, len, "bit")) {
+			r = bit_prefix(s, len - 3, &mult);
+			div = 8.0;
+		} else {
+			r = size_unit(s, len, &mult);
+		}
+	}
+	if (r < 0)
+		return r;
+	if (d.overflow)
+		return -ERANGE;
+	*out = dec_to_double(&d) * (double)mult / div;
+	return 0;
+}
+
+int units_parse_rate(const char *s, double *out)
+{
+	double v;
+	int r;
+
+	if (s[0] == '-')
+		return negative_error(rate_nosign(s + 1, &v));
+	r = rate_nosign(s, &v);
+	if (r < 0)
+		return r;
+	*out = v;
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	uint64_t ns;
+} duration_units[] = {
+	{ "", 1000000000ULL },
+	{ "ns", 1ULL },
+	{ "us", 1000ULL },
+	{ "ms", 1000000ULL },
+	{ "s", 1000000000ULL },
+	{ "m", 60ULL * 1000000000ULL },
+	{ "h", 3600ULL * 1000000000ULL },
+};
+
+static int duration_nosign(const char *s, uint64_t *out)
+{
+	struct dec d;
+	int r;
+
+	r = dec_parse(&s, &d);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < ARRAY_SIZE(duration_units); i++)
+		if (strcmp(s, duration_units[i].name) == 0)
+			return dec_scale(&d, duration_units[i].ns, out);
+	return -EINVAL;
+}
+
+int units_parse_duration(const char *s, uint64_t *out)
+{
+	uint64_t v;
+	int r;
+
+	if (s[0] == '-')
+		return negative_error(duration_nosign(s + 1, &v));
+	r = duration_nosign(s, &v);
+	if (r < 0)
+		return r;
+	*out = v;
+	return 0;
+}
+
+/*
+ * CPU numbers saturate here while parsing, so that "99999999999999999999"
+ * is a range error rather than a wrapped value.
+ */
+#define CPU_NUM_CAP (1ULL << 32)
+
+/* Plain decimal digits at *sp into *v (saturating); -EINVAL if none. */
+static int cpu_num(const char **sp, uint64_t *v)
+{
+	const char *s = *sp;
+	uint64_t x = 0;
+
+	if (!is_digit(*s))
+		return -EINVAL;
+	for (; is_digit(*s); s++) {
+		x = x * 10 + (uint64_t)(*s - '0');
+		if (x > CPU_NUM_CAP)
+			x = CPU_NUM_CAP;
+	}
+	*v = x;
+	*sp = s;
+	return 0;
+}
+
+int units_cpulist_parse(const char *s, cpu_set_t *out, int ncpus)
+{
+	uint64_t limit = CPU_SETSIZE;
+	bool out_of_range = false;
+	cpu_set_t set;
+
+	if (ncpus > 0 && (uint64_t)ncpus < limit)
+		limit = (uint64_t)ncpus;
+	CPU_ZERO(&set);
+	for (;;) {
+		uint64_t a, b;
+
+		if (cpu_num(&s, &a) < 0)
+			return -EINVAL;
+		b = a;
+		if (*s == '-') {
+			s++;
+			if (cpu_num(&s, &b) < 0)
+				return -EINVAL;
+			if (b < a)
+				return -EINVAL;
+		}
+		if (b >= limit) {
+			out_of_range = true;
+		} else {
+			for (uint64_t c = a; c <= b; c++)
+				CPU_SET((size_t)c, &set);
+		}
+		if (*s == '\0')
+			break;
+		if (*s != ',')
+			return -EINVAL;
+		s++;
+	}
+	if (out_of_range)
+		return -ERANGE;
+	*out = set;
+	return 0;
+}
+
+/* Magnitude of a string of digits only, or -EINVAL / -ERANGE (> 64 bits). */
+static int u64_digits(const char *s, uint64_t *out)
+{
+	struct dec d;
+	int r;
+
+	/* dec_parse takes a fraction ("1.0"); an integer must not have one */
+	r = dec_parse(&s, &d);
+	if (r < 0)
+		return r;
+	if (d.nfrac || *s != '\0')
+		return -EINVAL;
+	if (d.overflow)
+		return -ERANGE;
+	*out = d.ip;
+	return 0;
+}
+
+int units_parse_int64(const char *s, int64_t min, int64_t max, int64_t *out)
+{
+	bool neg = s[0] == '-';
+	uint64_t mag;
+	int64_t v;
+	int r;
+
+	r = u64_digits(s + neg, &mag);
+	if (r < 0)
+		return r;
+	if (neg) {
+		if (mag > (uint64_t)INT64_MAX + 1)
+			return -ERANGE;
+		v = mag == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)mag;
+	} else {
+		if (mag > (uint64_t)INT64_MAX)
+			return -ERANGE;
+		v = (int64_t)mag;
+	}
+	if (v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int units_parse_uint64(const char *s, uint64_t min, uint64_t max,
+		       uint64_t *out)
+{
+	uint64_t v;
+	int r;
+
+	if (s[0] == '-')
+		return negative_error(u64_digits(s + 1, &v));
+	r = u64_digits(s, &v);
+	if (r < 0)
+		return r;
+	if (v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+/*
+ * Scale v by 'step' until it prints with 'decimals' decimals below 'step'
+ * (so 1023.999 KiB becomes "1.00 MiB", not "1024.00 KiB"). Returns the index
+ * into units[], at most n - 1.
+ */
+static size_t scale_for_print(double *v, double step, int decimals, size_t n)
+{
+	double half_ulp = 0.5;
+	double a = fabs(*v);
+	size_t i = 0;
+
+	while (decimals-- > 0)
+		half_ulp /= 10.0;
+
+	while (i + 1 < n && a >= step - half_ulp) {
+		a /= step;
+		*v /= step;
+		i++;
+	}
+	return i;
+}
+
+const char *units_fmt_bytes(char *buf, size_t len, uint64_t bytes)
+{
+	static const char *const names[] = {
+		"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"
+	};
+	double v;
+	size_t i;
+
+	if (bytes < 1024) {
+		snprintf(buf, len, "%" PRIu64 " B", bytes);
+		return buf;
+	}
+	v = (double)bytes / 1024.0;
+	i = 1 + scale_for_print(&v, 1024.0, 2, ARRAY_SIZE(names) - 1);
+	snprintf(buf, len, "%.2f %s", v, names[i]);
+	return buf;
+}
+
+const char *units_fmt_rate(char *buf, size_t len, double bytes_per_s)
+{
+	static const char *const names[] = {
+		"B/s", "KiB/s", "MiB/s", "GiB/s", "TiB/s", "PiB/s", "EiB/s"
+	};
+	double v = bytes_per_s;
+	size_t i = 0;
+
+	if (isfinite(v))
+		i = scale_for_print(&v, 1024.0, 1, ARRAY_SIZE(names));
+	snprintf(buf, len, "%.1f %s", v, names[i]);
+	return buf;
+}
+
+const char *units_fmt_bits(char *buf, size_t len, double bits_per_s)
+{
+	static const char *const names[] = {
+		"bit/s", "kbit/s", "Mbit/s", "Gbit/s", "Tbit/s", "Pbit/s"
+	};
+	double v = bits_per_s;
+	size_t i = 0;
+
+	if (isfinite(v))
+		i = scale_for_print(&v, 1000.0, 1, ARRAY_SIZE(names));
+	snprintf(buf, len, "%.1f %s", v, names[i]);
+	return buf;
+}
+
+const char *units_fmt_duration(char *buf, size_t len, uint64_t ns)
+{
+	if (ns < 1000)
+		snprintf(buf, len, "%" PRIu64 " ns", ns);
+	else if (ns < 999995ULL)
+		snprintf(buf, len, "%.2f us", (double)ns / 1e3);
+	else if (ns < 999995000ULL)
+		snprintf(buf, len, "%.2f ms", (double)ns / 1e6);
+	else
+		snprintf(buf, len, "%.3f s", (double)ns / 1e9);
+	return buf;
+}

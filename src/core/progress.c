@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Progress line; the behaviour is described in progress.h.
+ *
+ * Erasing uses spaces and '\r' rather than the ANSI "erase line" sequence,
+ * so it works on any terminal, including a serial console on a router.
+ * A redraw pads with spaces when the new line is shorter than the old one.
+ */
+#include "progress.h"
+
+#include <string.h>
+
+void progress_init(struct progress *p, FILE *f, bool enabled,
+		   const char *label)
+{
+	memset(p, 0, sizeof(*p));
+	p->f = f;
+	p->enabled = enabled && f;
+	snprintf(p->label, sizeof(p->label), "%s", label ? label : "");
+}
+
+/* "m:ss" below an hour, "h:mm:ss" from there on. */
+static void fmt_clock(char *buf, size_t len, uint64_t ns)
+{
+	uint64_t s = ns / NS_PER_SEC;
+
+	if (s < 3600)
+		snprintf(buf, len, "%u:%02u", (unsigned)(s / 60),
+			 (unsigned)(s % 60));
+	else
+		snprintf(buf, len, "%llu:%02u:%02u",
+			 (unsigned long long)(s / 3600),
+			 (unsigned)(s / 60 % 60), (unsigned)(s % 60));
+}
+
+/* Estimated ns left, assuming the rate so far continues; false if unknown. */
+static bool time_left(uint64_t elapsed, uint64_t done, uint64_t total,
+		      uint64_t *left)
+{
+	double est;
+
+	if (done >= total) {
+		*left = 0;
+		return true;
+	}
+	if (done == 0 || elapsed == 0)
+		return false;
+	est = (double)elapsed * ((double)(total - done) / (double)done);
+	if (!(est < 1.8e19))
+		return false;
+	*left = (uint64_t)est;
+	return true;
+}
+
+/* Length of what snprintf() left in a buffer of size 'size' (n its return). */
+static size_t fitted(int n, size_t size)
+{
+	if (n < 0)
+		return 0;
+	return (size_t)n < size ? (size_t)n : size - 1;
+}
+
+static void draw(struct progress *p, mono_ns now, uint64_t done,
+		 uint64_t total, const char *extra)
+{
+	char line[PROGRESS_WIDTH + 1];
+	char el[32], lf[32] = "--:--";
+	const char *sep = *p->label ? "  " : "";
+	uint64_t elapsed = elapsed_ns(p->start, now), left;
+	size_t len;
+	int n;
+
+	fmt_clock(el, sizeof(el), elapsed);
+	if (total) {
+		double pct = done >= total ? 100.0 :
+			     100.0 * (double)done / (double)total;
+
+		if (time_left(elapsed, done, total, &left))
+			fmt_clock(lf, sizeof(lf), left);
+		n = snprintf(line, sizeof(line),
+			     "%s%s%5.1f%%  %s elapsed  %s left%s%s",
+			     p->label, sep, pct, el, lf,
+			     extra ? "  " : "", extra ? extra : "");
+	} else {
+		n = snprintf(line, sizeof(line), "%s%s%s elapsed%s%s",
+			     p->label, sep, el,
+			     extra ? "  " : "", extra ? extra : "");
+	}
+	/* a line cut at PROGRESS_WIDTH is intended */
+	len = fitted(n, sizeof(line));
+	fprintf(p->f, "\r%s%*s", line,
+		p->width > len ? (int)(p->width - len) : 0, "");
+	fflush(p->f);
+	/* the padding stays on the line until overwritten */
+	if (len > p->width)
+		p->width = len;
+	p->last_draw = now;
+	p->force = false;
+}
+
+void progress_update(struct progress *p, mono_ns now, uint64_t done,
+		     uint64_t total, const char *extra)
+{
+	if (!p->enabled)
+		return;
+	if (!p->started) {
+		p->start = now;
+		p->started = true;
+		p->force = true;
+	}
+	if (!p->force && elapsed_ns(p->last_draw, now) < PROGRESS_INTERVAL_NS)
+		return;
+	draw(p, now, done, total, extra);
+}
+
+void progress_clear(struct progress *p)
+{
+	if (!p->enabled)
+		return;
+	if (p->width) {
+		fprintf(p->f, "\r%*s\r", (int)p->width, "");
+		fflush(p->f);
+		p->width = 0;
+	}
+	p->force = true;
+}
+
+void progress_finish(struct progress *p)
+{
+	progress_clear(p);
+	p->enabled = false;
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A one-line progress display for long steps, in the manner of dl and
+ * curl: label, percent done, time elapsed, estimated time left, and a
+ * caller-formatted extra field (usually the current rate). The line is
+ * redrawn in place with '\r', at most PROGRESS_HZ times per second, and
+ * erased (overwritten with spaces, then '\r') when the step ends, so the
+ * results printed afterwards start on a clean line.
+ *
+ * This is the only way the core writes to a terminal, and it decides
+ * nothing about whether it should: the CLI passes the stream (stderr) and
+ * an 'enabled' flag it computed from isatty() and --quiet. Disabled, every
+ * call is a no-op. The module never reads a clock; the caller passes the
+ * time, which keeps it testable.
+ *
+ * Lines are cut to PROGRESS_WIDTH columns so that they never wrap on an
+ * 80-column terminal (a wrapped line cannot be redrawn with '\r'). Write
+ * errors are ignored: progress is cosmetic and must never fail a run.
+ * Not thread-safe: update from one thread.
+ */
+#ifndef ENGPASS_PROGRESS_H
+#define ENGPASS_PROGRESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/clock.h"
+
+#define PROGRESS_HZ 4
+#define PROGRESS_INTERVAL_NS (NS_PER_SEC / PROGRESS_HZ)
+#define PROGRESS_WIDTH 79
+#define PROGRESS_LABEL_MAX 24
+
+struct progress {
+	FILE *f;			/* not owned */
+	bool enabled;			/* false: every call does nothing */
+	bool started;			/* start is set */
+	bool force;			/* draw at the next update, whatever the time */
+	mono_ns start;			/* time of the first update */
+	mono_ns last_draw;
+	size_t width;			/* characters now on the line, 0 if none */
+	char label[PROGRESS_LABEL_MAX + 1];
+};
+
+/*
+ * Set up p to draw on f when 'enabled' (a NULL f disables it too). label
+ * (may be NULL) is copied, cut to PROGRESS_LABEL_MAX characters. The
+ * elapsed time counts from the first progress_update(), so call that once
+ * with done = 0 when the step starts. Nothing is allocated; f stays the
+ * caller's and must stay open until progress_finish().
+ */
+void progress_init(struct progress *p, FILE *f, bool enabled,
+		   const char *label);
+
+/*
+ * Report that 'done' of 'total' units (bytes, operations, nanoseconds:
+ * only the ratio matters) are complete at time now, and redraw the line
+ * if this is the first update, or the first after progress_clear(), or
+ * at least PROGRESS_INTERVAL_NS after the last redraw; otherwise do
+ * nothing. total = 0 means unknown: no percent and no time left are shown.
+ * extra (may be NULL) is shown at the end of the line as given; it is
+ * only read during the call.
+ */
+void progress_update(struct progress *p, mono_ns now, uint64_t done,
+		     uint64_t total, const char *extra);
+
+/*
+ * Erase the line, leaving the cursor at its start, so the caller can print
+ * a message; the next progress_update() draws again at once.
+ */
+void progress_clear(struct progress *p);
+
+/*
+ * Erase the line for good: later updates do nothing until progress_init()
+ * is called again.
+ */
+void progress_finish(struct progress *p);
+
+#endif

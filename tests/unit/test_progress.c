@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests for src/core/progress.c. The line is written to an
+ * open_memstream() buffer and the time is simulated, so the tests check
+ * what is drawn and how often without a terminal and without sleeping.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/progress.h"
+
+#define MS NS_PER_MS
+#define SEC NS_PER_SEC
+
+struct sink {
+	FILE *f;
+	char *buf;
+	size_t len;
+};
+
+static void sink_open(struct sink *s)
+{
+	s->buf = NULL;
+	s->len = 0;
+	s->f = open_memstream(&s->buf, &s->len);
+	assert_non_null(s->f);
+}
+
+/* The text written so far (valid until the next write or sink_close). */
+static const char *sink_text(struct sink *s)
+{
+	fflush(s->f);
+	return s->buf;
+}
+
+static void sink_close(struct sink *s)
+{
+	fclose(s->f);
+	free(s->buf);
+}
+
+static size_t count_char(const char *s, char c)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == c;
+	return n;
+}
+
+/* Length of the i-th segment that follows a '\r' (0-based), or -1. */
+static long segment_len(const char *s, size_t i)
+{
+	const char *p = s, *end;
+
+	for (size_t k = 0; k <= i; k++) {
+		p = strchr(p, '\r');
+		if (!p)
+			return -1;
+		p++;
+	}
+	end = strchr(p, '\r');
+	return end ? end - p : (long)strlen(p);
+}
+
+static void test_disabled_writes_nothing(void **state)
+{
+	struct progress p;
+	struct sink s;
+
+	(void)state;
+	sink_open(&s);
+	progress_init(&p, s.f, false, "disk");
+	for (uint64_t t = 0; t < 5 * SEC; t += 10 * MS)
+		progress_update(&p, t, t, 5 * SEC, "1.0 MiB/s");
+	progress_clear(&p);
+	progress_finish(&p);
+	assert_int_equal(strlen(sink_text(&s)), 0);
+	sink_close(&s);
+
+	/* no stream at all: enabled, but nothing to write to */
+	progress_init(&p, NULL, true, "disk");
+	progress_update(&p, 0, 1, 2, NULL);
+	progress_finish(&p);
+}
+
+static void test_rate_limited(void **state)
+{
+	struct progress p;
+	struct sink s;
+	size_t draws;
+
+	(void)state;
+	sink_open(&s);
+	progress_init(&p, s.f, true, "disk");
+	/* 200 updates over 2 simulated seconds */
+	for (uint64_t t = 0; t < 2 * SEC; t += 10 * MS)
+		progress_update(&p, 1000 * SEC + t, t, 2 * SEC, NULL);
+	draws = count_char(sink_text(&s), '\r');
+	assert_true(draws >= 2 * PROGRESS_HZ);
+	assert_true(draws <= 2 * PROGRESS_HZ + 1);
+	/* many updates at one instant draw once */
+	for (int i = 0; i < 100; i++)
+		progress_update(&p, 1000 * SEC + 2 * SEC, 1, 2, NULL);
+	assert_int_equal(count_char(sink_text(&s), '\r'), draws + 1);
+	sink_close(&s);
+}
+
+static void test_content(void **state)
+{
+	struct progress p;
+	struct sink s;
+	const char *text;
+
+	(void)state;
+	sink_open(&s);
+	progress_init(&p, s.f, true, "fetch");
+	progress_update(&p, 50 * SEC, 0, 1000, NULL);
+	text = sink_text(&s);
+	assert_non_null(strstr(text, "fetch"));
+	assert_non_null(strstr(text, "0.0%"));
+	assert_non_null(strstr(text, "0:00 elapsed"));
+	assert_non_null(strstr(text, "--:-- left"));	/* no rate yet */
+	progress_update(&p, 54 * SEC, 500, 1000, "117.2 MiB/s");
+	text = sink_text(&s);
+	assert_non_null(strstr(text, "50.0%"));
+	assert_non_null(strstr(text, "0:04 elapsed"));
+	assert_non_null(strstr(text, "0:04 left"));
+	assert_non_null(strstr(text, "117.2 MiB/s"));
+	/* 250 done in 75 s: 225 s left */
+	progress_update(&p, 125 * SEC, 250, 1000, NULL);
+	assert_non_null(strstr(sink_text(&s), "1:15 elapsed  3:45 left"));
+	/* past an hour */
+	progress_update(&p, 50 * SEC + 3725 * SEC, 999, 1000, NULL);
+	assert_non_null(strstr(sink_text(&s), "99.9%  1:02:05 elapsed"));
+	/* more than asked for never shows more than 100 % */
+	progress_update(&p, 10000 * SEC, 2000, 1000, NULL);
+	assert_non_null(strstr(sink_text(&s), "100.0%"));
+	assert_non_null(strstr(sink_text(&s), "0:00 left"));
+	sink_close(&s);
+}
+
+static void test_unknown_total(void **state)
+{
+	struct progress p;
+	struct sink s;
+
+	(void)state;
+	sink_open(&s);
+	progress_init(&p, s.f, true, "watch");
+	progress_update(&p, 0, 12345, 0, "3 req/s");
+	progress_update(&p, 90 * SEC, 99999, 0, NULL);
+	assert_null(strchr(sink_text(&s), '%'));
+	assert_null(strstr(sink_text(&s), "left"));
+	assert_non_null(strstr(sink_text(&s), "1:30 elapsed"));
+	sink_close(&s);
+}
+
+/* A shorter line overwrites all of the longer one; finish blanks the line. */
+static void test_padding_and_erase(void **state)
+{
+	struct progress p;
+	struct sink s;
+	const char *text;
+	long l0, l1, last;
+	size_t n;
+
+	(void)state;
+	sink_open(&s);
+	progress_init(&p, s.f, true, "net");
+	progress_update(&p, 0, 1, 2, "a long extra field, 1234.5 MiB/s");
+	progress_update(&p, SEC, 1, 2, "short");
+	text = sink_text(&s);
+	l0 = segment_len(text, 0);
+	l1 = segment_len(text, 1);
+	assert_true(l0 > 0);
+	assert_true(l1 >= l0);
+	progress_finish(&p);
+	text = sink_text(&s);
+	n = count_char(text, '\r');
+	assert_int_equal(n, 4);		/* two draws, erase = '\r' blanks '\r' */
+	assert_int_equal(text[strlen(text) - 1], '\r');
+	last = segment_len(text, n - 2);
+	assert_true(last >= l0);
+	for (long i = 0; i < last; i++)
+		assert_int_equal(strrchr(text, '\r')[-1 - i], ' ');
+	/* after finish, nothing more */
+	progress_update(&p, 100 * SEC, 2, 2, NULL);
+	progress_clear(&p);
+	assert_int_equal(count_char(sink_text(&s), '\r'), n);
+	sink_close(&s);
+}
+
+static void test_clear_forces_redraw(void **state)
+{
+	struct progress p;
+	struct sink s;
+
+	(void)state;
+	sink_open(&s);
+	progress_init(&p, s.f, true, "disk");
+	progress_update(&p, 0, 1, 4, NULL);
+	progress_clear(&p);
+	assert_int_equal(count_char(sink_text(&s), '\r'), 3);
+	/* well within the interval, but the line is gone: draw again */
+	progress_update(&p, 1 * MS, 2, 4, NULL);
+	assert_int_equal(count_char(sink_text(&s), '\r'), 4);
+	progress_update(&p, 2 * MS, 3, 4, NULL);
+	assert_int_equal(count_char(sink_text(&s), '\r'), 4);
+	/* clearing an empty line writes nothing */
+	progress_clear(&p);
+	progress_clear(&p);
+	assert_int_equal(count_char(sink_text(&s), '\r'), 6);
+	sink_close(&s);
+}
+
+static void test_width_limit(void **state)
+{
+	char extra[300], label[100];
+	struct progress p;
+	struct sink s;
+
+	(void)state;
+	memset(extra, 'x', sizeof(extra) - 1);
+	extra[sizeof(extra) - 1] = '\0';
+	memset(label, 'L', sizeof(label) - 1);
+	label[sizeof(label) - 1] = '\0';
+	sink_open(&s);
+	progress_init(&p, s.f, true, label);
+	assert_int_equal(strlen(p.label), PROGRESS_LABEL_MAX);
+	progress_update(&p, 0, 1, 2, extra);
+	assert_int_equal(segment_len(sink_text(&s), 0), PROGRESS_WIDTH);
+	progress_finish(&p);
+	assert_int_equal(segment_len(sink_text(&s), 1), PROGRESS_WIDTH);
+	sink_close(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_disabled_writes_nothing),
+		cmocka_unit_test(test_rate_limited),
+		cmocka_unit_test(test_content),
+		cmocka_unit_test(test_unknown_total),
+		cmocka_unit_test(test_padding_and_erase),
+		cmocka_unit_test(test_clear_forces_redraw),
+		cmocka_unit_test(test_width_limit),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
