@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The benchmark interface and the one registry of benchmarks. Each
+ * src/bench/NAME.c exports exactly one `const struct bench bench_NAME`
+ * written with designated initializers; everything else in it is static.
+ * Adding a benchmark touches three places: its file, one line of BENCHES
+ * below, and the source list in meson.build.
+ *
+ * A benchmark never prints and never exits: it fills the result it is
+ * given (metrics, method, notes, status). The command layer parses its
+ * options from its table, runs it (repeatedly for --repeat) under the
+ * sampler, judges the verdict and renders.
+ */
+#ifndef ENGPASS_BENCH_H
+#define ENGPASS_BENCH_H
+
+#include <sched.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cli/opt.h"
+#include "core/result.h"
+
+struct progress;
+struct sysinfo;
+struct tmpfile_reg;
+
+/* The registry: one X(name) per benchmark. */
+#define BENCHES(X) \
+	X(null)
+
+/* Capabilities the command layer checks before running (never by name). */
+enum bench_flags {
+	BENCH_NEEDS_ROOT = 1 << 0,	/* skipped with a reason when not root */
+	BENCH_BLOCKDEV = 1 << 1,	/* may open block devices */
+	BENCH_NETWORK = 1 << 2,		/* opens sockets */
+	BENCH_DESTRUCTIVE = 1 << 3,	/* may write to what it is pointed at */
+	BENCH_NO_IO = 1 << 4,		/* touches no files or devices */
+};
+
+enum output_format {
+	FORMAT_TABLE,
+	FORMAT_JSON,
+};
+
+/* Options every benchmark command takes; filled from common_opts_table. */
+struct common_opts {
+	bool json;
+	int format;		/* enum output_format */
+	bool quiet;
+	uint64_t time_ns;	/* --time: 0 = the benchmark's default */
+	int64_t repeat;		/* --repeat N, >= 1 */
+	cpu_set_t pin;		/* --pin CPUS */
+	bool pin_set;
+	uint64_t interval_ns;	/* --interval: sampler interval */
+	bool no_sample;		/* --no-sample: do not run the sampler */
+	bool help;
+};
+
+/* What a running benchmark may use; owned by the command layer. */
+struct bench_env {
+	const struct common_opts *common;
+	char **pos;		/* positional arguments after the command */
+	size_t npos;
+	struct tmpfile_reg *tmp;	/* register temp files here */
+	struct progress *progress;	/* stderr progress; may be disabled */
+	int ncpu;		/* CPUs configured */
+	unsigned rep;		/* repetition index, 0-based */
+};
+
+struct bench {
+	const char *name;
+	const char *summary;		/* one line for `engpass --help` */
+	const char *usage;		/* e.g. "[TARGET] [options]" */
+	const char *description;	/* paragraph for `engpass NAME --help` */
+	unsigned flags;			/* enum bench_flags */
+	const struct opt *opts;		/* option table, OPT_END terminated */
+	size_t opts_size;		/* sizeof the private options struct */
+	/* Fills defaults into a zeroed options struct; NULL = all zero. */
+	void (*defaults)(void *opts);
+	/*
+	 * Checks positional arguments and option combinations before anything
+	 * runs. Returns 0, or -EINVAL with a one-line message in ERR (a usage
+	 * error: exit status 2). NULL = no positional arguments allowed.
+	 */
+	int (*check)(void *opts, char **pos, size_t npos, char *err, size_t errlen);
+	/*
+	 * Runs one repetition into RES (status ok by default). Sets
+	 * RESULT_SKIPPED or RESULT_FAILED with a reason when it cannot give a
+	 * figure. Must not print.
+	 */
+	void (*run)(const struct bench_env *env, const void *opts, struct result *res);
+	/* Non-NULL when this build cannot run the benchmark at all. */
+	const char *unsupported_reason;
+};
+
+#define BENCH_EXTERN_(n) extern const struct bench bench_##n;
+BENCHES(BENCH_EXTERN_)
+#undef BENCH_EXTERN_
+
+/* All registered benchmarks, in BENCHES order, NULL terminated. */
+extern const struct bench *const bench_table[];
+
+/* Looks a benchmark up by name; NULL when there is none. */
+const struct bench *bench_find(const char *name);
+
+#endif

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The commands behind the top-level table in main.c. Each takes the
+ * arguments after its name and returns the process exit status:
+ * 0 ok (also when a benchmark was skipped), 1 measurement failed,
+ * 2 usage error. Only this layer prints errors and picks exit codes.
+ */
+#ifndef ENGPASS_CMD_H
+#define ENGPASS_CMD_H
+
+#include "bench/bench.h"
+
+#define EXIT_OK 0
+#define EXIT_MEASURE_FAILED 1
+#define EXIT_USAGE 2
+
+#define ENGPASS_VERSION "0.1.0"
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *usage;
+	const char *summary;
+};
+
+/* The top-level command table, NULL-name terminated (defined in main.c). */
+extern const struct cmd cmd_table[];
+
+int cmd_info(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_help(int argc, char **argv);
+int cmd_version(int argc, char **argv);
+/* Runs benchmark B with the arguments after its name. */
+int cmd_bench(const struct bench *b, int argc, char **argv);
+
+/* Prints the top-level usage, generated from the tables, to F. */
+void help_top(FILE *f);
+/* Prints `engpass NAME --help` for a benchmark to F. */
+void help_bench(FILE *f, const struct bench *b);
+
+/* Options every benchmark command takes (struct common_opts). */
+extern const struct opt common_opts_table[];
+/* Fills the defaults of the common options. */
+void common_opts_defaults(struct common_opts *c);
+
+/* Prints "engpass: MSG" on stderr; returns EXIT_USAGE. */
+int usage_error(const char *cmd, const char *fmt, ...) PRINTF_LIKE(2, 3);
+
+#endif

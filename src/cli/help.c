@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Help, list and version: everything here is generated from the command
+ * table, the benchmark registry and the option tables, so it cannot drift
+ * from what the parser accepts.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cmd.h"
+
+int usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "engpass%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return EXIT_USAGE;
+}
+
+void help_top(FILE *f)
+{
+	fprintf(f, "usage: engpass COMMAND [options]\n\n"
+		   "engpass measures where a Linux box's throughput goes and says what bounded it.\n\n"
+		   "commands:\n");
+	for (size_t i = 0; cmd_table[i].name; i++)
+		fprintf(f, "  %-10s %s\n", cmd_table[i].name, cmd_table[i].summary);
+	fprintf(f, "\nbenchmarks:\n");
+	for (size_t i = 0; bench_table[i]; i++)
+		fprintf(f, "  %-10s %s%s\n", bench_table[i]->name, bench_table[i]->summary,
+			bench_table[i]->unsupported_reason ? " (not in this build)" : "");
+	fprintf(f, "\nRun 'engpass COMMAND --help' for the options of one command.\n"
+		   "Units are strict: sizes 4K 60KiB 1M 2G (K=1024; kB MB GB are decimal), rates 200K/s\n"
+		   "500KB/s 1Gbit/s, durations 500ms 5s 2m, CPU lists 0 0,2 1-3.\n"
+		   "Exit status: 0 ok or skipped, 1 measurement failed, 2 usage error.\n");
+}
+
+void help_bench(FILE *f, const struct bench *b)
+{
+	fprintf(f, "usage: engpass %s %s\n\n%s\n", b->name, b->usage, b->summary);
+	if (b->description)
+		fprintf(f, "\n%s\n", b->description);
+	if (b->unsupported_reason)
+		fprintf(f, "\nThis build cannot run it: %s.\n", b->unsupported_reason);
+	if (b->opts && b->opts[0].name) {
+		fprintf(f, "\n%s options:\n", b->name);
+		opt_help(f, b->opts);
+	}
+	fprintf(f, "\ncommon options:\n");
+	opt_help(f, common_opts_table);
+}
+
+int cmd_help(int argc, char **argv)
+{
+	const struct bench *b;
+
+	if (argc < 1) {
+		help_top(stdout);
+		return EXIT_OK;
+	}
+	if (argc > 1)
+		return usage_error("help", "unexpected argument '%s'", argv[1]);
+	for (size_t i = 0; cmd_table[i].name; i++) {
+		if (!strcmp(cmd_table[i].name, argv[0])) {
+			char *args[] = { (char *)"--help", NULL };
+			return cmd_table[i].fn(1, args);
+		}
+	}
+	b = bench_find(argv[0]);
+	if (!b)
+		return usage_error("help", "unknown command '%s'", argv[0]);
+	help_bench(stdout, b);
+	return EXIT_OK;
+}
+
+int cmd_list(int argc, char **argv)
+{
+	if (argc > 0 && (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h"))) {
+		printf("usage: engpass list\n\nLists the benchmarks, their capabilities and whether they can run here.\n");
+		return EXIT_OK;
+	}
+	if (argc > 0)
+		return usage_error("list", "unexpected argument '%s'", argv[0]);
+	printf("%-10s %-28s %s\n", "benchmark", "needs", "state");
+	for (size_t i = 0; bench_table[i]; i++) {
+		const struct bench *b = bench_table[i];
+		char needs[64] = "";
+		size_t n = 0;
+
+		if (b->flags & BENCH_NEEDS_ROOT)
+			n += (size_t)snprintf(needs + n, sizeof(needs) - n, "root ");
+		if (b->flags & BENCH_BLOCKDEV && n < sizeof(needs))
+			n += (size_t)snprintf(needs + n, sizeof(needs) - n, "blockdev ");
+		if (b->flags & BENCH_NETWORK && n < sizeof(needs))
+			n += (size_t)snprintf(needs + n, sizeof(needs) - n, "network ");
+		if (b->flags & BENCH_DESTRUCTIVE && n < sizeof(needs))
+			n += (size_t)snprintf(needs + n, sizeof(needs) - n, "destructive ");
+		if (b->flags & BENCH_NO_IO && n < sizeof(needs))
+			snprintf(needs + n, sizeof(needs) - n, "no-io");
+		if (b->unsupported_reason)
+			printf("%-10s %-28s skipped: %s\n", b->name, needs, b->unsupported_reason);
+		else if (b->flags & BENCH_NEEDS_ROOT && geteuid() != 0)
+			printf("%-10s %-28s skipped: needs root\n", b->name, needs);
+		else
+			printf("%-10s %-28s ready\n", b->name, needs);
+	}
+	return EXIT_OK;
+}
+
+int cmd_version(int argc, char **argv)
+{
+	(void)argv;
+	if (argc > 0)
+		return usage_error("version", "unexpected argument");
+	printf("engpass %s\n", ENGPASS_VERSION);
+	return EXIT_OK;
+}

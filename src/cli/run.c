@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Running a benchmark command: parse its option table and the common
+ * options, check capabilities declared in its descriptor, pin, start the
+ * sampler, run the repetitions, merge them (median, min, max), judge the
+ * verdict and render. This is the only place a benchmark's outcome becomes
+ * an exit status.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cmd.h"
+#include "core/affinity.h"
+#include "core/clock.h"
+#include "core/progress.h"
+#include "core/sampler.h"
+#include "core/sysinfo.h"
+#include "core/tmpfile.h"
+#include "core/verdict.h"
+#include "core/xalloc.h"
+#include "out/render.h"
+
+static const char *const formats[] = { "table", "json", NULL };
+
+const struct opt common_opts_table[] = {
+	OPT_FLAG("json", 0, struct common_opts, json, "write one JSON document (same as --format json)"),
+	OPT_CHOICE("format", 0, struct common_opts, format, formats, "FMT", "output format (default table)"),
+	OPT_FLAG("quiet", 'q', struct common_opts, quiet, "no progress line"),
+	OPT_DURATION("time", 0, struct common_opts, time_ns, 1, 24 * 3600 * NS_PER_SEC,
+		     "how long each measurement runs (default: the benchmark's own)"),
+	OPT_INT("repeat", 0, struct common_opts, repeat, 1, 1000, "N",
+		"run N times and report median, min and max (default 1)"),
+	OPT_CPULIST("pin", 0, struct common_opts, pin, "run on these CPUs only"),
+	OPT_DURATION("interval", 0, struct common_opts, interval_ns, 10 * NS_PER_MS, 10 * NS_PER_SEC,
+		     "system sampling interval, 10ms..10s (default 250ms)"),
+	OPT_FLAG("no-sample", 0, struct common_opts, no_sample, "do not sample the system while measuring"),
+	OPT_FLAG("help", 'h', struct common_opts, help, "show this help"),
+	OPT_END,
+};
+
+void common_opts_defaults(struct common_opts *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->repeat = 1;
+	c->interval_ns = 250 * NS_PER_MS;
+}
+
+static int ncpu_configured(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+
+	return n > 0 ? (int)n : 1;
+}
+
+/* Index of option NAME in the common table (for opt_was_seen). */
+static size_t common_index(const char *name)
+{
+	return (size_t)(opt_find(common_opts_table, name) - common_opts_table);
+}
+
+/* Runs the repetitions; returns the merged result (caller owns). */
+static struct result *run_reps(const struct bench *b, struct bench_env *env, const void *opts)
+{
+	struct result **reps = xcalloc((size_t)env->common->repeat, sizeof(*reps));
+	struct result *merged;
+	size_t n = 0;
+
+	for (unsigned i = 0; i < (unsigned)env->common->repeat; i++) {
+		struct result *r = result_new(b->name, NULL);
+		mono_ns t0 = clock_mono();
+
+		env->rep = i;
+		b->run(env, opts, r);
+		r->duration_s = elapsed_s(t0, clock_mono());
+		reps[n++] = r;
+		if (r->status != RESULT_OK)
+			break;
+	}
+	if (n == 1) {
+		merged = reps[0];
+	} else {
+		merged = result_merge_reps(reps, n);
+		for (size_t i = 0; i < n; i++)
+			result_free(reps[i]);
+	}
+	free(reps);
+	return merged;
+}
+
+static void render(const struct common_opts *c, const struct run *run)
+{
+	if (c->json || c->format == FORMAT_JSON)
+		render_json(stdout, run, true, true);
+	else
+		render_table(stdout, run);
+	fflush(stdout);
+}
+
+int cmd_bench(const struct bench *b, int argc, char **argv)
+{
+	struct common_opts common;
+	void *opts = xcalloc(1, b->opts_size ? b->opts_size : 1);
+	static const struct opt no_opts[] = { OPT_END };
+	struct opt_group groups[2] = {
+		{ b->opts ? b->opts : no_opts, opts },
+		{ common_opts_table, &common },
+	};
+	struct opt_seen seen;
+	char err[256];
+	char *pos[16];
+	size_t npos = 0;
+	int ncpu = ncpu_configured();
+	struct tmpfile_reg *tmp;
+	struct progress progress;
+	struct bench_env env;
+	struct sampler *sampler = NULL;
+	struct result *res;
+	struct run *run;
+	int rc = EXIT_OK, r;
+
+	common_opts_defaults(&common);
+	if (b->defaults)
+		b->defaults(opts);
+	if (opt_parse(argc, argv, groups, 2, ncpu, pos, 16, &npos, &seen, err, sizeof(err))) {
+		free(opts);
+		return usage_error(b->name, "%s", err);
+	}
+	if (common.help) {
+		help_bench(stdout, b);
+		free(opts);
+		return EXIT_OK;
+	}
+	common.pin_set = opt_was_seen(&seen, 1, common_index("pin"));
+	if (b->check) {
+		if (b->check(opts, pos, npos, err, sizeof(err))) {
+			free(opts);
+			return usage_error(b->name, "%s", err);
+		}
+	} else if (npos) {
+		free(opts);
+		return usage_error(b->name, "unexpected argument '%s'", pos[0]);
+	}
+
+	tmp = tmpfile_reg_new();
+	if ((r = tmpfile_install_handlers(tmp)) < 0) {
+		tmpfile_reg_free(tmp);
+		free(opts);
+		fprintf(stderr, "engpass %s: cannot install signal handlers: %s\n", b->name, strerror(-r));
+		return EXIT_MEASURE_FAILED;
+	}
+	progress_init(&progress, stderr, !common.quiet && isatty(2), b->name);
+	env = (struct bench_env){
+		.common = &common, .pos = pos, .npos = npos, .tmp = tmp, .progress = &progress, .ncpu = ncpu,
+	};
+
+	if (b->unsupported_reason) {
+		res = result_new(b->name, NULL);
+		result_set_status(res, RESULT_SKIPPED, "built without support: %s", b->unsupported_reason);
+	} else if ((b->flags & BENCH_NEEDS_ROOT) && geteuid() != 0) {
+		res = result_new(b->name, NULL);
+		result_set_status(res, RESULT_SKIPPED, "needs root");
+	} else {
+		if (common.pin_set && (r = affinity_pin_self(&common.pin)) < 0) {
+			tmpfile_reg_free(tmp);
+			free(opts);
+			return usage_error(b->name, "cannot pin to the CPUs given with --pin: %s", strerror(-r));
+		}
+		if (!common.no_sample) {
+			struct sampler_config cfg = {
+				.proc_root = "/proc", .interval_ns = common.interval_ns, .pid = 0, .max_samples = 0,
+			};
+			if (sampler_new(&sampler, &cfg) || sampler_start(sampler)) {
+				/* The measurement still stands without the system view. */
+				if (sampler)
+					sampler_free(sampler);
+				sampler = NULL;
+			}
+		}
+		res = run_reps(b, &env, opts);
+		if (sampler) {
+			if (sampler_stop(sampler) == 0) {
+				result_attach_sampler(res, sampler);
+				if (!res->verdict.resource[0])
+					verdict_judge(&res->view, &res->verdict);
+			} else {
+				sampler_free(sampler);
+			}
+		} else if (!res->verdict.resource[0] && res->status == RESULT_OK) {
+			verdict_judge(NULL, &res->verdict);
+		}
+	}
+	progress_finish(&progress);
+	/* Removes what the benchmark left and restores the default signal actions. */
+	tmpfile_reg_free(tmp);
+
+	run = run_new(ENGPASS_VERSION, argc + 1, argv - 1);
+	run->info = xcalloc(1, sizeof(*run->info));
+	{
+		/* The box as the result's context: no calibration loop, it would cost time. */
+		struct sysinfo_opts so = { .proc_root = "/proc", .sys_root = "/sys", .calibrate = false,
+					   .probe_uring = true };
+		if (sysinfo_collect(run->info, &so) < 0) {
+			free(run->info);
+			run->info = NULL;
+		}
+	}
+	run_add(run, res);
+	render(&common, run);
+	if (res->status == RESULT_FAILED) {
+		fprintf(stderr, "engpass %s: failed: %s\n", b->name, res->reason ? res->reason : "unknown error");
+		rc = EXIT_MEASURE_FAILED;
+	}
+	run_free(run);
+	free(opts);
+	return rc;
+}

@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The result model; see result.h. Arrays grow by doubling; results are small
+ * (tens of metrics), so nothing here is on a hot path.
+ */
+#include "result.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "core/sampler.h"
+#include "core/sysinfo.h"
+#include "core/xalloc.h"
+
+static const struct {
+	const char *suffix, *name;
+} units[] = {
+	[UNIT_COUNT] = { "", "" },
+	[UNIT_BYTES] = { "_bytes", "B" },
+	[UNIT_BYTES_PER_S] = { "_bytes_per_second", "B/s" },
+	[UNIT_BITS_PER_S] = { "_bits_per_second", "bit/s" },
+	[UNIT_NS] = { "_ns", "ns" },
+	[UNIT_SECONDS] = { "_seconds", "s" },
+	[UNIT_PERCENT] = { "_percent", "%" },
+	[UNIT_PER_S] = { "_per_second", "/s" },
+	[UNIT_MHZ] = { "_mhz", "MHz" },
+	[UNIT_RATIO] = { "_ratio", "x" },
+};
+
+const char *unit_suffix(enum unit u)
+{
+	return units[u].suffix;
+}
+
+const char *unit_name(enum unit u)
+{
+	return units[u].name;
+}
+
+const char *result_status_name(enum result_status s)
+{
+	switch (s) {
+	case RESULT_OK: return "ok";
+	case RESULT_SKIPPED: return "skipped";
+	case RESULT_FAILED: return "failed";
+	}
+	return "unknown";
+}
+
+/* Grows *ARR (of element size SZ) so that index N fits. */
+static void *grow(void *arr, size_t n, size_t sz)
+{
+	/* Capacity is the next power of two at or above n + 1. */
+	if (n && (n & (n - 1)))
+		return arr;
+	return xrealloc(arr, (n ? 2 * n : 1) * sz);
+}
+
+static char *vfmt(const char *fmt, va_list ap)
+{
+	char *s = NULL;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		return xstrdup("");
+	return s;
+}
+
+struct result *result_new(const char *bench, const char *step)
+{
+	struct result *r = xcalloc(1, sizeof(*r));
+
+	r->bench = xstrdup(bench);
+	r->step = xstrdup(step ? step : bench);
+	r->reps = 1;
+	sysview_init(&r->view);
+	return r;
+}
+
+static void kv_free(struct kv *kv, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(kv[i].key);
+		free(kv[i].value);
+	}
+	free(kv);
+}
+
+void result_free(struct result *r)
+{
+	if (!r)
+		return;
+	free(r->bench);
+	free(r->step);
+	free(r->reason);
+	kv_free(r->params, r->nparams);
+	kv_free(r->method, r->nmethod);
+	for (size_t i = 0; i < r->nmetrics; i++) {
+		free(r->metrics[i].name);
+		free(r->metrics[i].label);
+	}
+	free(r->metrics);
+	for (size_t i = 0; i < r->nhists; i++) {
+		free(r->hists[i].name);
+		free(r->hists[i].h);
+	}
+	free(r->hists);
+	for (size_t i = 0; i < r->nnotes; i++)
+		free(r->notes[i]);
+	free(r->notes);
+	if (r->series)
+		sampler_free(r->series);
+	free(r);
+}
+
+void result_set_status(struct result *r, enum result_status s, const char *fmt, ...)
+{
+	va_list ap;
+
+	free(r->reason);
+	r->status = s;
+	va_start(ap, fmt);
+	r->reason = vfmt(fmt, ap);
+	va_end(ap);
+}
+
+static void kv_add(struct kv **arr, size_t *n, const char *key, const char *fmt, va_list ap)
+{
+	*arr = grow(*arr, *n, sizeof(**arr));
+	(*arr)[*n].key = xstrdup(key);
+	(*arr)[*n].value = vfmt(fmt, ap);
+	(*n)++;
+}
+
+void result_param(struct result *r, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	kv_add(&r->params, &r->nparams, key, fmt, ap);
+	va_end(ap);
+}
+
+void result_method(struct result *r, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	kv_add(&r->method, &r->nmethod, key, fmt, ap);
+	va_end(ap);
+}
+
+void result_note(struct result *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	r->notes = grow(r->notes, r->nnotes, sizeof(*r->notes));
+	va_start(ap, fmt);
+	r->notes[r->nnotes++] = vfmt(fmt, ap);
+	va_end(ap);
+}
+
+struct metric *result_metric(struct result *r, const char *name, enum unit unit, double value,
+			     const char *label)
+{
+	struct metric *m;
+
+	r->metrics = grow(r->metrics, r->nmetrics, sizeof(*r->metrics));
+	m = &r->metrics[r->nmetrics++];
+	memset(m, 0, sizeof(*m));
+	m->name = xstrdup(name);
+	m->unit = unit;
+	m->value = m->min = m->max = value;
+	m->reps = 1;
+	m->higher_is_better = true;
+	m->label = label ? xstrdup(label) : NULL;
+	return m;
+}
+
+const struct metric *result_find_metric(const struct result *r, const char *name)
+{
+	for (size_t i = 0; i < r->nmetrics; i++)
+		if (!strcmp(r->metrics[i].name, name))
+			return &r->metrics[i];
+	return NULL;
+}
+
+void result_hist(struct result *r, const char *name, enum unit unit, const struct hist *h)
+{
+	struct result_hist *rh;
+
+	r->hists = grow(r->hists, r->nhists, sizeof(*r->hists));
+	rh = &r->hists[r->nhists++];
+	rh->name = xstrdup(name);
+	rh->unit = unit;
+	rh->h = xmalloc(sizeof(*rh->h));
+	memcpy(rh->h, h, sizeof(*h));
+}
+
+void result_attach_sampler(struct result *r, struct sampler *s)
+{
+	if (r->series)
+		sampler_free(r->series);
+	r->series = s;
+	sampler_summary(s, &r->view);
+	r->have_view = true;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Median of V[0..N), N > 0; sorts V. Even N: mean of the middle two. */
+static double median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void copy_kv(struct kv **dst, size_t *dn, const struct kv *src, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		*dst = grow(*dst, *dn, sizeof(**dst));
+		(*dst)[*dn].key = xstrdup(src[i].key);
+		(*dst)[*dn].value = xstrdup(src[i].value);
+		(*dn)++;
+	}
+}
+
+struct result *result_merge_reps(struct result **reps, size_t n)
+{
+	const struct result *first = reps[0];
+	struct result *d = result_new(first->bench, first->step);
+	double *vals = xcalloc(n, sizeof(*vals));
+
+	d->reps = (unsigned)n;
+	copy_kv(&d->params, &d->nparams, first->params, first->nparams);
+	copy_kv(&d->method, &d->nmethod, first->method, first->nmethod);
+	for (size_t i = 0; i < first->nnotes; i++)
+		result_note(d, "%s", first->notes[i]);
+	for (size_t i = 0; i < n; i++) {
+		d->duration_s += reps[i]->duration_s;
+		if (reps[i]->status != RESULT_OK && d->status == RESULT_OK)
+			result_set_status(d, reps[i]->status, "%s", reps[i]->reason ? reps[i]->reason : "");
+	}
+	for (size_t m = 0; m < first->nmetrics; m++) {
+		const struct metric *fm = &first->metrics[m];
+		struct metric *dm;
+		size_t k = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			const struct metric *x = result_find_metric(reps[i], fm->name);
+			if (x && !isnan(x->value))
+				vals[k++] = x->value;
+		}
+		dm = result_metric(d, fm->name, fm->unit, k ? median(vals, k) : NAN, fm->label);
+		dm->higher_is_better = fm->higher_is_better;
+		dm->reps = (unsigned)k;
+		if (k) {
+			dm->min = vals[0];
+			dm->max = vals[k - 1];
+		}
+	}
+	free(vals);
+	for (size_t h = 0; h < first->nhists; h++) {
+		struct hist merged;
+
+		hist_init(&merged);
+		for (size_t i = 0; i < n; i++)
+			for (size_t j = 0; j < reps[i]->nhists; j++)
+				if (!strcmp(reps[i]->hists[j].name, first->hists[h].name))
+					hist_merge(&merged, reps[i]->hists[j].h);
+		result_hist(d, first->hists[h].name, first->hists[h].unit, &merged);
+	}
+	return d;
+}
+
+struct run *run_new(const char *version, int argc, char **argv)
+{
+	struct run *run = xcalloc(1, sizeof(*run));
+	char host[256];
+	size_t len = 1;
+
+	run->tool_version = xstrdup(version);
+	run->time_ns = clock_wall_ns();
+	if (gethostname(host, sizeof(host)))
+		snprintf(host, sizeof(host), "unknown");
+	host[sizeof(host) - 1] = 0;
+	run->host = xstrdup(host);
+	for (int i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	run->command = xcalloc(1, len);
+	for (int i = 0; i < argc; i++) {
+		if (i)
+			strncat(run->command, " ", len - strlen(run->command) - 1);
+		strncat(run->command, argv[i], len - strlen(run->command) - 1);
+	}
+	return run;
+}
+
+void run_add(struct run *run, struct result *r)
+{
+	run->results = grow(run->results, run->nresults, sizeof(*run->results));
+	run->results[run->nresults++] = r;
+}
+
+void run_free(struct run *run)
+{
+	if (!run)
+		return;
+	for (size_t i = 0; i < run->nresults; i++)
+		result_free(run->results[i]);
+	free(run->results);
+	if (run->info) {
+		sysinfo_release(run->info);
+		free(run->info);
+	}
+	free(run->tool_version);
+	free(run->host);
+	free(run->command);
+	free(run);
+}

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The result model. A run holds the tool version, the time, the host and
+ * the box description; then one result per benchmark step. A result holds
+ * its parameters, a method block (how the number was obtained), metrics with
+ * explicit units, histograms, the system view sampled during the step and
+ * the verdict. Benchmarks fill results; renderers in src/out/ walk them and
+ * never invent a number that is not here.
+ *
+ * Every string stored in a result is copied and owned by it; result_free()
+ * releases everything, including histograms and the attached sampler.
+ */
+#ifndef ENGPASS_RESULT_H
+#define ENGPASS_RESULT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/compiler.h"
+#include "core/hist.h"
+#include "core/sysview.h"
+
+struct sampler;
+struct sysinfo;
+
+/*
+ * Units. Each has a fixed suffix for machine-readable keys, so a metric
+ * "read" in UNIT_BYTES_PER_S appears in JSON as "read_bytes_per_second".
+ */
+enum unit {
+	UNIT_COUNT,		/* "" : a plain count */
+	UNIT_BYTES,		/* "_bytes" */
+	UNIT_BYTES_PER_S,	/* "_bytes_per_second" */
+	UNIT_BITS_PER_S,	/* "_bits_per_second" */
+	UNIT_NS,		/* "_ns" */
+	UNIT_SECONDS,		/* "_seconds" */
+	UNIT_PERCENT,		/* "_percent" */
+	UNIT_PER_S,		/* "_per_second" : operations, requests, packets */
+	UNIT_MHZ,		/* "_mhz" */
+	UNIT_RATIO,		/* "_ratio" : dimensionless factor */
+};
+
+/* Key suffix for UNIT, e.g. "_bytes_per_second"; returned string is static. */
+const char *unit_suffix(enum unit u);
+/* Short human unit name, e.g. "B/s"; returned string is static. */
+const char *unit_name(enum unit u);
+
+enum result_status {
+	RESULT_OK,
+	RESULT_SKIPPED,		/* could not run here or in this build; reason says why */
+	RESULT_FAILED,		/* tried and failed; reason says why */
+};
+
+/* Returned string is static: "ok", "skipped", "failed". */
+const char *result_status_name(enum result_status s);
+
+struct kv {
+	char *key;
+	char *value;
+};
+
+struct metric {
+	char *name;		/* e.g. "read", "lat_p99" */
+	enum unit unit;
+	double value;		/* the figure; with repetitions, the median */
+	double min, max;	/* over repetitions; equal to value when reps == 1 */
+	unsigned reps;		/* repetitions that produced this metric */
+	bool higher_is_better;
+	char *label;		/* human label, e.g. "cached read"; may be NULL */
+};
+
+struct result_hist {
+	char *name;		/* e.g. "lat" */
+	enum unit unit;		/* of the recorded values, normally UNIT_NS */
+	struct hist *h;		/* owned */
+};
+
+struct verdict {
+	char resource[32];	/* "cpu", "one core", "device", "memory", "none observed", "unknown" */
+	char evidence[256];	/* one human sentence with the numbers that decided */
+};
+
+struct result {
+	char *bench;		/* benchmark name */
+	char *step;		/* step label within the benchmark, may equal bench */
+	enum result_status status;
+	char *reason;		/* for skipped/failed; NULL when ok */
+	struct kv *params; size_t nparams;
+	struct kv *method; size_t nmethod;
+	struct metric *metrics; size_t nmetrics;
+	struct result_hist *hists; size_t nhists;
+	char **notes; size_t nnotes;	/* caveats printed with the result */
+	double duration_s;	/* wall time of the step, all repetitions */
+	unsigned reps;
+	bool have_view;
+	struct sysview view;
+	struct sampler *series;	/* owned; NULL when not sampled */
+	struct verdict verdict;
+};
+
+/* New empty result for BENCH/STEP; caller frees with result_free(). */
+struct result *result_new(const char *bench, const char *step);
+void result_free(struct result *r);
+
+/* Sets status and a formatted reason (copied). */
+void result_set_status(struct result *r, enum result_status s, const char *fmt, ...) PRINTF_LIKE(3, 4);
+/* Adds a parameter or a method entry (formatted value, copied). */
+void result_param(struct result *r, const char *key, const char *fmt, ...) PRINTF_LIKE(3, 4);
+void result_method(struct result *r, const char *key, const char *fmt, ...) PRINTF_LIKE(3, 4);
+/* Adds a caveat that renderers print next to the figures. */
+void result_note(struct result *r, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/*
+ * Adds a metric and returns it (owned by R; valid until the next
+ * result_metric call). LABEL may be NULL.
+ */
+struct metric *result_metric(struct result *r, const char *name, enum unit unit, double value,
+			     const char *label);
+/* Finds a metric by name; NULL when absent. */
+const struct metric *result_find_metric(const struct result *r, const char *name);
+/* Adds a copy of H under NAME. */
+void result_hist(struct result *r, const char *name, enum unit unit, const struct hist *h);
+/* Attaches a stopped sampler: takes ownership, fills view from its summary. */
+void result_attach_sampler(struct result *r, struct sampler *s);
+
+/*
+ * Combines N repetitions of one step into DST (a new result copying the
+ * first repetition's parameters, method and notes): each metric's value
+ * becomes the median over the repetitions that have it, with min and max;
+ * histograms are merged. A repetition that failed makes DST failed with
+ * its reason. Caller frees DST with result_free().
+ */
+struct result *result_merge_reps(struct result **reps, size_t n);
+
+struct run {
+	char *tool_version;
+	int64_t time_ns;	/* wall clock at start, ns since the epoch */
+	char *host;
+	char *command;		/* the command line, joined */
+	struct sysinfo *info;	/* owned; may be NULL */
+	struct result **results; size_t nresults;
+};
+
+/* New run stamped with now and the host name; caller frees with run_free(). */
+struct run *run_new(const char *version, int argc, char **argv);
+/* Appends R to the run, which takes ownership. */
+void run_add(struct run *run, struct result *r);
+void run_free(struct run *run);
+
+#endif

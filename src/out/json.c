@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The JSON renderer: one document per run, "schema": "engpass/1". Units
+ * live in key names (read_bytes_per_second, lat_p99_ns); an unknown figure
+ * is null, never 0. The layout is documented in docs/json.md.
+ */
+#include "render.h"
+
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/sampler.h"
+#include "out/info.h"
+#include "out/jw.h"
+
+static void metric_key(char *buf, size_t len, const struct metric *m)
+{
+	snprintf(buf, len, "%s%s", m->name, unit_suffix(m->unit));
+}
+
+static void kv_object(struct jw *w, const char *key, const struct kv *kv, size_t n)
+{
+	jw_obj_begin(w, key);
+	for (size_t i = 0; i < n; i++)
+		jw_str(w, kv[i].key, kv[i].value);
+	jw_obj_end(w);
+}
+
+static void hist_object(struct jw *w, const struct result_hist *rh)
+{
+	static const struct {
+		const char *key;
+		double p;
+	} ps[] = { { "p1", 1 }, { "p5", 5 }, { "p10", 10 }, { "p50", 50 }, { "p90", 90 }, { "p95", 95 },
+		   { "p99", 99 }, { "p99_9", 99.9 }, { "p99_99", 99.99 } };
+	const struct hist *h = rh->h;
+	char key[64];
+
+	snprintf(key, sizeof(key), "%s%s", rh->name, unit_suffix(rh->unit));
+	jw_obj_begin(w, key);
+	jw_uint(w, "count", hist_count(h));
+	if (hist_count(h)) {
+		jw_uint(w, "min", hist_min(h));
+		jw_uint(w, "max", hist_max(h));
+		jw_num(w, "mean", hist_mean(h));
+		jw_num(w, "stddev", hist_stddev(h));
+	} else {
+		jw_null(w, "min");
+		jw_null(w, "max");
+		jw_null(w, "mean");
+		jw_null(w, "stddev");
+	}
+	jw_obj_begin(w, "percentiles");
+	for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++) {
+		if (hist_count(h))
+			jw_uint(w, ps[i].key, hist_percentile(h, ps[i].p));
+		else
+			jw_null(w, ps[i].key);
+	}
+	jw_obj_end(w);
+	/* Non-empty buckets as [low, high_exclusive, count]. */
+	jw_arr_begin(w, "buckets");
+	for (size_t i = 0; i < hist_nbuckets(); i++) {
+		uint64_t c = hist_bucket_count(h, i), lo, hi;
+
+		if (!c)
+			continue;
+		hist_bucket_range(i, &lo, &hi);
+		jw_arr_begin(w, NULL);
+		jw_uint(w, NULL, lo);
+		jw_uint(w, NULL, hi);
+		jw_uint(w, NULL, c);
+		jw_arr_end(w);
+	}
+	jw_arr_end(w);
+	jw_obj_end(w);
+}
+
+static void view_object(struct jw *w, const struct sysview *v)
+{
+	jw_obj_begin(w, "system");
+	jw_uint(w, "samples", v->samples);
+	jw_num(w, "duration_seconds", v->duration_s);
+	jw_int(w, "ncpu", v->ncpu);
+	jw_num(w, "cpu_busy_percent", v->cpu_busy_pct);
+	jw_num(w, "cpu_iowait_percent", v->cpu_iowait_pct);
+	jw_num(w, "cpu_softirq_percent", v->cpu_softirq_pct);
+	jw_num(w, "cpu_steal_percent", v->cpu_steal_pct);
+	if (v->busiest_cpu >= 0)
+		jw_int(w, "busiest_cpu", v->busiest_cpu);
+	else
+		jw_null(w, "busiest_cpu");
+	jw_num(w, "busiest_cpu_busy_percent", v->busiest_cpu_busy_pct);
+	jw_num(w, "busiest_cpu_softirq_percent", v->busiest_cpu_softirq_pct);
+	jw_num(w, "peak_cpu_busy_percent", v->peak_cpu_busy_pct);
+	jw_num(w, "run_queue_avg", v->run_queue_avg);
+	jw_str(w, "busiest_disk", v->busiest_disk[0] ? v->busiest_disk : NULL);
+	jw_num(w, "disk_util_percent", v->disk_util_pct);
+	jw_num(w, "disk_reads_per_second", v->disk_reads_per_s);
+	jw_num(w, "disk_writes_per_second", v->disk_writes_per_s);
+	jw_num(w, "disk_read_bytes_per_second", v->disk_read_bytes_per_s);
+	jw_num(w, "disk_write_bytes_per_second", v->disk_write_bytes_per_s);
+	jw_uint(w, "disk_read_requests", v->disk_read_requests);
+	jw_uint(w, "disk_write_requests", v->disk_write_requests);
+	jw_num(w, "disk_avg_write_request_bytes", v->disk_avg_write_request_bytes);
+	jw_num(w, "swap_in_pages_per_second", v->swap_in_pages_per_s);
+	jw_num(w, "swap_out_pages_per_second", v->swap_out_pages_per_s);
+	jw_num(w, "major_faults_per_second", v->major_faults_per_s);
+	jw_num(w, "mem_available_min_bytes", v->mem_available_min_bytes);
+	jw_bool(w, "psi_available", v->psi_available);
+	jw_num(w, "psi_cpu_some_percent", v->psi_available ? v->psi_cpu_some_pct : NAN);
+	jw_num(w, "psi_memory_some_percent", v->psi_available ? v->psi_mem_some_pct : NAN);
+	jw_num(w, "psi_memory_full_percent", v->psi_available ? v->psi_mem_full_pct : NAN);
+	jw_num(w, "psi_io_some_percent", v->psi_available ? v->psi_io_some_pct : NAN);
+	jw_num(w, "psi_io_full_percent", v->psi_available ? v->psi_io_full_pct : NAN);
+	jw_str(w, "busiest_iface", v->busiest_iface[0] ? v->busiest_iface : NULL);
+	jw_num(w, "net_rx_bytes_per_second", v->net_rx_bytes_per_s);
+	jw_num(w, "net_tx_bytes_per_second", v->net_tx_bytes_per_s);
+	if (v->have_proc) {
+		jw_num(w, "proc_cpu_percent", v->proc_cpu_pct);
+		jw_uint(w, "proc_rss_max_bytes", v->proc_rss_max_bytes);
+	}
+	jw_obj_end(w);
+}
+
+/* One sampling interval; unknown figures are null. */
+static void sample_object(struct jw *w, const struct sample *x)
+{
+	jw_obj_begin(w, NULL);
+	jw_num(w, "t_seconds", x->t_s);
+	jw_num(w, "interval_seconds", x->interval_s);
+	jw_num(w, "cpu_busy_percent", x->cpu_busy_pct);
+	jw_num(w, "cpu_iowait_percent", x->iowait_pct);
+	jw_num(w, "cpu_softirq_percent", x->softirq_pct);
+	jw_num(w, "cpu_steal_percent", x->steal_pct);
+	if (x->busiest_cpu >= 0)
+		jw_int(w, "busiest_cpu", x->busiest_cpu);
+	else
+		jw_null(w, "busiest_cpu");
+	jw_num(w, "busiest_cpu_busy_percent", x->busiest_cpu_pct);
+	jw_arr_begin(w, "cpu_busy_percent_by_cpu");
+	for (int i = 0; i < x->ncpu_slots; i++)
+		jw_num(w, NULL, x->cpu_pct ? (double)x->cpu_pct[i] : NAN);
+	jw_arr_end(w);
+	if (x->procs_running >= 0)
+		jw_int(w, "procs_running", x->procs_running);
+	else
+		jw_null(w, "procs_running");
+	jw_str(w, "disk", x->disk && x->disk[0] ? x->disk : NULL);
+	jw_num(w, "disk_util_percent", x->disk_util_pct);
+	jw_num(w, "disk_reads_per_second", x->disk_reads_per_s);
+	jw_num(w, "disk_writes_per_second", x->disk_writes_per_s);
+	jw_num(w, "disk_read_bytes_per_second", x->disk_read_bytes_per_s);
+	jw_num(w, "disk_write_bytes_per_second", x->disk_write_bytes_per_s);
+	jw_num(w, "swap_in_pages_per_second", x->swap_in_pages_per_s);
+	jw_num(w, "swap_out_pages_per_second", x->swap_out_pages_per_s);
+	jw_num(w, "major_faults_per_second", x->major_faults_per_s);
+	jw_num(w, "mem_available_bytes", x->mem_available_bytes);
+	jw_num(w, "psi_cpu_some_percent", x->psi_cpu_some_pct);
+	jw_num(w, "psi_memory_some_percent", x->psi_mem_some_pct);
+	jw_num(w, "psi_memory_full_percent", x->psi_mem_full_pct);
+	jw_num(w, "psi_io_some_percent", x->psi_io_some_pct);
+	jw_num(w, "psi_io_full_percent", x->psi_io_full_pct);
+	jw_str(w, "iface", x->iface && x->iface[0] ? x->iface : NULL);
+	jw_num(w, "net_rx_bytes_per_second", x->net_rx_bytes_per_s);
+	jw_num(w, "net_tx_bytes_per_second", x->net_tx_bytes_per_s);
+	if (x->proc_rss_bytes >= 0) {
+		jw_num(w, "proc_cpu_percent", x->proc_cpu_pct);
+		jw_int(w, "proc_rss_bytes", x->proc_rss_bytes);
+	}
+	jw_obj_end(w);
+}
+
+static void series_array(struct jw *w, const struct sampler *s)
+{
+	jw_arr_begin(w, "series");
+	for (size_t i = 0; i < sampler_count(s); i++)
+		sample_object(w, sampler_get(s, i));
+	jw_arr_end(w);
+}
+
+static void result_object(struct jw *w, const struct result *r, bool series)
+{
+	char key[96];
+
+	jw_obj_begin(w, NULL);
+	jw_str(w, "bench", r->bench);
+	jw_str(w, "step", r->step);
+	jw_str(w, "status", result_status_name(r->status));
+	jw_str(w, "reason", r->reason);
+	jw_uint(w, "repetitions", r->reps);
+	jw_num(w, "duration_seconds", r->duration_s);
+	kv_object(w, "parameters", r->params, r->nparams);
+	kv_object(w, "method", r->method, r->nmethod);
+	jw_obj_begin(w, "metrics");
+	for (size_t i = 0; i < r->nmetrics; i++) {
+		metric_key(key, sizeof(key), &r->metrics[i]);
+		jw_num(w, key, r->metrics[i].value);
+	}
+	jw_obj_end(w);
+	if (r->reps > 1) {
+		jw_obj_begin(w, "spread");
+		for (size_t i = 0; i < r->nmetrics; i++) {
+			const struct metric *m = &r->metrics[i];
+
+			metric_key(key, sizeof(key), m);
+			jw_obj_begin(w, key);
+			jw_num(w, "median", m->value);
+			jw_num(w, "min", m->min);
+			jw_num(w, "max", m->max);
+			jw_uint(w, "n", m->reps);
+			jw_obj_end(w);
+		}
+		jw_obj_end(w);
+	}
+	jw_obj_begin(w, "labels");
+	for (size_t i = 0; i < r->nmetrics; i++) {
+		if (!r->metrics[i].label)
+			continue;
+		metric_key(key, sizeof(key), &r->metrics[i]);
+		jw_str(w, key, r->metrics[i].label);
+	}
+	jw_obj_end(w);
+	jw_obj_begin(w, "histograms");
+	for (size_t i = 0; i < r->nhists; i++)
+		hist_object(w, &r->hists[i]);
+	jw_obj_end(w);
+	jw_arr_begin(w, "notes");
+	for (size_t i = 0; i < r->nnotes; i++)
+		jw_str(w, NULL, r->notes[i]);
+	jw_arr_end(w);
+	if (r->have_view)
+		view_object(w, &r->view);
+	else
+		jw_null(w, "system");
+	if (series && r->series)
+		series_array(w, r->series);
+	jw_obj_begin(w, "verdict");
+	jw_str(w, "resource", r->verdict.resource[0] ? r->verdict.resource : NULL);
+	jw_str(w, "evidence", r->verdict.evidence[0] ? r->verdict.evidence : NULL);
+	jw_obj_end(w);
+	jw_obj_end(w);
+}
+
+void render_json(FILE *f, const struct run *run, bool pretty, bool series)
+{
+	struct jw w = JW_INIT(f, pretty);
+	char when[40] = "";
+	time_t t = (time_t)(run->time_ns / 1000000000);
+	struct tm tm;
+
+	if (gmtime_r(&t, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	jw_obj_begin(&w, NULL);
+	jw_str(&w, "schema", "engpass/1");
+	jw_obj_begin(&w, "tool");
+	jw_str(&w, "name", "engpass");
+	jw_str(&w, "version", run->tool_version);
+	jw_obj_end(&w);
+	jw_str(&w, "time", when);
+	jw_int(&w, "time_unix_ns", run->time_ns);
+	jw_str(&w, "host", run->host);
+	jw_str(&w, "command", run->command);
+	if (run->info)
+		info_render_json(&w, "info", run->info);
+	else
+		jw_null(&w, "info");
+	jw_arr_begin(&w, "results");
+	for (size_t i = 0; i < run->nresults; i++)
+		result_object(&w, run->results[i], series);
+	jw_arr_end(&w);
+	jw_obj_end(&w);
+	jw_finish(&w);
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Renderers of the result model. Each walks a struct run and writes one
+ * format; none of them computes a figure that is not in the model (unit
+ * conversion for human reading is formatting, not a figure).
+ */
+#ifndef ENGPASS_RENDER_H
+#define ENGPASS_RENDER_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "core/result.h"
+
+/* Human-readable text: the box (if collected) and each result. */
+void render_table(FILE *f, const struct run *run);
+
+/*
+ * One JSON document, "schema": "engpass/1", with units in key names.
+ * SERIES includes the sampled time series of each result.
+ */
+void render_json(FILE *f, const struct run *run, bool pretty, bool series);
+
+/* Formats VALUE in UNIT for people ("1.50 MiB/s", "12.3 us"). */
+void render_value(char *buf, size_t len, double value, enum unit unit);
+
+#endif

@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: MIT
+# Tiny TAP helpers for the shell tests of the binary. Each test script
+# sources this, calls ok/not_ok through check(), and ends with done_testing.
+# $ENGPASS is the binary under test (set by meson).
+set -u
+: "${ENGPASS:?ENGPASS must point at the engpass binary}"
+T_N=0
+T_FAIL=0
+T_TMP=$(mktemp -d /tmp/engpass-cli.XXXXXX)
+trap 'rm -rf "$T_TMP"' EXIT INT TERM
+
+ok() { T_N=$((T_N + 1)); echo "ok $T_N - $1"; }
+not_ok() {
+	T_N=$((T_N + 1)); T_FAIL=$((T_FAIL + 1)); echo "not ok $T_N - $1"
+	shift
+	for line in "$@"; do printf '#   %s\n' "$line"; done
+}
+skip() { T_N=$((T_N + 1)); echo "ok $T_N - $1 # SKIP $2"; }
+# check NAME COMMAND...: passes when the command succeeds.
+check() {
+	name=$1; shift
+	if "$@"; then ok "$name"; else not_ok "$name"; fi
+}
+done_testing() {
+	echo "1..$T_N"
+	[ "$T_FAIL" = 0 ]
+}
+
+# run ARGS...: runs engpass in an empty scratch directory, capturing stdout,
+# stderr and the exit status into $T_TMP/out, $T_TMP/err and $RC.
+run() {
+	mkdir -p "$T_TMP/cwd"
+	RC=0
+	(cd "$T_TMP/cwd" && "$ENGPASS" "$@") >"$T_TMP/out" 2>"$T_TMP/err" </dev/null || RC=$?
+}
+
+# jqt NAME FILTER FILE: passes when jq -e FILTER is true on FILE.
+jqt() {
+	if jq -e "$2" "$3" >/dev/null 2>&1; then ok "$1"; else not_ok "$1" "jq -e '$2' was false or failed"; fi
+}

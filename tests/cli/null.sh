@@ -1,0 +1,69 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The null benchmark drives the whole pipeline: options, dispatch,
+# repetitions, sampler, histogram, result model, verdict and both renderers.
+# Its figures are known in advance, so the output is compared with golden
+# files (volatile fields -- time, host, the box, the system view -- removed).
+. "$(dirname "$0")/lib.sh"
+G="$ENGPASS_TESTS/cli/golden"
+
+# Deterministic part of a JSON run: the result without timing or system view.
+STABLE='.results[] | del(.duration_seconds, .system, .series, .verdict, .histograms[].buckets)'
+
+run null --json --no-sample
+check "null --json exits 0" [ "$RC" = 0 ]
+jqt "null --json is one valid JSON document" . "$T_TMP/out"
+jqt "schema is engpass/1" '.schema == "engpass/1"' "$T_TMP/out"
+jqt "units are in metric keys" '.results[0].metrics | has("lat_p99_ns") and has("values")' "$T_TMP/out"
+jqt "the run carries the box description" '.info | type == "object"' "$T_TMP/out"
+jq -S "$STABLE" "$T_TMP/out" >"$T_TMP/null.json"
+if diff -u "$G/null.json" "$T_TMP/null.json" >"$T_TMP/diff"; then
+	ok "null JSON matches golden"
+else
+	not_ok "null JSON matches golden" "$(head -40 "$T_TMP/diff")"
+fi
+jqt "percentiles within [min, max]" '.results[0].histograms.lat_ns as $h |
+	[$h.percentiles[]] | all(. >= $h.min and . <= $h.max)' "$T_TMP/out"
+jqt "histogram buckets add up to the count" '.results[0].histograms.lat_ns |
+	([.buckets[][2]] | add) == .count' "$T_TMP/out"
+check "stderr is empty without a terminal" [ ! -s "$T_TMP/err" ]
+
+run null --no-sample
+check "null table exits 0" [ "$RC" = 0 ]
+if diff -u "$G/null.txt" "$T_TMP/out" >"$T_TMP/diff"; then
+	ok "null table matches golden"
+else
+	not_ok "null table matches golden" "$(head -40 "$T_TMP/diff")"
+fi
+
+run null --json --no-sample --values 1000 --seed 7 --repeat 3
+jqt "--repeat 3 reports 3 repetitions" '.results[0].repetitions == 3' "$T_TMP/out"
+jqt "--repeat gives median, min, max per metric" '.results[0].spread.lat_p50_ns | has("median") and has("min") and has("max") and .n == 3' "$T_TMP/out"
+jqt "deterministic repetitions agree (min == max)" '[.results[0].spread[] | .min == .max] | all' "$T_TMP/out"
+jqt "repetition histograms are merged" '.results[0].histograms.lat_ns.count == 3000' "$T_TMP/out"
+
+run null --outcome fail --json --no-sample
+check "a failed step exits 1" [ "$RC" = 1 ]
+jqt "a failed step is marked failed with its reason" '.results[0].status == "failed" and (.results[0].reason | test("fail"))' "$T_TMP/out"
+check "a failed step says why on stderr" grep -q "failed" "$T_TMP/err"
+
+run null --outcome skip --json --no-sample
+check "a skipped step exits 0" [ "$RC" = 0 ]
+jqt "a skipped step is marked skipped, without figures" '.results[0].status == "skipped" and (.results[0].metrics | length == 0)' "$T_TMP/out"
+
+# The sampler runs beside the benchmark: a spinning thread for 600 ms at a
+# 50 ms interval must give a series, a system view and a verdict.
+run null --json --values 10 --work 600ms --interval 50ms
+check "sampled run exits 0" [ "$RC" = 0 ]
+jqt "sampled run has at least 5 samples" '.results[0].system.samples >= 5' "$T_TMP/out"
+jqt "sampled run has a time series" '.results[0].series | length >= 5' "$T_TMP/out"
+jqt "busiest core is a real CPU" '.results[0].system.busiest_cpu as $c |
+	$c >= 0 and $c < .results[0].system.ncpu' "$T_TMP/out"
+jqt "the verdict names a resource and its evidence" '.results[0].verdict | (.resource | type == "string") and (.evidence | length > 0)' "$T_TMP/out"
+jqt "spin CPU share is a percentage" '.results[0].metrics.work_cpu_share_percent | . > 0 and . <= 100.5' "$T_TMP/out"
+
+run null --values 10 --work 300ms --interval 50ms --pin 0
+check "--pin 0 runs" [ "$RC" = 0 ]
+check "table shows the system view and verdict" grep -q "bound by:" "$T_TMP/out"
+
+done_testing

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tests of the generic option parser: every type, both spellings, limits,
+ * missing values, unknown options, positionals and the compile-time typed
+ * tables.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/opt.h"
+
+struct o {
+	bool flag;
+	uint64_t size;
+	double rate;
+	uint64_t dur;
+	int64_t n;
+	cpu_set_t cpus;
+	const char *name;
+	int choice;
+};
+
+static const char *const words[] = { "alpha", "beta", NULL };
+
+static const struct opt table[] = {
+	OPT_FLAG("flag", 'f', struct o, flag, "a flag"),
+	OPT_SIZE("size", 's', struct o, size, 0, 0, "a size"),
+	OPT_RATE("rate", 0, struct o, rate, "a rate"),
+	OPT_DURATION("time", 't', struct o, dur, 0, 0, "a duration"),
+	OPT_INT("n", 0, struct o, n, 1, 10, "N", "a number"),
+	OPT_CPULIST("pin", 0, struct o, cpus, "cpus"),
+	OPT_STRING("name", 0, struct o, name, "NAME", "a name"),
+	OPT_CHOICE("mode", 0, struct o, choice, words, "WORD", "a choice"),
+	OPT_END,
+};
+
+static int parse(struct o *o, char **pos, size_t *npos, char *err, int argc, char **argv)
+{
+	struct opt_group g = { table, o };
+	struct opt_seen seen;
+
+	memset(o, 0, sizeof(*o));
+	return opt_parse(argc, argv, &g, 1, 2, pos, 4, npos, &seen, err, 256);
+}
+
+static void test_good(void **state)
+{
+	char *argv[] = { "--flag", "--size=4K", "-s", "1M", "--rate", "1Gbit/s", "-t5s", "--n", "7",
+			 "--pin", "0-1", "--name", "x", "--mode", "beta", "pos1", "--", "--pos2" };
+	struct o o;
+	char *pos[4], err[256];
+	size_t npos;
+
+	(void)state;
+	assert_int_equal(parse(&o, pos, &npos, err, 18, argv), 0);
+	assert_true(o.flag);
+	assert_int_equal(o.size, 1024 * 1024);
+	assert_true(o.rate > 124e6 && o.rate < 126e6);
+	assert_int_equal(o.dur, 5000000000ULL);
+	assert_int_equal(o.n, 7);
+	assert_true(CPU_ISSET(0, &o.cpus) && CPU_ISSET(1, &o.cpus));
+	assert_string_equal(o.name, "x");
+	assert_int_equal(o.choice, 1);
+	assert_int_equal(npos, 2);
+	assert_string_equal(pos[0], "pos1");
+	assert_string_equal(pos[1], "--pos2");
+}
+
+static const struct {
+	const char *argv[3];
+	int argc;
+	const char *want;	/* must appear in the message */
+} bad[] = {
+	{ { "--nope" }, 1, "unknown option '--nope'" },
+	{ { "-x" }, 1, "unknown option '-x'" },
+	{ { "--size", "5q" }, 2, "'5q'" },
+	{ { "--size" }, 1, "option '--size' needs" },
+	{ { "--time", "-1" }, 2, "'-1'" },
+	{ { "--n", "11" }, 2, "out of range [1, 10]" },
+	{ { "--n", "0" }, 2, "'0'" },
+	{ { "--pin", "2" }, 2, "CPU this machine does not have" },
+	{ { "--mode", "gamma" }, 2, "not one of alpha, beta" },
+	{ { "--flag=1" }, 1, "takes no value" },
+	{ { "--name", "" }, 2, "empty value" },
+};
+
+static void test_bad(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct o o;
+		char *pos[4], err[256] = "";
+		size_t npos;
+
+		assert_int_equal(parse(&o, pos, &npos, err, bad[i].argc, (char **)bad[i].argv), -22);
+		if (!strstr(err, bad[i].want))
+			fail_msg("case %zu: '%s' lacks '%s'", i, err, bad[i].want);
+	}
+}
+
+static void test_too_many_positionals(void **state)
+{
+	char *argv[] = { "a", "b", "c", "d", "e" };
+	struct o o;
+	char *pos[4], err[256];
+	size_t npos;
+
+	(void)state;
+	assert_int_equal(parse(&o, pos, &npos, err, 5, argv), -22);
+	assert_non_null(strstr(err, "'e'"));
+}
+
+static void test_seen_and_groups(void **state)
+{
+	struct o a, b;
+	struct opt_group g[2] = { { table, &a }, { table, &b } };
+	struct opt_seen seen;
+	char *argv[] = { "--n", "3" }, *pos[1], err[256];
+	size_t npos;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	assert_int_equal(opt_parse(2, argv, g, 2, 1, pos, 0, &npos, &seen, err, sizeof(err)), 0);
+	assert_int_equal(a.n, 3);	/* first group wins */
+	assert_int_equal(b.n, 0);
+	assert_true(opt_was_seen(&seen, 0, 4));
+	assert_false(opt_was_seen(&seen, 0, 3));
+	assert_false(opt_was_seen(&seen, 1, 4));
+	assert_ptr_equal(opt_find(table, "mode"), &table[7]);
+	assert_null(opt_find(table, "nope"));
+}
+
+static void test_help(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	opt_help(f, table);
+	fclose(f);
+	assert_non_null(strstr(buf, "-s, --size SIZE"));
+	assert_non_null(strstr(buf, "(alpha, beta)"));
+	free(buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_good),
+		cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_too_many_positionals),
+		cmocka_unit_test(test_seen_and_groups),
+		cmocka_unit_test(test_help),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

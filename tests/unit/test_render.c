@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tests of the table and JSON renderers over a hand-built run: units in
+ * keys, unknown figures as null, repetitions, histograms, verdict, and the
+ * human formatting of each unit.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/result.h"
+#include "out/render.h"
+
+static struct run *sample_run(unsigned reps)
+{
+	char *argv[] = { "engpass", "disk" };
+	struct run *run = run_new("1.2.3", 2, argv);
+	struct result *r = result_new("disk", "seq-read");
+	struct metric *m;
+	struct hist h;
+
+	result_param(r, "bs", "2M");
+	result_method(r, "cache", "O_DIRECT");
+	m = result_metric(r, "read", UNIT_BYTES_PER_S, 104857600.0, "sequential read");
+	m->min = 100e6;
+	m->max = 110e6;
+	m->reps = reps;
+	result_metric(r, "unknown", UNIT_NS, NAN, NULL);
+	hist_init(&h);
+	for (uint64_t v = 1000; v <= 2000; v++)
+		hist_record(&h, v);
+	result_hist(r, "lat", UNIT_NS, &h);
+	result_note(r, "a loop device may still cache");
+	r->reps = reps;
+	r->have_view = true;
+	memset(&r->view, 0, sizeof(r->view));
+	r->view.samples = 4;
+	r->view.ncpu = 2;
+	r->view.busiest_cpu = 1;
+	r->view.busiest_cpu_busy_pct = 98;
+	r->view.disk_util_pct = NAN;
+	snprintf(r->verdict.resource, sizeof(r->verdict.resource), "one core");
+	snprintf(r->verdict.evidence, sizeof(r->verdict.evidence), "cpu1 98 %% busy");
+	run_add(run, r);
+	return run;
+}
+
+static char *to_string(const struct run *run, bool json)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (json)
+		render_json(f, run, false, true);
+	else
+		render_table(f, run);
+	fclose(f);
+	return buf;
+}
+
+static void test_json(void **state)
+{
+	struct run *run = sample_run(1);
+	char *s = to_string(run, true);
+
+	(void)state;
+	assert_non_null(strstr(s, "{\"schema\":\"engpass/1\","));
+	assert_non_null(strstr(s, "\"read_bytes_per_second\":104857600"));
+	assert_non_null(strstr(s, "\"unknown_ns\":null"));
+	assert_non_null(strstr(s, "\"lat_ns\":{\"count\":1001,\"min\":1000,\"max\":2000"));
+	assert_non_null(strstr(s, "\"busiest_cpu\":1"));
+	assert_non_null(strstr(s, "\"disk_util_percent\":null"));
+	assert_non_null(strstr(s, "\"resource\":\"one core\""));
+	assert_non_null(strstr(s, "\"method\":{\"cache\":\"O_DIRECT\"}"));
+	assert_null(strstr(s, "\"spread\""));	/* only with repetitions */
+	assert_null(strstr(s, "\"info\":{"));
+	free(s);
+	run_free(run);
+}
+
+static void test_json_reps(void **state)
+{
+	struct run *run = sample_run(3);
+	char *s = to_string(run, true);
+
+	(void)state;
+	assert_non_null(strstr(s, "\"spread\":{\"read_bytes_per_second\":{\"median\":104857600,\"min\":100000000,"
+				  "\"max\":110000000,\"n\":3}"));
+	free(s);
+	run_free(run);
+}
+
+static void test_table(void **state)
+{
+	struct run *run = sample_run(3);
+	char *s = to_string(run, false);
+
+	(void)state;
+	assert_non_null(strstr(s, "disk / seq-read: ok (3 repetitions)"));
+	assert_non_null(strstr(s, "method      cache: O_DIRECT"));
+	assert_non_null(strstr(s, "100.00 MiB/s"));
+	assert_non_null(strstr(s, "95.37 MiB/s"));	/* min 100e6 B/s */
+	assert_non_null(strstr(s, "bound by: one core -- cpu1 98 % busy"));
+	assert_non_null(strstr(s, "note        a loop device may still cache"));
+	assert_non_null(strstr(s, "n/a"));
+	free(s);
+	run_free(run);
+}
+
+static const struct {
+	double v;
+	enum unit u;
+	const char *want;
+} values[] = {
+	{ 512, UNIT_BYTES, "512 B" },
+	{ 1536, UNIT_BYTES, "1.50 KiB" },
+	{ 3.0 * 1024 * 1024 * 1024, UNIT_BYTES_PER_S, "3.00 GiB/s" },
+	{ 943.1e6, UNIT_BITS_PER_S, "943.1 Mbit/s" },
+	{ 999, UNIT_NS, "999 ns" },
+	{ 1500, UNIT_NS, "1.50 us" },
+	{ 2.5e6, UNIT_NS, "2.50 ms" },
+	{ 3e9, UNIT_NS, "3.000 s" },
+	{ 12.345, UNIT_PERCENT, "12.3 %" },
+	{ 42, UNIT_COUNT, "42" },
+	{ 0.5, UNIT_COUNT, "0.5" },
+	{ 2.5, UNIT_RATIO, "2.50x" },
+	{ NAN, UNIT_BYTES, "n/a" },
+};
+
+static void test_values(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+		char buf[64];
+
+		render_value(buf, sizeof(buf), values[i].v, values[i].u);
+		if (strcmp(buf, values[i].want))
+			fail_msg("case %zu: '%s' != '%s'", i, buf, values[i].want);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_json_reps),
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_values),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
