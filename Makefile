@@ -17,7 +17,7 @@ build: deps
 run: build
 	./build/engpass info
 	@echo
-	./build/engpass null --work 1s
+	./build/engpass null --time 1s
 
 test:
 	@scripts/test

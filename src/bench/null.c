@@ -7,9 +7,9 @@
  * end-to-end test whose figures are known in advance.
  *
  * It records --values synthetic latencies from a fixed-seed generator (90 %
- * between 1 and 10 us, 10 % between 1 and 2 ms), optionally spins one CPU
- * for --work so the sampler has something to see, and can be told to end
- * skipped or failed to exercise those paths.
+ * between 1 and 10 us, 10 % between 1 and 2 ms), spins one CPU for --time
+ * (default: not at all) so the sampler has something to see, and can be
+ * told to end skipped or failed to exercise those paths.
  */
 #include <stdint.h>
 
@@ -20,7 +20,6 @@
 struct null_opts {
 	int64_t values;
 	int64_t seed;
-	uint64_t work_ns;
 	int outcome;
 };
 
@@ -31,8 +30,6 @@ static const struct opt null_options[] = {
 		"synthetic latencies to record (default 100000)"),
 	OPT_INT("seed", 0, struct null_opts, seed, 0, INT64_MAX, "N",
 		"seed of the generator (default 1)"),
-	OPT_DURATION("work", 0, struct null_opts, work_ns, 0, 60 * NS_PER_SEC,
-		     "spin one CPU this long for the sampler to see (default 0)"),
 	OPT_CHOICE("outcome", 0, struct null_opts, outcome, outcomes, "WORD",
 		   "end as ok, skipped or failed (default ok)"),
 	OPT_END,
@@ -60,7 +57,6 @@ static void null_run(const struct bench_env *env, const void *p, struct result *
 	uint64_t x = (uint64_t)o->seed;
 	uint64_t spins = 0;
 
-	(void)env;
 	result_param(res, "values", "%lld", (long long)o->values);
 	result_param(res, "seed", "%lld", (long long)o->seed);
 	result_method(res, "source", "fixed-seed LCG: 90%% uniform 1-10 us, 10%% uniform 1-2 ms");
@@ -88,8 +84,8 @@ static void null_run(const struct bench_env *env, const void *p, struct result *
 	result_metric(res, "lat_max", UNIT_NS, (double)hist_max(&h), "max")->higher_is_better = false;
 	result_hist(res, "lat", UNIT_NS, &h);
 
-	if (o->work_ns) {
-		mono_ns start = clock_mono(), end = start + o->work_ns;
+	if (env->common->time_ns) {
+		mono_ns start = clock_mono(), end = start + env->common->time_ns;
 		uint64_t cpu0 = clock_thread_cpu_ns();
 		volatile uint64_t sink = 0;
 
@@ -98,8 +94,8 @@ static void null_run(const struct bench_env *env, const void *p, struct result *
 				sink += (uint64_t)i;
 			spins++;
 		}
-		result_method(res, "work", "busy loop in one thread, timed by CLOCK_THREAD_CPUTIME_ID and CLOCK_MONOTONIC");
-		result_metric(res, "work_cpu_share", UNIT_PERCENT,
+		result_method(res, "spin", "busy loop in one thread, timed by CLOCK_THREAD_CPUTIME_ID and CLOCK_MONOTONIC");
+		result_metric(res, "spin_cpu_share", UNIT_PERCENT,
 			      100.0 * (double)(clock_thread_cpu_ns() - cpu0) / (double)elapsed_ns(start, clock_mono()),
 			      "spin CPU share");
 	}
@@ -113,7 +109,7 @@ const struct bench bench_null = {
 		"Records synthetic latencies from a fixed-seed generator into the histogram and\n"
 		"reports them through the result model, so every renderer and the sampler can be\n"
 		"tested end to end. The figures are known in advance; nothing real is measured\n"
-		"except, with --work, the CPU share of a spinning thread.",
+		"except, with --time D, the CPU share of a thread spinning for D.",
 	.flags = BENCH_NO_IO,
 	.opts = null_options,
 	.opts_size = sizeof(struct null_opts),

@@ -53,16 +53,16 @@ jqt "a skipped step is marked skipped, without figures" '.results[0].status == "
 
 # The sampler runs beside the benchmark: a spinning thread for 600 ms at a
 # 50 ms interval must give a series, a system view and a verdict.
-run null --json --values 10 --work 600ms --interval 50ms
+run null --json --values 10 --time 600ms --interval 50ms
 check "sampled run exits 0" [ "$RC" = 0 ]
 jqt "sampled run has at least 5 samples" '.results[0].system.samples >= 5' "$T_TMP/out"
 jqt "sampled run has a time series" '.results[0].series | length >= 5' "$T_TMP/out"
 jqt "busiest core is a real CPU" '.results[0].system.busiest_cpu as $c |
 	$c >= 0 and $c < .results[0].system.ncpu' "$T_TMP/out"
 jqt "the verdict names a resource and its evidence" '.results[0].verdict | (.resource | type == "string") and (.evidence | length > 0)' "$T_TMP/out"
-jqt "spin CPU share is a percentage" '.results[0].metrics.work_cpu_share_percent | . > 0 and . <= 100.5' "$T_TMP/out"
+jqt "spin CPU share is a percentage" '.results[0].metrics.spin_cpu_share_percent | . > 0 and . <= 100.5' "$T_TMP/out"
 
-run null --values 10 --work 300ms --interval 50ms --pin 0
+run null --values 10 --time 300ms --interval 50ms --pin 0
 check "--pin 0 runs" [ "$RC" = 0 ]
 check "table shows the system view and verdict" grep -q "bound by:" "$T_TMP/out"
 

@@ -26,7 +26,7 @@ bad "'5q'" null --time 5q
 bad "--time" null --time 5q
 bad "'5 s'" null --time "5 s"
 bad "'-1'" null --values -1
-bad "'-1'" null --work -1
+bad "'-1'" null --time -1
 bad "--values" null --values 12abc
 bad "'99'" null --pin 99
 bad "--pin" null --pin 1-0
