@@ -15,12 +15,14 @@
 #define ENGPASS_BENCH_H
 
 #include <sched.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "cli/opt.h"
 #include "core/result.h"
+#include "core/sampler.h"
 
 struct progress;
 struct sysinfo;
@@ -66,7 +68,15 @@ struct bench_env {
 	struct tmpfile_reg *tmp;	/* register temp files here */
 	struct progress *progress;	/* stderr progress; may be disabled */
 	int ncpu;		/* CPUs configured */
+	unsigned step;		/* step index, 0-based (see bench.nsteps) */
 	unsigned rep;		/* repetition index, 0-based */
+	/*
+	 * Set to the signal number when SIGINT/SIGTERM/SIGHUP asked the run
+	 * to stop. A benchmark polls it in its loops (blocking calls return
+	 * EINTR), stops, keeps what it measured and marks the result
+	 * incomplete; the runner then renders, cleans up and exits 128 + sig.
+	 */
+	volatile sig_atomic_t *stop;
 };
 
 struct bench {
@@ -86,7 +96,19 @@ struct bench {
 	 */
 	int (*check)(void *opts, char **pos, size_t npos, char *err, size_t errlen);
 	/*
-	 * Runs one repetition into RES (status ok by default). Sets
+	 * Number of steps this invocation runs (e.g. disk -T and -t); each
+	 * step is its own result with its own system view and verdict. NULL
+	 * means one step. Called after check().
+	 */
+	size_t (*nsteps)(const void *opts);
+	/*
+	 * Adjusts the sampler for STEP: the disk, interface or process the
+	 * step is about (default: the busiest of each, no process). NULL =
+	 * defaults.
+	 */
+	void (*sample_config)(const void *opts, unsigned step, struct sampler_config *cfg);
+	/*
+	 * Runs one repetition of step env->step into RES (status ok by default). Sets
 	 * RESULT_SKIPPED or RESULT_FAILED with a reason when it cannot give a
 	 * figure. Must not print.
 	 */

@@ -89,7 +89,7 @@ static void null_run(const struct bench_env *env, const void *p, struct result *
 		uint64_t cpu0 = clock_thread_cpu_ns();
 		volatile uint64_t sink = 0;
 
-		while (clock_mono() < end) {
+		while (clock_mono() < end && !*env->stop) {
 			for (int i = 0; i < 1000; i++)
 				sink += (uint64_t)i;
 			spins++;

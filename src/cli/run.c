@@ -60,7 +60,7 @@ static size_t common_index(const char *name)
 	return (size_t)(opt_find(common_opts_table, name) - common_opts_table);
 }
 
-/* Runs the repetitions; returns the merged result (caller owns). */
+/* Runs the repetitions of one step; returns the merged result (caller owns). */
 static struct result *run_reps(const struct bench *b, struct bench_env *env, const void *opts)
 {
 	struct result **reps = xcalloc((size_t)env->common->repeat, sizeof(*reps));
@@ -74,8 +74,10 @@ static struct result *run_reps(const struct bench *b, struct bench_env *env, con
 		env->rep = i;
 		b->run(env, opts, r);
 		r->duration_s = elapsed_s(t0, clock_mono());
+		if (*env->stop)
+			r->incomplete = true;
 		reps[n++] = r;
-		if (r->status != RESULT_OK)
+		if (r->status != RESULT_OK || *env->stop)
 			break;
 	}
 	if (n == 1) {
@@ -87,6 +89,37 @@ static struct result *run_reps(const struct bench *b, struct bench_env *env, con
 	}
 	free(reps);
 	return merged;
+}
+
+/* Runs one step under the sampler and judges its verdict. */
+static struct result *run_step(const struct bench *b, struct bench_env *env, const void *opts)
+{
+	const struct common_opts *c = env->common;
+	struct sampler *sampler = NULL;
+	struct result *res;
+
+	if (!c->no_sample) {
+		struct sampler_config cfg = { .proc_root = "/proc", .interval_ns = c->interval_ns };
+
+		if (b->sample_config)
+			b->sample_config(opts, env->step, &cfg);
+		if (sampler_new(&sampler, &cfg) || sampler_start(sampler)) {
+			/* The measurement still stands without the system view. */
+			sampler_free(sampler);
+			sampler = NULL;
+		}
+	}
+	res = run_reps(b, env, opts);
+	if (sampler && sampler_stop(sampler) == 0) {
+		result_attach_sampler(res, sampler);
+		if (!res->verdict.resource[0])
+			verdict_judge(&res->view, &res->verdict);
+	} else {
+		sampler_free(sampler);
+		if (!res->verdict.resource[0] && res->status == RESULT_OK)
+			verdict_judge(NULL, &res->verdict);
+	}
+	return res;
 }
 
 static void render(const struct common_opts *c, const struct run *run)
@@ -115,9 +148,10 @@ int cmd_bench(const struct bench *b, int argc, char **argv)
 	struct tmpfile_reg *tmp;
 	struct progress progress;
 	struct bench_env env;
-	struct sampler *sampler = NULL;
+	static volatile sig_atomic_t stop;
 	struct result *res;
 	struct run *run;
+	bool failed = false;
 	int rc = EXIT_OK, r;
 
 	common_opts_defaults(&common);
@@ -150,52 +184,43 @@ int cmd_bench(const struct bench *b, int argc, char **argv)
 		fprintf(stderr, "engpass %s: cannot install signal handlers: %s\n", b->name, strerror(-r));
 		return EXIT_MEASURE_FAILED;
 	}
+	tmpfile_set_stop_flag(tmp, &stop);
 	progress_init(&progress, stderr, !common.quiet && isatty(2), b->name);
 	env = (struct bench_env){
 		.common = &common, .pos = pos, .npos = npos, .tmp = tmp, .progress = &progress, .ncpu = ncpu,
+		.stop = &stop,
 	};
+	run = run_new(ENGPASS_VERSION, argc + 1, argv - 1);
 
 	if (b->unsupported_reason) {
 		res = result_new(b->name, NULL);
 		result_set_status(res, RESULT_SKIPPED, "built without support: %s", b->unsupported_reason);
+		run_add(run, res);
 	} else if ((b->flags & BENCH_NEEDS_ROOT) && geteuid() != 0) {
 		res = result_new(b->name, NULL);
 		result_set_status(res, RESULT_SKIPPED, "needs root");
+		run_add(run, res);
 	} else {
+		size_t nsteps = b->nsteps ? b->nsteps(opts) : 1;
+
 		if (common.pin_set && (r = affinity_pin_self(&common.pin)) < 0) {
+			run_free(run);
 			tmpfile_reg_free(tmp);
 			free(opts);
 			return usage_error(b->name, "cannot pin to the CPUs given with --pin: %s", strerror(-r));
 		}
-		if (!common.no_sample) {
-			struct sampler_config cfg = {
-				.proc_root = "/proc", .interval_ns = common.interval_ns, .pid = 0, .max_samples = 0,
-			};
-			if (sampler_new(&sampler, &cfg) || sampler_start(sampler)) {
-				/* The measurement still stands without the system view. */
-				if (sampler)
-					sampler_free(sampler);
-				sampler = NULL;
-			}
-		}
-		res = run_reps(b, &env, opts);
-		if (sampler) {
-			if (sampler_stop(sampler) == 0) {
-				result_attach_sampler(res, sampler);
-				if (!res->verdict.resource[0])
-					verdict_judge(&res->view, &res->verdict);
-			} else {
-				sampler_free(sampler);
-			}
-		} else if (!res->verdict.resource[0] && res->status == RESULT_OK) {
-			verdict_judge(NULL, &res->verdict);
+		for (size_t i = 0; i < nsteps && !stop; i++) {
+			env.step = (unsigned)i;
+			res = run_step(b, &env, opts);
+			run_add(run, res);
+			if (res->status == RESULT_FAILED)
+				failed = true;
 		}
 	}
 	progress_finish(&progress);
 	/* Removes what the benchmark left and restores the default signal actions. */
 	tmpfile_reg_free(tmp);
 
-	run = run_new(ENGPASS_VERSION, argc + 1, argv - 1);
 	run->info = xcalloc(1, sizeof(*run->info));
 	{
 		/* The box as the result's context: no calibration loop, it would cost time. */
@@ -206,11 +231,16 @@ int cmd_bench(const struct bench *b, int argc, char **argv)
 			run->info = NULL;
 		}
 	}
-	run_add(run, res);
 	render(&common, run);
-	if (res->status == RESULT_FAILED) {
-		fprintf(stderr, "engpass %s: failed: %s\n", b->name, res->reason ? res->reason : "unknown error");
+	for (size_t i = 0; i < run->nresults; i++)
+		if (run->results[i]->status == RESULT_FAILED)
+			fprintf(stderr, "engpass %s: failed: %s\n", b->name,
+				run->results[i]->reason ? run->results[i]->reason : "unknown error");
+	if (failed)
 		rc = EXIT_MEASURE_FAILED;
+	if (stop) {
+		fprintf(stderr, "engpass %s: stopped by signal %d; the figures cover what ran\n", b->name, (int)stop);
+		rc = 128 + (int)stop;
 	}
 	run_free(run);
 	free(opts);

@@ -246,6 +246,7 @@ struct result *result_merge_reps(struct result **reps, size_t n)
 		result_note(d, "%s", first->notes[i]);
 	for (size_t i = 0; i < n; i++) {
 		d->duration_s += reps[i]->duration_s;
+		d->incomplete |= reps[i]->incomplete;
 		if (reps[i]->status != RESULT_OK && d->status == RESULT_OK)
 			result_set_status(d, reps[i]->status, "%s", reps[i]->reason ? reps[i]->reason : "");
 	}

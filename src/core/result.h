@@ -86,6 +86,7 @@ struct result {
 	char *step;		/* step label within the benchmark, may equal bench */
 	enum result_status status;
 	char *reason;		/* for skipped/failed; NULL when ok */
+	bool incomplete;	/* stopped early (signal, ENOSPC, EIO): figures cover what ran */
 	struct kv *params; size_t nparams;
 	struct kv *method; size_t nmethod;
 	struct metric *metrics; size_t nmetrics;

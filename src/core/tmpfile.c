@@ -55,6 +55,8 @@ struct tmpfile_reg {
 	atomic_uint_fast64_t counter;	/* for the fallback name source */
 	bool saved[NSIGNALS];		/* old action saved and replaced */
 	struct sigaction old[NSIGNALS];
+	struct sigaction ours;		/* the action we install, to re-arm it */
+	volatile sig_atomic_t *stop;	/* soft stop: first signal only sets this */
 };
 
 /*
@@ -266,6 +268,19 @@ static void on_fatal_signal(int sig)
 	struct tmpfile_reg *reg = atomic_load(&signal_reg);
 	int saved_errno = errno;
 
+	if (reg && reg->stop && !*reg->stop) {
+		/*
+		 * Soft stop: the first SIGINT/SIGTERM/SIGHUP asks the running
+		 * benchmark to stop (it reports what it measured, then the
+		 * caller cleans up and exits). Re-arm our action, which
+		 * SA_RESETHAND reset, so a second signal still cleans up and
+		 * kills. sigaction() is async-signal-safe.
+		 */
+		*reg->stop = sig;
+		sigaction(sig, &reg->ours, NULL);
+		errno = saved_errno;
+		return;
+	}
 	if (reg) {
 		pid_t pid = getpid();
 
@@ -303,6 +318,7 @@ int tmpfile_install_handlers(struct tmpfile_reg *reg)
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < NSIGNALS; i++)
 		sigaddset(&sa.sa_mask, handled_signals[i]);
+	reg->ours = sa;
 	for (size_t i = 0; i < NSIGNALS; i++) {
 		int sig = handled_signals[i];
 
@@ -321,6 +337,11 @@ fail:
 	restore_actions(reg);
 	atomic_store(&signal_reg, NULL);
 	return err;
+}
+
+void tmpfile_set_stop_flag(struct tmpfile_reg *reg, volatile sig_atomic_t *flag)
+{
+	reg->stop = flag;
 }
 
 int tmpfile_uninstall_handlers(struct tmpfile_reg *reg)

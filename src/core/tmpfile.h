@@ -45,6 +45,7 @@
 #ifndef ENGPASS_TMPFILE_H
 #define ENGPASS_TMPFILE_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "core/compiler.h"
@@ -116,6 +117,17 @@ MUST_CHECK int tmpfile_remove_all(struct tmpfile_reg *reg);
  * another registry is installed, or the -errno of sigaction().
  */
 MUST_CHECK int tmpfile_install_handlers(struct tmpfile_reg *reg);
+
+/*
+ * Soft stop. With FLAG set (not NULL, and *FLAG 0), the first SIGINT,
+ * SIGTERM or SIGHUP only stores the signal number in *FLAG and returns, so
+ * a running benchmark can notice (its blocking calls fail with EINTR, as
+ * the handlers are installed without SA_RESTART), stop, and report what
+ * it measured; the caller then removes the files and exits 128 + signal.
+ * A second signal removes the files and kills the process as usual.
+ * FLAG must outlive the installed handlers; NULL turns soft stop off.
+ */
+void tmpfile_set_stop_flag(struct tmpfile_reg *reg, volatile sig_atomic_t *flag);
 
 /*
  * Restore the signal actions saved by tmpfile_install_handlers() and

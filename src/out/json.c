@@ -189,6 +189,7 @@ static void result_object(struct jw *w, const struct result *r, bool series)
 	jw_str(w, "step", r->step);
 	jw_str(w, "status", result_status_name(r->status));
 	jw_str(w, "reason", r->reason);
+	jw_bool(w, "incomplete", r->incomplete);
 	jw_uint(w, "repetitions", r->reps);
 	jw_num(w, "duration_seconds", r->duration_s);
 	kv_object(w, "parameters", r->params, r->nparams);

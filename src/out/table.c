@@ -168,6 +168,8 @@ static void result_block(FILE *f, const struct result *r)
 	fprintf(f, ": %s", result_status_name(r->status));
 	if (r->reason)
 		fprintf(f, ": %s", r->reason);
+	if (r->incomplete)
+		fprintf(f, " (incomplete: stopped early, figures cover what ran)");
 	if (r->reps > 1)
 		fprintf(f, " (%u repetitions)", r->reps);
 	fputc('\n', f);

@@ -66,4 +66,19 @@ run null --values 10 --time 300ms --interval 50ms --pin 0
 check "--pin 0 runs" [ "$RC" = 0 ]
 check "table shows the system view and verdict" grep -q "bound by:" "$T_TMP/out"
 
+# SIGINT stops the step: what ran is reported, marked incomplete; exit 130.
+# A background job of a non-interactive shell starts with SIGINT ignored;
+# env --default-signal gives it the default action a terminal user has.
+mkdir -p "$T_TMP/cwd"
+(cd "$T_TMP/cwd" && exec env --default-signal=INT "$ENGPASS" null --json --values 10 --time 20s --interval 50ms) >"$T_TMP/out" 2>"$T_TMP/err" &
+pid=$!
+sleep 1
+kill -INT $pid
+RC=0
+wait $pid || RC=$?
+check "SIGINT exits 130" [ "$RC" = 130 ]
+jqt "SIGINT leaves a valid document marked incomplete" '.results[0].incomplete == true and .results[0].status == "ok"' "$T_TMP/out"
+jqt "SIGINT stopped the step early" '.results[0].duration_seconds < 10' "$T_TMP/out"
+check "SIGINT is explained on stderr" grep -q "stopped by signal 2" "$T_TMP/err"
+
 done_testing

@@ -421,6 +421,39 @@ static void test_signal_cleanup(void **state)
 	}
 }
 
+/*
+ * Soft stop: the first signal only sets the flag and the file stays; the
+ * second removes it and kills.
+ */
+static void test_soft_stop(void **state)
+{
+	struct fixture *fx = *state;
+	int status;
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		static volatile sig_atomic_t stop;
+		struct tmpfile_reg *reg = tmpfile_reg_new();
+		char *p;
+		int fd;
+
+		CHILD_CHECK(tmpfile_install_handlers(reg) == 0, 10);
+		tmpfile_set_stop_flag(reg, &stop);
+		CHILD_CHECK(tmpfile_create(reg, fx->dir, "soft", 0, &fd, &p) == 0, 11);
+		raise(SIGINT);
+		CHILD_CHECK(stop == SIGINT, 12);
+		CHILD_CHECK(access(p, F_OK) == 0, 13);
+		raise(SIGTERM);
+		_exit(14);	/* the second signal did not kill us */
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (!WIFSIGNALED(status))
+		fail_msg("child exited with %d", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	assert_int_equal(WTERMSIG(status), SIGTERM);
+	assert_int_equal(count_entries(fx->dir), 0);
+}
+
 /* A child with a copy of our registry never removes our files. */
 static void test_child_leaves_parent_files(void **state)
 {
@@ -547,6 +580,7 @@ int main(void)
 		T(test_bad_arguments),
 		T(test_extra_flags),
 		T(test_signal_cleanup),
+		T(test_soft_stop),
 		T(test_child_leaves_parent_files),
 		T(test_install_uninstall),
 		T(test_ignored_signal_stays_ignored),
