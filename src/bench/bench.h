@@ -77,6 +77,14 @@ struct bench_env {
 	 * incomplete; the runner then renders, cleans up and exits 128 + sig.
 	 */
 	volatile sig_atomic_t *stop;
+	/*
+	 * For long-running commands (a server serving test after test, a
+	 * watch printing intervals): hands one finished result to the
+	 * renderer now instead of at the end. Takes ownership of R. The
+	 * result is rendered alone, in the chosen format (JSON: one compact
+	 * document per line), and stdout is flushed.
+	 */
+	void (*emit)(const struct bench_env *env, struct result *r);
 };
 
 struct bench {

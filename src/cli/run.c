@@ -131,6 +131,20 @@ static void render(const struct common_opts *c, const struct run *run)
 	fflush(stdout);
 }
 
+/* bench_env.emit: render one result now, on its own. */
+static void emit_now(const struct bench_env *env, struct result *r)
+{
+	struct run *run = run_new(ENGPASS_VERSION, 0, NULL);
+
+	run_add(run, r);
+	if (env->common->json || env->common->format == FORMAT_JSON)
+		render_json(stdout, run, false, false);
+	else
+		render_table(stdout, run);
+	fflush(stdout);
+	run_free(run);
+}
+
 int cmd_bench(const struct bench *b, int argc, char **argv)
 {
 	struct common_opts common;
@@ -188,7 +202,7 @@ int cmd_bench(const struct bench *b, int argc, char **argv)
 	progress_init(&progress, stderr, !common.quiet && isatty(2), b->name);
 	env = (struct bench_env){
 		.common = &common, .pos = pos, .npos = npos, .tmp = tmp, .progress = &progress, .ncpu = ncpu,
-		.stop = &stop,
+		.stop = &stop, .emit = emit_now,
 	};
 	run = run_new(ENGPASS_VERSION, argc + 1, argv - 1);
 
