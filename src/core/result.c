@@ -117,6 +117,16 @@ void result_free(struct result *r)
 	free(r);
 }
 
+void result_set_step(struct result *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	free(r->step);
+	va_start(ap, fmt);
+	r->step = vfmt(fmt, ap);
+	va_end(ap);
+}
+
 void result_set_status(struct result *r, enum result_status s, const char *fmt, ...)
 {
 	va_list ap;

@@ -104,6 +104,8 @@ struct result {
 struct result *result_new(const char *bench, const char *step);
 void result_free(struct result *r);
 
+/* Sets the step label (formatted, copied), e.g. "chacha20-poly1305/1400B". */
+void result_set_step(struct result *r, const char *fmt, ...) PRINTF_LIKE(2, 3);
 /* Sets status and a formatted reason (copied). */
 void result_set_status(struct result *r, enum result_status s, const char *fmt, ...) PRINTF_LIKE(3, 4);
 /* Adds a parameter or a method entry (formatted value, copied). */

@@ -40,6 +40,8 @@ static void test_build(void **state)
 	assert_int_equal(r->status, RESULT_OK);
 	result_set_status(r, RESULT_SKIPPED, "no %s", "device");
 	assert_string_equal(r->reason, "no device");
+	result_set_step(r, "%s/%dB", "aes", 1400);
+	assert_string_equal(r->step, "aes/1400B");
 	assert_string_equal(result_status_name(r->status), "skipped");
 	result_free(r);
 }
