@@ -57,6 +57,7 @@ struct common_opts {
 	bool pin_set;
 	uint64_t interval_ns;	/* --interval: sampler interval */
 	bool no_sample;		/* --no-sample: do not run the sampler */
+	const char *prom;	/* --prom FILE: also write Prometheus text format */
 	bool help;
 };
 

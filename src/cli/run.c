@@ -7,6 +7,7 @@
  * an exit status.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -36,6 +37,8 @@ const struct opt common_opts_table[] = {
 	OPT_DURATION("interval", 0, struct common_opts, interval_ns, 10 * NS_PER_MS, 10 * NS_PER_SEC,
 		     "system sampling interval, 10ms..10s (default 250ms)"),
 	OPT_FLAG("no-sample", 0, struct common_opts, no_sample, "do not sample the system while measuring"),
+	OPT_STRING("prom", 0, struct common_opts, prom, "FILE",
+		   "also write Prometheus text format to FILE, atomically (textfile collector)"),
 	OPT_FLAG("help", 'h', struct common_opts, help, "show this help"),
 	OPT_END,
 };
@@ -122,6 +125,61 @@ static struct result *run_step(const struct bench *b, struct bench_env *env, con
 	return res;
 }
 
+/*
+ * Checks before anything runs that FILE's directory exists and is
+ * writable, so --prom to an unwritable path is a usage error. Returns 0 or
+ * -errno.
+ */
+static int prom_check(const char *file)
+{
+	char *dir = xstrdup(file), *slash = strrchr(dir, '/');
+	int r = 0;
+
+	if (slash == dir)
+		slash[1] = 0;
+	else if (slash)
+		*slash = 0;
+	if (access(slash ? dir : ".", W_OK) < 0)
+		r = -errno;
+	free(dir);
+	return r;
+}
+
+/*
+ * Writes the Prometheus text of RUN to FILE atomically: a temp file in the
+ * same directory, fsync, rename. A reader never sees half a file. Returns
+ * 0 or -errno.
+ */
+static int prom_write(const char *file, const struct run *run)
+{
+	char *tmp = xasprintf("%s.tmp.%ld", file, (long)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644), r = 0;
+	FILE *f;
+
+	if (fd < 0) {
+		r = -errno;
+		free(tmp);
+		return r;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		r = -errno;
+		close(fd);
+	} else {
+		render_prom(f, run);
+		if (fflush(f) != 0 || fsync(fd) < 0)
+			r = -errno;
+		if (fclose(f) != 0 && !r)
+			r = -errno;
+	}
+	if (!r && rename(tmp, file) < 0)
+		r = -errno;
+	if (r)
+		unlink(tmp);
+	free(tmp);
+	return r;
+}
+
 static void render(const struct common_opts *c, const struct run *run)
 {
 	if (c->json || c->format == FORMAT_JSON)
@@ -181,6 +239,11 @@ int cmd_bench(const struct bench *b, int argc, char **argv)
 		return EXIT_OK;
 	}
 	common.pin_set = opt_was_seen(&seen, 1, common_index("pin"));
+	if (common.prom && (r = prom_check(common.prom)) < 0) {
+		free(opts);
+		return usage_error(b->name, "option '--prom': cannot write into the directory of '%s': %s",
+				   common.prom, strerror(-r));
+	}
 	if (b->check) {
 		if (b->check(opts, pos, npos, err, sizeof(err))) {
 			free(opts);
@@ -246,6 +309,10 @@ int cmd_bench(const struct bench *b, int argc, char **argv)
 		}
 	}
 	render(&common, run);
+	if (common.prom && (r = prom_write(common.prom, run)) < 0) {
+		fprintf(stderr, "engpass %s: cannot write '%s': %s\n", b->name, common.prom, strerror(-r));
+		failed = true;
+	}
 	for (size_t i = 0; i < run->nresults; i++)
 		if (run->results[i]->status == RESULT_FAILED)
 			fprintf(stderr, "engpass %s: failed: %s\n", b->name,

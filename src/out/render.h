@@ -21,6 +21,14 @@ void render_table(FILE *f, const struct run *run);
  */
 void render_json(FILE *f, const struct run *run, bool pretty, bool series);
 
+/*
+ * Prometheus text exposition format (node_exporter textfile collector):
+ * engpass_BENCH_METRIC in base units, labels host, command, step and the
+ * step's parameters; histograms as summaries; the system view and the
+ * verdict as engpass_system_* and engpass_verdict_info.
+ */
+void render_prom(FILE *f, const struct run *run);
+
 /* Formats VALUE in UNIT for people ("1.50 MiB/s", "12.3 us"). */
 void render_value(char *buf, size_t len, double value, enum unit unit);
 

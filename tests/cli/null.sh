@@ -66,6 +66,24 @@ run null --values 10 --time 300ms --interval 50ms --pin 0
 check "--pin 0 runs" [ "$RC" = 0 ]
 check "table shows the system view and verdict" grep -q "bound by:" "$T_TMP/out"
 
+# Prometheus text format, written atomically, accepted by promtool.
+run null --values 1000 --time 300ms --interval 50ms --prom "$T_TMP/cwd/engpass.prom"
+check "--prom run exits 0" [ "$RC" = 0 ]
+check "--prom writes the file" [ -s "$T_TMP/cwd/engpass.prom" ]
+check "--prom leaves no temp file" sh -c "! ls '$T_TMP/cwd' | grep -q tmp"
+if promtool check metrics <"$T_TMP/cwd/engpass.prom" >"$T_TMP/lint" 2>&1; then
+	ok "promtool check metrics accepts the output"
+else
+	not_ok "promtool check metrics accepts the output" "$(head -20 "$T_TMP/lint")"
+fi
+check "metrics are in base units with labels" \
+	grep -q '^engpass_null_lat_p99_seconds{host=".*",command="null",step="null",values="1000",seed="1"} 0.00' "$T_TMP/cwd/engpass.prom"
+check "the verdict is exported" grep -q '^engpass_verdict_info{.*resource="' "$T_TMP/cwd/engpass.prom"
+rm -f "$T_TMP/cwd/engpass.prom"
+run null --values 10 --no-sample --prom /nonexistent-dir/x.prom
+check "--prom into a missing directory is a usage error" [ "$RC" = 2 ]
+check "--prom error names the option and the path" grep -q "'--prom'.*'/nonexistent-dir/x.prom'" "$T_TMP/err"
+
 # SIGINT stops the step: what ran is reported, marked incomplete; exit 130.
 # A background job of a non-interactive shell starts with SIGINT ignored;
 # env --default-signal gives it the default action a terminal user has.
