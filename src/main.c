@@ -10,6 +10,9 @@
 
 const struct cmd cmd_table[] = {
 	{ "info", cmd_info, "[--json]", "describe the box: CPU, memory, swap, disks, mounts, network" },
+	{ "history", cmd_history, "[--limit N] [--command NAME]", "list the stored runs" },
+	{ "show", cmd_show, "RUN [--json]", "show a stored run" },
+	{ "compare", cmd_compare, "RUN|FILE.json RUN|FILE.json ...", "put runs side by side with ratios" },
 	{ "list", cmd_list, "", "list the benchmarks and whether this build and machine can run them" },
 	{ "help", cmd_help, "[COMMAND]", "show help for engpass or for one command" },
 	{ "version", cmd_version, "", "print the version" },

@@ -58,6 +58,8 @@ struct common_opts {
 	uint64_t interval_ns;	/* --interval: sampler interval */
 	bool no_sample;		/* --no-sample: do not run the sampler */
 	const char *prom;	/* --prom FILE: also write Prometheus text format */
+	bool no_history;	/* --no-history: do not store the run */
+	const char *db;		/* --db PATH: history database */
 	bool help;
 };
 

@@ -30,6 +30,16 @@ int cmd_info(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_version(int argc, char **argv);
+int cmd_history(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+
+/*
+ * Stores RUN in the history database DB (NULL = the default path). On
+ * failure prints one line on stderr and returns -errno; built without
+ * SQLite it stores nothing and returns 0.
+ */
+int history_store_run(const struct run *run, const char *db);
 /* Runs benchmark B with the arguments after its name. */
 int cmd_bench(const struct bench *b, int argc, char **argv);
 

@@ -14,6 +14,8 @@ struct info_opts {
 	bool json;
 	int format;
 	bool no_calibrate;
+	bool no_history;
+	const char *db;
 	bool help;
 };
 
@@ -24,6 +26,9 @@ static const struct opt info_options[] = {
 	OPT_CHOICE("format", 0, struct info_opts, format, formats, "FMT", "output format (default table)"),
 	OPT_FLAG("no-calibrate", 0, struct info_opts, no_calibrate,
 		 "do not time the calibration loop for the CPU frequency"),
+	OPT_FLAG("no-history", 0, struct info_opts, no_history, "do not store the run in the history"),
+	OPT_STRING("db", 0, struct info_opts, db, "PATH",
+		   "history database (default $XDG_DATA_HOME/engpass/history.db)"),
 	OPT_FLAG("help", 'h', struct info_opts, help, "show this help"),
 	OPT_END,
 };
@@ -63,6 +68,8 @@ int cmd_info(int argc, char **argv)
 		render_json(stdout, run, true, false);
 	else
 		render_table(stdout, run);
+	if (!o.no_history)
+		(void)history_store_run(run, o.db);
 	run_free(run);
 	return EXIT_OK;
 }

@@ -39,6 +39,9 @@ const struct opt common_opts_table[] = {
 	OPT_FLAG("no-sample", 0, struct common_opts, no_sample, "do not sample the system while measuring"),
 	OPT_STRING("prom", 0, struct common_opts, prom, "FILE",
 		   "also write Prometheus text format to FILE, atomically (textfile collector)"),
+	OPT_FLAG("no-history", 0, struct common_opts, no_history, "do not store the run in the history"),
+	OPT_STRING("db", 0, struct common_opts, db, "PATH",
+		   "history database (default $XDG_DATA_HOME/engpass/history.db)"),
 	OPT_FLAG("help", 'h', struct common_opts, help, "show this help"),
 	OPT_END,
 };
@@ -313,6 +316,9 @@ int cmd_bench(const struct bench *b, int argc, char **argv)
 		fprintf(stderr, "engpass %s: cannot write '%s': %s\n", b->name, common.prom, strerror(-r));
 		failed = true;
 	}
+	/* A run that could not be stored is still a measurement: a warning, not a failure. */
+	if (!common.no_history)
+		(void)history_store_run(run, common.db);
 	for (size_t i = 0; i < run->nresults; i++)
 		if (run->results[i]->status == RESULT_FAILED)
 			fprintf(stderr, "engpass %s: failed: %s\n", b->name,

@@ -1,0 +1,331 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * History commands: storing each run, `engpass history` (list), `engpass
+ * show RUN` and `engpass compare A B ...` (side by side per metric, with
+ * the ratio to the first and whether a difference is beyond the noise
+ * that --repeat measured).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/cmd.h"
+#include "cli/units.h"
+#include "core/xalloc.h"
+#include "out/render.h"
+#include "store/history.h"
+
+/* The database path: --db, else the default. Caller frees. */
+static char *db_path(const char *opt)
+{
+	return opt ? xstrdup(opt) : history_default_path();
+}
+
+int history_store_run(const struct run *run, const char *db)
+{
+	char *path = db_path(db), *doc = NULL, err[256] = "";
+	size_t len = 0;
+	struct history *h;
+	FILE *f;
+	int64_t id;
+	int r;
+
+	if (!path) {
+		fprintf(stderr, "engpass: history not stored: neither XDG_DATA_HOME nor HOME is set (use --db or --no-history)\n");
+		return -ENOENT;
+	}
+	r = history_open(&h, path, true, err, sizeof(err));
+	if (r == -ENOTSUP) {
+		free(path);
+		return 0;	/* built without SQLite: there is no history to keep */
+	}
+	if (r < 0) {
+		fprintf(stderr, "engpass: history not stored in '%s': %s\n", path, err);
+		free(path);
+		return r;
+	}
+	f = open_memstream(&doc, &len);
+	render_json(f, run, false, true);
+	fclose(f);
+	r = history_store(h, run, doc, &id, err, sizeof(err));
+	if (r < 0)
+		fprintf(stderr, "engpass: history not stored in '%s': %s\n", path, err);
+	history_close(h);
+	free(doc);
+	free(path);
+	return r;
+}
+
+struct history_opts {
+	int64_t limit;
+	const char *command;
+	const char *db;
+	bool json;
+	bool help;
+};
+
+static const struct opt history_options[] = {
+	OPT_INT("limit", 'n', struct history_opts, limit, 1, 1000000, "N", "list at most N runs (default 20)"),
+	OPT_STRING("command", 0, struct history_opts, command, "NAME", "only runs of this benchmark"),
+	OPT_STRING("db", 0, struct history_opts, db, "PATH",
+		   "history database (default $XDG_DATA_HOME/engpass/history.db)"),
+	OPT_FLAG("json", 0, struct history_opts, json, "show: print the stored JSON document"),
+	OPT_FLAG("help", 'h', struct history_opts, help, "show this help"),
+	OPT_END,
+};
+
+/* Parses the history options; returns -1 on success, else the exit status. */
+static int parse(const char *cmd, int argc, char **argv, struct history_opts *o, char **pos, size_t maxpos,
+		 size_t *npos, const char *usage, const char *text)
+{
+	struct opt_group g = { history_options, o };
+	struct opt_seen seen;
+	char err[256];
+
+	memset(o, 0, sizeof(*o));
+	o->limit = 20;
+	if (opt_parse(argc, argv, &g, 1, 1, pos, maxpos, npos, &seen, err, sizeof(err)))
+		return usage_error(cmd, "%s", err);
+	if (o->help) {
+		printf("usage: engpass %s %s\n\n%s\n\noptions:\n", cmd, usage, text);
+		opt_help(stdout, history_options);
+		return EXIT_OK;
+	}
+	return -1;
+}
+
+/* Opens the history read-mostly; prints one line and returns an exit status on failure. */
+static int open_db(const char *cmd, const struct history_opts *o, struct history **h)
+{
+	char *path = db_path(o->db), err[256] = "";
+	int r;
+
+	if (!path)
+		return usage_error(cmd, "neither XDG_DATA_HOME nor HOME is set; use --db PATH");
+	r = history_open(h, path, false, err, sizeof(err));
+	free(path);
+	if (r < 0) {
+		fprintf(stderr, "engpass %s: %s\n", cmd, err);
+		return r == -ENOENT ? EXIT_USAGE : EXIT_MEASURE_FAILED;
+	}
+	return -1;
+}
+
+static int parse_run_id(const char *s, int64_t *id)
+{
+	return units_parse_int64(s, 1, INT64_MAX, id);
+}
+
+int cmd_history(int argc, char **argv)
+{
+	struct history_opts o;
+	struct history *h;
+	struct history_run *runs;
+	char *pos[1], err[256];
+	size_t npos, n;
+	int rc;
+
+	if ((rc = parse("history", argc, argv, &o, pos, 0, &npos, "[--limit N] [--command NAME] [--db PATH]",
+			"Lists the stored runs, newest first.")) >= 0)
+		return rc;
+	if ((rc = open_db("history", &o, &h)) >= 0)
+		return rc;
+	if (history_list(h, (size_t)o.limit, o.command, &runs, &n, err, sizeof(err)) < 0) {
+		fprintf(stderr, "engpass history: %s\n", err);
+		history_close(h);
+		return EXIT_MEASURE_FAILED;
+	}
+	printf("%6s  %-20s  %-10s  %s\n", "run", "time (UTC)", "host", "results");
+	for (size_t i = 0; i < n; i++) {
+		char when[32] = "?";
+		time_t t = (time_t)(runs[i].time_ns / 1000000000);
+		struct tm tm;
+
+		if (gmtime_r(&t, &tm))
+			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+		printf("%6" PRId64 "  %-20s  %-10s  %s\n", runs[i].id, when, runs[i].host ? runs[i].host : "?",
+		       runs[i].summary ? runs[i].summary : (runs[i].command ? runs[i].command : ""));
+	}
+	history_runs_free(runs, n);
+	history_close(h);
+	return EXIT_OK;
+}
+
+int cmd_show(int argc, char **argv)
+{
+	struct history_opts o;
+	struct history *h;
+	struct history_metrics m;
+	char *pos[1], err[256], *doc;
+	size_t npos;
+	int64_t id;
+	int rc;
+
+	if ((rc = parse("show", argc, argv, &o, pos, 1, &npos, "RUN [--json] [--db PATH]",
+			"Shows a stored run: its metrics, or with --json the whole stored document.")) >= 0)
+		return rc;
+	if (npos != 1)
+		return usage_error("show", "needs one run id (see 'engpass history')");
+	if (parse_run_id(pos[0], &id))
+		return usage_error("show", "'%s' is not a run id", pos[0]);
+	if ((rc = open_db("show", &o, &h)) >= 0)
+		return rc;
+	if (o.json) {
+		rc = history_document(h, id, &doc, err, sizeof(err));
+		if (!rc) {
+			fputs(doc, stdout);
+			free(doc);
+		}
+	} else {
+		rc = history_metrics(h, id, &m, err, sizeof(err));
+		if (!rc) {
+			printf("run %" PRId64 "\n", id);
+			for (size_t i = 0; i < m.n; i++) {
+				char v[48];
+
+				render_value(v, sizeof(v), m.v[i].value, m.v[i].unit);
+				printf("  %-28s %-28s %16s\n", m.v[i].step, m.v[i].name, v);
+			}
+			history_metrics_release(&m);
+		}
+	}
+	history_close(h);
+	if (rc < 0) {
+		fprintf(stderr, "engpass show: %s\n", err);
+		return rc == -ENOENT ? EXIT_USAGE : EXIT_MEASURE_FAILED;
+	}
+	return EXIT_OK;
+}
+
+/* Reads a whole file; caller frees. NULL with errno set on failure. */
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+
+	if (!f)
+		return NULL;
+	do {
+		if (cap - len < 65536) {
+			cap = cap ? 2 * cap : 65536;
+			if (cap > (64u << 20)) {
+				fclose(f);
+				free(buf);
+				errno = EFBIG;
+				return NULL;
+			}
+			buf = xrealloc(buf, cap + 1);
+		}
+		n = fread(buf + len, 1, cap - len, f);
+		len += n;
+	} while (n > 0);
+	fclose(f);
+	buf[len] = 0;
+	return buf;
+}
+
+static const struct history_metric *find(const struct history_metrics *m, const struct history_metric *x)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (!strcmp(m->v[i].bench, x->bench) && !strcmp(m->v[i].step, x->step) &&
+		    !strcmp(m->v[i].name, x->name))
+			return &m->v[i];
+	return NULL;
+}
+
+/*
+ * "beyond noise" when both sides have repetitions and their [min, max]
+ * ranges do not overlap; "within noise" when they overlap; "" without
+ * repetition data.
+ */
+static const char *noise(const struct history_metric *a, const struct history_metric *b)
+{
+	if (a->reps < 2 || b->reps < 2 || isnan(a->min) || isnan(b->min))
+		return "";
+	return a->max < b->min || b->max < a->min ? "beyond noise" : "within noise";
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct history_opts o;
+	struct history *h = NULL;
+	struct history_metrics sets[8];
+	char *pos[8], err[256];
+	size_t npos, nsets = 0;
+	int rc;
+
+	if ((rc = parse("compare", argc, argv, &o, pos, 8, &npos, "RUN|FILE.json RUN|FILE.json ... [--db PATH]",
+			"Puts runs side by side per metric, with the ratio to the first and, where --repeat\n"
+			"measured the spread, whether the difference is beyond the noise (min..max ranges\n"
+			"that do not overlap).")) >= 0)
+		return rc;
+	if (npos < 2)
+		return usage_error("compare", "needs at least two runs or JSON files");
+	for (size_t i = 0; i < npos; i++) {
+		int64_t id;
+
+		if (!parse_run_id(pos[i], &id)) {
+			if (!h && (rc = open_db("compare", &o, &h)) >= 0)
+				goto out;
+			rc = history_metrics(h, id, &sets[nsets], err, sizeof(err));
+		} else {
+			char *text = slurp(pos[i]);
+
+			if (!text) {
+				snprintf(err, sizeof(err), "cannot read '%s': %s", pos[i], strerror(errno));
+				rc = -ENOENT;
+			} else {
+				rc = history_metrics_from_json(text, pos[i], &sets[nsets], err, sizeof(err));
+				free(text);
+			}
+		}
+		if (rc < 0) {
+			fprintf(stderr, "engpass compare: %s\n", err);
+			rc = rc == -ENOENT || rc == -EPROTO ? EXIT_USAGE : EXIT_MEASURE_FAILED;
+			goto out;
+		}
+		nsets++;
+	}
+	printf("%-24s %-22s", "step", "metric");
+	for (size_t s = 0; s < nsets; s++)
+		printf(" %16.16s", sets[s].label);
+	for (size_t s = 1; s < nsets; s++)
+		printf(" %8s", "ratio");
+	printf("  %s\n", nsets == 2 ? "noise" : "");
+	for (size_t i = 0; i < sets[0].n; i++) {
+		const struct history_metric *a = &sets[0].v[i], *b = NULL;
+		char v[48];
+
+		printf("%-24.24s %-22.22s", a->step, a->name);
+		render_value(v, sizeof(v), a->value, a->unit);
+		printf(" %16s", v);
+		for (size_t s = 1; s < nsets; s++) {
+			const struct history_metric *x = find(&sets[s], a);
+
+			render_value(v, sizeof(v), x ? x->value : NAN, a->unit);
+			printf(" %16s", v);
+			if (s == 1)
+				b = x;
+		}
+		for (size_t s = 1; s < nsets; s++) {
+			const struct history_metric *x = find(&sets[s], a);
+
+			if (x && a->value != 0 && !isnan(a->value) && !isnan(x->value))
+				printf(" %7.2fx", x->value / a->value);
+			else
+				printf(" %8s", "n/a");
+		}
+		printf("  %s\n", nsets == 2 && b ? noise(a, b) : "");
+	}
+	rc = EXIT_OK;
+out:
+	for (size_t s = 0; s < nsets; s++)
+		history_metrics_release(&sets[s]);
+	history_close(h);
+	return rc;
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Run history in SQLite. Every run can be stored (the rendered JSON
+ * document, plus its results and metrics as rows for queries), listed,
+ * loaded back for `show` and `compare`. The database is opened in WAL mode
+ * with a busy timeout, so two engpass processes can use it at once; each
+ * run is written in one transaction, so a run is stored whole or not at
+ * all; the schema carries a version (PRAGMA user_version) and is migrated
+ * forward, and a database from a newer engpass, or one that is not an
+ * engpass history, is refused rather than touched.
+ *
+ * Built without SQLite, every function returns -ENOTSUP.
+ */
+#ifndef ENGPASS_HISTORY_H
+#define ENGPASS_HISTORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/compiler.h"
+#include "core/result.h"
+
+#define HISTORY_SCHEMA_VERSION 1
+
+struct history;
+
+/* One stored run, as listed. Strings owned by the list. */
+struct history_run {
+	int64_t id;
+	int64_t time_ns;
+	char *host;
+	char *command;
+	char *version;
+	size_t nresults;
+	char *summary;		/* "null: ok; ..." one line */
+};
+
+/* One stored metric of a run, for compare. Strings owned by the set. */
+struct history_metric {
+	char *bench, *step, *name;
+	enum unit unit;
+	double value, min, max;
+	unsigned reps;
+};
+
+struct history_metrics {
+	struct history_metric *v;
+	size_t n;
+	char *label;		/* "run 12" or the file name */
+};
+
+/*
+ * Default database path: $XDG_DATA_HOME/engpass/history.db, else
+ * $HOME/.local/share/engpass/history.db. Caller frees. NULL when neither
+ * variable is set.
+ */
+char *history_default_path(void);
+
+/*
+ * Opens (creating the file and its directory when CREATE) the history at
+ * PATH. Returns 0, or -errno: -ENOENT (no database and not CREATE),
+ * -EPROTO (not an engpass history, or corrupt), -EPROTONOSUPPORT (schema
+ * newer than this engpass), -EACCES/-EROFS (not writable), -ENOTSUP
+ * (built without SQLite). On error ERR gets one line. Caller closes with
+ * history_close().
+ */
+MUST_CHECK int history_open(struct history **out, const char *path, bool create, char *err, size_t errlen);
+void history_close(struct history *h);
+
+/*
+ * Stores RUN with its JSON document DOC in one transaction; *ID gets the
+ * new run id. Returns 0 or -errno with ERR filled.
+ */
+MUST_CHECK int history_store(struct history *h, const struct run *run, const char *doc, int64_t *id,
+			     char *err, size_t errlen);
+
+/*
+ * Lists the newest runs first, at most LIMIT, only those whose first
+ * benchmark is COMMAND when not NULL. Caller frees with
+ * history_runs_free().
+ */
+MUST_CHECK int history_list(struct history *h, size_t limit, const char *command, struct history_run **runs,
+			    size_t *n, char *err, size_t errlen);
+void history_runs_free(struct history_run *runs, size_t n);
+
+/*
+ * The stored JSON document of run ID (caller frees), or -ENOENT when there
+ * is no such run.
+ */
+MUST_CHECK int history_document(struct history *h, int64_t id, char **doc, char *err, size_t errlen);
+
+/* The metrics of run ID; caller frees with history_metrics_release(). -ENOENT: no such run. */
+MUST_CHECK int history_metrics(struct history *h, int64_t id, struct history_metrics *out, char *err,
+			       size_t errlen);
+void history_metrics_release(struct history_metrics *m);
+
+/*
+ * Reads the metrics of an engpass JSON document (schema engpass/1) from
+ * TEXT, labelled LABEL. Returns 0, -EPROTO (not JSON, not an engpass
+ * result) with ERR filled, or -ENOTSUP without jansson. Caller releases
+ * with history_metrics_release().
+ */
+MUST_CHECK int history_metrics_from_json(const char *text, const char *label, struct history_metrics *out,
+					 char *err, size_t errlen);
+
+#endif

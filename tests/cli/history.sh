@@ -1,0 +1,90 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Run history: every run stored (unless --no-history), listed, shown,
+# compared with ratios and noise; bad databases refused with one line; a
+# run killed while writing never leaves the database half-written.
+. "$(dirname "$0")/lib.sh"
+DB="$T_TMP/h/history.db"
+
+run null --no-sample --values 1000 --repeat 3 --db "$DB"
+check "a run is stored (database created with its directory)" [ -s "$DB" ]
+run null --no-sample --values 2000 --repeat 3 --db "$DB" --json
+cp "$T_TMP/out" "$T_TMP/run2.json"
+run null --no-sample --values 10 --no-history --db "$T_TMP/other.db"
+check "--no-history stores nothing" [ ! -e "$T_TMP/other.db" ]
+run info --no-calibrate --db "$DB"
+
+run history --db "$DB"
+check "history exits 0" [ "$RC" = 0 ]
+check "history lists three runs, newest first" sh -c "sed -n 2p '$T_TMP/out' | grep -q '^ *3 ' && [ \$(wc -l <'$T_TMP/out') = 4 ]"
+run history --db "$DB" --command null --limit 1
+check "history --command --limit filters" sh -c "[ \$(wc -l <'$T_TMP/out') = 2 ] && grep -q '^ *2 .*null: ok' '$T_TMP/out'"
+
+run show 1 --db "$DB"
+check "show lists the metrics of a run" grep -q "lat_p99 .*ms" "$T_TMP/out"
+run show 2 --json --db "$DB"
+jqt "show --json returns the stored document" '.schema == "engpass/1" and .results[0].parameters.values == "2000"' "$T_TMP/out"
+
+run compare 1 2 --db "$DB"
+check "compare exits 0" [ "$RC" = 0 ]
+check "compare gives the ratio" grep -q "^null  *values  *1000  *2000  *2.00x" "$T_TMP/out"
+check "compare says whether a difference is beyond the noise" grep -q "beyond noise" "$T_TMP/out"
+run compare 2 "$T_TMP/run2.json" --db "$DB"
+check "compare reads a JSON file" grep -q "values  *2000  *2000  *1.00x" "$T_TMP/out"
+
+bad() {
+	want=$1; code=$2; shift 2
+	run "$@"
+	if [ "$RC" = "$code" ] && [ "$(wc -l <"$T_TMP/err")" = 1 ] && grep -qF -- "$want" "$T_TMP/err"; then
+		ok "engpass $* -> exit $code, '$want'"
+	else
+		not_ok "engpass $* -> exit $code, '$want'" "exit $RC: $(cat "$T_TMP/err")"
+	fi
+}
+bad "no run 99" 2 show 99 --db "$DB"
+bad "'x1' is not a run id" 2 show x1 --db "$DB"
+bad "no history database" 2 history --db "$T_TMP/none.db"
+bad "needs at least two" 2 compare 1 --db "$DB"
+echo '{"schema": "other"}' >"$T_TMP/foreign.json"
+bad "not an engpass result" 2 compare 1 "$T_TMP/foreign.json" --db "$DB"
+echo 'not json' >"$T_TMP/garbage.json"
+bad "not JSON" 2 compare 1 "$T_TMP/garbage.json" --db "$DB"
+head -c 8192 /dev/urandom >"$T_TMP/corrupt.db"
+bad "not an SQLite database" 1 history --db "$T_TMP/corrupt.db"
+sqlite3 "$T_TMP/foreign.db" "CREATE TABLE t(x); INSERT INTO t VALUES (1);"
+bad "not an engpass history database" 1 history --db "$T_TMP/foreign.db"
+check "a foreign database is left untouched" sh -c "[ \$(sqlite3 '$T_TMP/foreign.db' 'SELECT count(*) FROM t') = 1 ]"
+cp "$DB" "$T_TMP/newer.db"
+sqlite3 "$T_TMP/newer.db" "PRAGMA user_version = 99"
+bad "newer than this engpass" 1 history --db "$T_TMP/newer.db"
+run null --no-sample --values 10 --db "$T_TMP/newer.db"
+check "a run against a newer database still measures (exit 0)" [ "$RC" = 0 ]
+check "... and says in one line that it was not stored" grep -q "history not stored.*newer" "$T_TMP/err"
+
+# Two writers at once: WAL and the busy timeout keep both.
+"$ENGPASS" null --no-sample --values 10 --db "$DB" >/dev/null 2>"$T_TMP/w1" &
+p1=$!
+"$ENGPASS" null --no-sample --values 10 --db "$DB" >/dev/null 2>"$T_TMP/w2" &
+p2=$!
+wait $p1; wait $p2
+check "two engpass processes store into one database at once" \
+	sh -c "[ \$(sqlite3 '$DB' 'SELECT count(*) FROM runs') = 5 ] && [ ! -s '$T_TMP/w1' ] && [ ! -s '$T_TMP/w2' ]"
+
+# kill -9 while storing: the database stays consistent and keeps every
+# earlier run. Large documents (a long sampled series) make the write take
+# a while; the kill lands at a different point each time.
+before=$(sqlite3 "$DB" 'SELECT count(*) FROM runs')
+for delay in 0.05 0.1 0.2 0.3; do
+	"$ENGPASS" null --values 10 --time 300ms --interval 10ms --db "$DB" >/dev/null 2>&1 &
+	pid=$!
+	sleep $delay
+	kill -9 $pid 2>/dev/null
+	wait $pid 2>/dev/null
+done
+check "after kill -9 the database passes integrity_check" sh -c "[ \"\$(sqlite3 '$DB' 'PRAGMA integrity_check')\" = ok ]"
+check "after kill -9 every earlier run is intact" \
+	sh -c "[ \$(sqlite3 '$DB' 'SELECT count(*) FROM runs WHERE id <= $before') = $before ]"
+check "no half-written run: every run has its results" \
+	sh -c "[ \$(sqlite3 '$DB' 'SELECT count(*) FROM runs r WHERE NOT EXISTS (SELECT 1 FROM results x WHERE x.run_id = r.id) AND r.command NOT LIKE \"%info%\"') = 0 ]"
+
+done_testing
