@@ -33,6 +33,7 @@ int cmd_version(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 
 /*
  * Stores RUN in the history database DB (NULL = the default path). On
