@@ -14,6 +14,7 @@ const struct cmd cmd_table[] = {
 	{ "show", cmd_show, "RUN [--json]", "show a stored run" },
 	{ "compare", cmd_compare, "RUN|FILE.json RUN|FILE.json ...", "put runs side by side with ratios" },
 	{ "sweep", cmd_sweep, "'CMD ARGS' --OPT a,b,c ...", "run a command over a parameter matrix, one table" },
+	{ "exporter", cmd_exporter, "[--listen ADDR:PORT] [--db PATH]", "serve the newest results as Prometheus metrics" },
 	{ "list", cmd_list, "", "list the benchmarks and whether this build and machine can run them" },
 	{ "help", cmd_help, "[COMMAND]", "show help for engpass or for one command" },
 	{ "version", cmd_version, "", "print the version" },

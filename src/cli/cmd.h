@@ -34,6 +34,7 @@ int cmd_history(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_exporter(int argc, char **argv);
 
 /*
  * Stores RUN in the history database DB (NULL = the default path). On

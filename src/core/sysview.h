@@ -48,6 +48,41 @@ struct sysview {
 };
 
 /* Set every field of v to "unknown" (see above). */
+/*
+ * The double-valued fields with their key in machine-readable output
+ * (units in the name), so renderers and loaders walk one list:
+ * X(field, "json_key").
+ */
+#define SYSVIEW_DOUBLE_FIELDS(X) \
+	X(duration_s, "duration_seconds") \
+	X(cpu_busy_pct, "cpu_busy_percent") \
+	X(cpu_iowait_pct, "cpu_iowait_percent") \
+	X(cpu_softirq_pct, "cpu_softirq_percent") \
+	X(cpu_steal_pct, "cpu_steal_percent") \
+	X(busiest_cpu_busy_pct, "busiest_cpu_busy_percent") \
+	X(busiest_cpu_softirq_pct, "busiest_cpu_softirq_percent") \
+	X(peak_cpu_busy_pct, "peak_cpu_busy_percent") \
+	X(run_queue_avg, "run_queue_avg") \
+	X(disk_util_pct, "disk_util_percent") \
+	X(disk_reads_per_s, "disk_reads_per_second") \
+	X(disk_writes_per_s, "disk_writes_per_second") \
+	X(disk_read_bytes_per_s, "disk_read_bytes_per_second") \
+	X(disk_write_bytes_per_s, "disk_write_bytes_per_second") \
+	X(disk_avg_write_request_bytes, "disk_avg_write_request_bytes") \
+	X(disk_avg_wait_ms, "disk_avg_wait_ms") \
+	X(swap_in_pages_per_s, "swap_in_pages_per_second") \
+	X(swap_out_pages_per_s, "swap_out_pages_per_second") \
+	X(major_faults_per_s, "major_faults_per_second") \
+	X(mem_available_min_bytes, "mem_available_min_bytes") \
+	X(psi_cpu_some_pct, "psi_cpu_some_percent") \
+	X(psi_mem_some_pct, "psi_memory_some_percent") \
+	X(psi_mem_full_pct, "psi_memory_full_percent") \
+	X(psi_io_some_pct, "psi_io_some_percent") \
+	X(psi_io_full_pct, "psi_io_full_percent") \
+	X(net_rx_bytes_per_s, "net_rx_bytes_per_second") \
+	X(net_tx_bytes_per_s, "net_tx_bytes_per_second") \
+	X(proc_cpu_pct, "proc_cpu_percent")
+
 static inline void sysview_init(struct sysview *v)
 {
 	memset(v, 0, sizeof(*v));

@@ -81,46 +81,24 @@ static void view_object(struct jw *w, const struct sysview *v)
 {
 	jw_obj_begin(w, "system");
 	jw_uint(w, "samples", v->samples);
-	jw_num(w, "duration_seconds", v->duration_s);
 	jw_int(w, "ncpu", v->ncpu);
-	jw_num(w, "cpu_busy_percent", v->cpu_busy_pct);
-	jw_num(w, "cpu_iowait_percent", v->cpu_iowait_pct);
-	jw_num(w, "cpu_softirq_percent", v->cpu_softirq_pct);
-	jw_num(w, "cpu_steal_percent", v->cpu_steal_pct);
 	if (v->busiest_cpu >= 0)
 		jw_int(w, "busiest_cpu", v->busiest_cpu);
 	else
 		jw_null(w, "busiest_cpu");
-	jw_num(w, "busiest_cpu_busy_percent", v->busiest_cpu_busy_pct);
-	jw_num(w, "busiest_cpu_softirq_percent", v->busiest_cpu_softirq_pct);
-	jw_num(w, "peak_cpu_busy_percent", v->peak_cpu_busy_pct);
-	jw_num(w, "run_queue_avg", v->run_queue_avg);
 	jw_str(w, "busiest_disk", v->busiest_disk[0] ? v->busiest_disk : NULL);
-	jw_num(w, "disk_util_percent", v->disk_util_pct);
-	jw_num(w, "disk_reads_per_second", v->disk_reads_per_s);
-	jw_num(w, "disk_writes_per_second", v->disk_writes_per_s);
-	jw_num(w, "disk_read_bytes_per_second", v->disk_read_bytes_per_s);
-	jw_num(w, "disk_write_bytes_per_second", v->disk_write_bytes_per_s);
 	jw_uint(w, "disk_read_requests", v->disk_read_requests);
 	jw_uint(w, "disk_write_requests", v->disk_write_requests);
-	jw_num(w, "disk_avg_write_request_bytes", v->disk_avg_write_request_bytes);
-	jw_num(w, "swap_in_pages_per_second", v->swap_in_pages_per_s);
-	jw_num(w, "swap_out_pages_per_second", v->swap_out_pages_per_s);
-	jw_num(w, "major_faults_per_second", v->major_faults_per_s);
-	jw_num(w, "mem_available_min_bytes", v->mem_available_min_bytes);
 	jw_bool(w, "psi_available", v->psi_available);
-	jw_num(w, "psi_cpu_some_percent", v->psi_available ? v->psi_cpu_some_pct : NAN);
-	jw_num(w, "psi_memory_some_percent", v->psi_available ? v->psi_mem_some_pct : NAN);
-	jw_num(w, "psi_memory_full_percent", v->psi_available ? v->psi_mem_full_pct : NAN);
-	jw_num(w, "psi_io_some_percent", v->psi_available ? v->psi_io_some_pct : NAN);
-	jw_num(w, "psi_io_full_percent", v->psi_available ? v->psi_io_full_pct : NAN);
 	jw_str(w, "busiest_iface", v->busiest_iface[0] ? v->busiest_iface : NULL);
-	jw_num(w, "net_rx_bytes_per_second", v->net_rx_bytes_per_s);
-	jw_num(w, "net_tx_bytes_per_second", v->net_tx_bytes_per_s);
-	if (v->have_proc) {
-		jw_num(w, "proc_cpu_percent", v->proc_cpu_pct);
+	jw_bool(w, "have_proc", v->have_proc);
+	if (v->have_proc)
 		jw_uint(w, "proc_rss_max_bytes", v->proc_rss_max_bytes);
-	}
+	/* PSI figures are unknown (null) without PSI, whatever the struct holds. */
+#define VIEW_FIELD_(field, key) \
+	jw_num(w, key, !v->psi_available && !strncmp(key, "psi_", 4) ? NAN : v->field);
+	SYSVIEW_DOUBLE_FIELDS(VIEW_FIELD_)
+#undef VIEW_FIELD_
 	jw_obj_end(w);
 }
 

@@ -452,7 +452,44 @@ int history_metrics(struct history *h, int64_t id, struct history_metrics *out, 
 	return 0;
 }
 
+int history_latest(struct history *h, int64_t **ids, size_t *n, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(h->db, "SELECT DISTINCT max(run_id) FROM results GROUP BY bench ORDER BY 1",
+				    -1, &st, NULL);
+
+	*ids = NULL;
+	*n = 0;
+	if (rc != SQLITE_OK) {
+		seterr(err, errlen, "%s", sqlite3_errmsg(h->db));
+		return sql_errno(rc);
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*ids = xrealloc(*ids, (*n + 1) * sizeof(**ids));
+		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		seterr(err, errlen, "%s", sqlite3_errmsg(h->db));
+		free(*ids);
+		*ids = NULL;
+		*n = 0;
+		return sql_errno(rc);
+	}
+	return 0;
+}
+
 #else /* !HAVE_SQLITE */
+
+int history_latest(struct history *h, int64_t **ids, size_t *n, char *err, size_t errlen)
+{
+	(void)h;
+	*ids = NULL;
+	*n = 0;
+	snprintf(err, errlen, "built without sqlite");
+	return -ENOTSUP;
+}
+
 
 int history_open(struct history **out, const char *path, bool create, char *err, size_t errlen)
 {

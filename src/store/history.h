@@ -96,6 +96,12 @@ MUST_CHECK int history_metrics(struct history *h, int64_t id, struct history_met
 void history_metrics_release(struct history_metrics *m);
 
 /*
+ * The id of the newest run of each benchmark (each kind of result), for
+ * the exporter. Caller frees *IDS.
+ */
+MUST_CHECK int history_latest(struct history *h, int64_t **ids, size_t *n, char *err, size_t errlen);
+
+/*
  * Reads the metrics of an engpass JSON document (schema engpass/1) from
  * TEXT, labelled LABEL. Returns 0, -EPROTO (not JSON, not an engpass
  * result) with ERR filled, or -ENOTSUP without jansson. Caller releases
@@ -103,5 +109,14 @@ void history_metrics_release(struct history_metrics *m);
  */
 MUST_CHECK int history_metrics_from_json(const char *text, const char *label, struct history_metrics *out,
 					 char *err, size_t errlen);
+
+/*
+ * Rebuilds a run from an engpass JSON document: results with their
+ * parameters, method, metrics (with spreads and labels), notes, system
+ * view and verdict. Histograms and the sampled series are not rebuilt
+ * (their figures that matter are metrics too). Returns 0, -EPROTO with
+ * ERR filled, or -ENOTSUP without jansson. Caller frees with run_free().
+ */
+MUST_CHECK int run_from_json(const char *text, struct run **out, char *err, size_t errlen);
 
 #endif

@@ -109,7 +109,147 @@ int history_metrics_from_json(const char *text, const char *label, struct histor
 	return 0;
 }
 
+/* Copies the string members of OBJ into kv entries via ADD. */
+static void load_kv(struct result *r, json_t *obj, bool method)
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach(obj, key, v) {
+		if (!json_is_string(v))
+			continue;
+		if (method)
+			result_method(r, key, "%s", json_string_value(v));
+		else
+			result_param(r, key, "%s", json_string_value(v));
+	}
+}
+
+static double num_or_nan(json_t *v)
+{
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static void load_view(struct result *r, json_t *sys)
+{
+	struct sysview *v = &r->view;
+	json_t *x;
+
+	if (!json_is_object(sys))
+		return;
+	r->have_view = true;
+	v->samples = (unsigned)json_integer_value(json_object_get(sys, "samples"));
+	v->ncpu = (int)json_integer_value(json_object_get(sys, "ncpu"));
+	x = json_object_get(sys, "busiest_cpu");
+	v->busiest_cpu = json_is_integer(x) ? (int)json_integer_value(x) : -1;
+	x = json_object_get(sys, "busiest_disk");
+	snprintf(v->busiest_disk, sizeof(v->busiest_disk), "%s", json_is_string(x) ? json_string_value(x) : "");
+	x = json_object_get(sys, "busiest_iface");
+	snprintf(v->busiest_iface, sizeof(v->busiest_iface), "%s", json_is_string(x) ? json_string_value(x) : "");
+	v->disk_read_requests = (uint64_t)json_integer_value(json_object_get(sys, "disk_read_requests"));
+	v->disk_write_requests = (uint64_t)json_integer_value(json_object_get(sys, "disk_write_requests"));
+	v->psi_available = json_is_true(json_object_get(sys, "psi_available"));
+	v->have_proc = json_is_true(json_object_get(sys, "have_proc"));
+	v->proc_rss_max_bytes = (uint64_t)json_integer_value(json_object_get(sys, "proc_rss_max_bytes"));
+#define LOAD_FIELD_(field, key) v->field = num_or_nan(json_object_get(sys, key));
+	SYSVIEW_DOUBLE_FIELDS(LOAD_FIELD_)
+#undef LOAD_FIELD_
+}
+
+int run_from_json(const char *text, struct run **out, char *err, size_t errlen)
+{
+	json_error_t jerr;
+	json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &jerr), *results, *r;
+	const char *schema = NULL;
+	struct run *run;
+	size_t i;
+
+	*out = NULL;
+	if (!root) {
+		snprintf(err, errlen, "not JSON: %s (line %d)", jerr.text, jerr.line);
+		return -EPROTO;
+	}
+	results = json_object_get(root, "results");
+	if (json_unpack(root, "{s:s}", "schema", &schema) || strcmp(schema, "engpass/1") ||
+	    !json_is_array(results)) {
+		snprintf(err, errlen, "not an engpass result (no \"schema\": \"engpass/1\" with results)");
+		json_decref(root);
+		return -EPROTO;
+	}
+	run = xcalloc(1, sizeof(*run));
+	run->tool_version = xstrdup(json_string_value(json_object_get(json_object_get(root, "tool"), "version"))
+					    ?: "?");
+	run->host = xstrdup(json_string_value(json_object_get(root, "host")) ?: "?");
+	run->command = xstrdup(json_string_value(json_object_get(root, "command")) ?: "");
+	run->time_ns = json_integer_value(json_object_get(root, "time_unix_ns"));
+	json_array_foreach(results, i, r) {
+		const char *bench = json_string_value(json_object_get(r, "bench"));
+		const char *step = json_string_value(json_object_get(r, "step"));
+		const char *status = json_string_value(json_object_get(r, "status"));
+		const char *reason = json_string_value(json_object_get(r, "reason"));
+		json_t *metrics = json_object_get(r, "metrics"), *spread = json_object_get(r, "spread");
+		json_t *labels = json_object_get(r, "labels"), *notes = json_object_get(r, "notes");
+		json_t *verdict = json_object_get(r, "verdict"), *v, *n;
+		struct result *res;
+		const char *key;
+		size_t j;
+
+		if (!bench || !step || !status || !json_is_object(metrics)) {
+			snprintf(err, errlen, "result %zu lacks bench, step, status or metrics", i);
+			run_free(run);
+			json_decref(root);
+			return -EPROTO;
+		}
+		res = result_new(bench, step);
+		if (!strcmp(status, "skipped"))
+			result_set_status(res, RESULT_SKIPPED, "%s", reason ?: "");
+		else if (!strcmp(status, "failed"))
+			result_set_status(res, RESULT_FAILED, "%s", reason ?: "");
+		res->incomplete = json_is_true(json_object_get(r, "incomplete"));
+		res->reps = (unsigned)(json_integer_value(json_object_get(r, "repetitions")) ?: 1);
+		res->duration_s = num_or_nan(json_object_get(r, "duration_seconds"));
+		load_kv(res, json_object_get(r, "parameters"), false);
+		load_kv(res, json_object_get(r, "method"), true);
+		json_object_foreach(metrics, key, v) {
+			char *name;
+			enum unit u = split_key(key, &name);
+			json_t *sp = json_is_object(spread) ? json_object_get(spread, key) : NULL;
+			struct metric *m = result_metric(res, name, u, num_or_nan(v),
+							 json_string_value(json_object_get(labels, key)));
+
+			if (json_is_object(sp)) {
+				m->min = num_or_nan(json_object_get(sp, "min"));
+				m->max = num_or_nan(json_object_get(sp, "max"));
+				m->reps = (unsigned)json_integer_value(json_object_get(sp, "n"));
+			}
+			free(name);
+		}
+		json_array_foreach(notes, j, n)
+			if (json_is_string(n))
+				result_note(res, "%s", json_string_value(n));
+		load_view(res, json_object_get(r, "system"));
+		if (json_is_object(verdict)) {
+			snprintf(res->verdict.resource, sizeof(res->verdict.resource), "%s",
+				 json_string_value(json_object_get(verdict, "resource")) ?: "");
+			snprintf(res->verdict.evidence, sizeof(res->verdict.evidence), "%s",
+				 json_string_value(json_object_get(verdict, "evidence")) ?: "");
+		}
+		run_add(run, res);
+	}
+	json_decref(root);
+	*out = run;
+	return 0;
+}
+
 #else
+
+int run_from_json(const char *text, struct run **out, char *err, size_t errlen)
+{
+	(void)text;
+	*out = NULL;
+	snprintf(err, errlen, "built without jansson: cannot read JSON documents");
+	return -ENOTSUP;
+}
 
 int history_metrics_from_json(const char *text, const char *label, struct history_metrics *out, char *err,
 			      size_t errlen)

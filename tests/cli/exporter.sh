@@ -1,0 +1,83 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# engpass exporter: serves the newest stored results at /metrics; hostile
+# requests are answered or dropped without hanging it; a real Prometheus
+# server scrapes it and its query API returns an engpass_ series.
+. "$(dirname "$0")/lib.sh"
+DB="$T_TMP/h.db"
+PIDS=""
+trap 'for p in $PIDS; do kill $p 2>/dev/null; done; rm -rf "$T_TMP"' EXIT INT TERM
+
+# A free-ish port from the PID; both servers retry the next one when taken.
+base=$((20000 + $$ % 20000))
+
+run null --time 300ms --interval 50ms --db "$DB"
+run null --values 10 --no-sample --db "$DB" --seed 5
+
+port=$base
+"$ENGPASS" exporter --listen 127.0.0.1:$port --db "$DB" 2>"$T_TMP/exp.err" &
+EXP=$!
+PIDS="$PIDS $EXP"
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	curl -s -o /dev/null "http://127.0.0.1:$port/" && break
+	sleep 0.2
+done
+URL="http://127.0.0.1:$port"
+
+code=$(curl -s -o "$T_TMP/m.txt" -w '%{http_code}' "$URL/metrics")
+check "/metrics answers 200" [ "$code" = 200 ]
+if promtool check metrics <"$T_TMP/m.txt" >"$T_TMP/lint" 2>&1; then
+	ok "promtool accepts /metrics"
+else
+	not_ok "promtool accepts /metrics" "$(head -10 "$T_TMP/lint")"
+fi
+check "/metrics serves the newest run of each benchmark" grep -q 'engpass_null_values{.*seed="5"} 10$' "$T_TMP/m.txt"
+check "... and only that run" sh -c "! grep -q 'seed=\"1\"' '$T_TMP/m.txt'"
+check "unknown path is 404" [ "$(curl -s -o /dev/null -w '%{http_code}' "$URL/nope")" = 404 ]
+check "POST is 405" [ "$(curl -s -o /dev/null -w '%{http_code}' -X POST "$URL/metrics")" = 405 ]
+printf 'garbage\r\n\r\n' | curl -s --max-time 3 "telnet://127.0.0.1:$port" >"$T_TMP/raw" 2>/dev/null
+check "a malformed request gets 400" grep -q "^HTTP/1.1 400" "$T_TMP/raw"
+head -c 20000 /dev/zero | tr '\0' 'a' | curl -s --max-time 3 "telnet://127.0.0.1:$port" >"$T_TMP/raw" 2>/dev/null
+check "an oversized request head gets 431" grep -q "^HTTP/1.1 431" "$T_TMP/raw"
+check "it still answers after hostile requests" [ "$(curl -s -o /dev/null -w '%{http_code}' "$URL/metrics")" = 200 ]
+
+run exporter --listen 127.0.0.1:$port --db "$DB"
+check "a port already taken is one line, exit 2" sh -c "[ $RC = 2 ] && grep -q 'cannot listen.*in use' '$T_TMP/err'"
+run exporter --listen localhost --db "$DB"
+check "a malformed --listen is a usage error" [ "$RC" = 2 ]
+
+# A real Prometheus server: own config and data dir, 1 s scrapes.
+pport=$((port + 1))
+cat >"$T_TMP/prom.yml" <<YML
+global:
+  scrape_interval: 1s
+scrape_configs:
+  - job_name: engpass
+    static_configs:
+      - targets: ['127.0.0.1:$port']
+YML
+prometheus --config.file="$T_TMP/prom.yml" --storage.tsdb.path="$T_TMP/tsdb" \
+	--web.listen-address=127.0.0.1:$pport >"$T_TMP/prom.log" 2>&1 &
+PROM=$!
+PIDS="$PIDS $PROM"
+found=""
+for i in $(seq 1 60); do
+	if curl -s "http://127.0.0.1:$pport/api/v1/query?query=engpass_null_values" >"$T_TMP/q.json" 2>/dev/null &&
+	   jq -e '.data.result | length > 0' "$T_TMP/q.json" >/dev/null 2>&1; then
+		found=yes
+		break
+	fi
+	sleep 0.5
+done
+check "Prometheus scraped the exporter and returns an engpass_ series" [ "$found" = yes ]
+jqt "the series carries its labels and value" \
+	'.data.result[0].metric.command == "null" and .data.result[0].value[1] == "10"' "$T_TMP/q.json"
+kill $PROM 2>/dev/null
+wait $PROM 2>/dev/null
+
+kill -TERM $EXP
+RC=0
+wait $EXP || RC=$?
+check "SIGTERM ends the exporter with status 0" [ "$RC" = 0 ]
+
+done_testing
