@@ -83,6 +83,7 @@ static void null_run(const struct bench_env *env, const void *p, struct result *
 	result_metric(res, "lat_p99", UNIT_NS, (double)hist_percentile(&h, 99), "p99")->higher_is_better = false;
 	result_metric(res, "lat_max", UNIT_NS, (double)hist_max(&h), "max")->higher_is_better = false;
 	result_hist(res, "lat", UNIT_NS, &h);
+	result_headline(res, "lat_p99");
 
 	if (env->common->time_ns) {
 		mono_ns start = clock_mono(), end = start + env->common->time_ns;

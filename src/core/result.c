@@ -112,6 +112,7 @@ void result_free(struct result *r)
 	for (size_t i = 0; i < r->nnotes; i++)
 		free(r->notes[i]);
 	free(r->notes);
+	free(r->headline);
 	if (r->series)
 		sampler_free(r->series);
 	free(r);
@@ -191,6 +192,12 @@ struct metric *result_metric(struct result *r, const char *name, enum unit unit,
 	return m;
 }
 
+void result_headline(struct result *r, const char *metric)
+{
+	free(r->headline);
+	r->headline = xstrdup(metric);
+}
+
 const struct metric *result_find_metric(const struct result *r, const char *name)
 {
 	for (size_t i = 0; i < r->nmetrics; i++)
@@ -254,6 +261,8 @@ struct result *result_merge_reps(struct result **reps, size_t n)
 	copy_kv(&d->method, &d->nmethod, first->method, first->nmethod);
 	for (size_t i = 0; i < first->nnotes; i++)
 		result_note(d, "%s", first->notes[i]);
+	if (first->headline)
+		result_headline(d, first->headline);
 	for (size_t i = 0; i < n; i++) {
 		d->duration_s += reps[i]->duration_s;
 		d->incomplete |= reps[i]->incomplete;

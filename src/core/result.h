@@ -92,6 +92,7 @@ struct result {
 	struct metric *metrics; size_t nmetrics;
 	struct result_hist *hists; size_t nhists;
 	char **notes; size_t nnotes;	/* caveats printed with the result */
+	char *headline;		/* name of the metric that sums the step up; NULL = none */
 	double duration_s;	/* wall time of the step, all repetitions */
 	unsigned reps;
 	bool have_view;
@@ -119,6 +120,11 @@ void result_note(struct result *r, const char *fmt, ...) PRINTF_LIKE(2, 3);
  */
 struct metric *result_metric(struct result *r, const char *name, enum unit unit, double value,
 			     const char *label);
+/*
+ * Names the metric that sums the step up (the one a summary table shows,
+ * e.g. "read" for a read test). Copied.
+ */
+void result_headline(struct result *r, const char *metric);
 /* Finds a metric by name; NULL when absent. */
 const struct metric *result_find_metric(const struct result *r, const char *name);
 /* Adds a copy of H under NAME. */

@@ -178,6 +178,16 @@ static void result_object(struct jw *w, const struct result *r, bool series)
 		jw_num(w, key, r->metrics[i].value);
 	}
 	jw_obj_end(w);
+	{
+		const struct metric *h = r->headline ? result_find_metric(r, r->headline) : NULL;
+
+		if (h) {
+			metric_key(key, sizeof(key), h);
+			jw_str(w, "headline", key);
+		} else {
+			jw_null(w, "headline");
+		}
+	}
 	if (r->reps > 1) {
 		jw_obj_begin(w, "spread");
 		for (size_t i = 0; i < r->nmetrics; i++) {

@@ -224,6 +224,18 @@ int run_from_json(const char *text, struct run **out, char *err, size_t errlen)
 			}
 			free(name);
 		}
+		{
+			const char *hl = json_string_value(json_object_get(r, "headline"));
+
+			/* The headline names a metric key; keep the metric's name. */
+			for (size_t k = 0; hl && k < res->nmetrics; k++) {
+				char kbuf[160];
+
+				snprintf(kbuf, sizeof(kbuf), "%s%s", res->metrics[k].name, unit_suffix(res->metrics[k].unit));
+				if (!strcmp(kbuf, hl))
+					result_headline(res, res->metrics[k].name);
+			}
+		}
 		json_array_foreach(notes, j, n)
 			if (json_is_string(n))
 				result_note(res, "%s", json_string_value(n));
