@@ -476,7 +476,7 @@ int cmd_sweep(int argc, char **argv)
 	} else {
 		printf("%-34s", "figure");
 		for (size_t k = 0; k < ncombo; k++) {
-			char head[16];
+			char head[32];
 
 			snprintf(head, sizeof(head), "(%zu)", k + 1);
 			printf("  %14s", head);
