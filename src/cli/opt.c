@@ -187,6 +187,11 @@ int opt_parse(int argc, char **argv, const struct opt_group *groups, size_t ngro
 			}
 			val = argv[++i];
 		}
+		/* A value given twice would silently drop the first: say so instead. */
+		if (o->type != OPT_T_FLAG && opt_was_seen(seen, gi, oi)) {
+			snprintf(err, errlen, "option '%s' given twice (use one comma list)", label);
+			return -EINVAL;
+		}
 		if (store(o, groups[gi].dst, label, val, ncpu, err, errlen))
 			return -EINVAL;
 		if (gi < 4 && oi < 64)

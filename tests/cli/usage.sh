@@ -40,6 +40,7 @@ bad "'maybe'" null --outcome maybe
 bad "'extra'" null extra
 bad "--json" null --json=yes
 bad "--format" null --format xml
+bad "given twice" null --values 1 --values 2
 bad "'--bogus'" info --bogus
 bad "'x'" info x
 bad "'zzz'" help zzz

@@ -51,14 +51,14 @@ static int parse(struct o *o, char **pos, size_t *npos, char *err, int argc, cha
 
 static void test_good(void **state)
 {
-	char *argv[] = { "--flag", "--size=4K", "-s", "1M", "--rate", "1Gbit/s", "-t5s", "--n", "7",
+	char *argv[] = { "--flag", "-s", "1M", "--rate=1Gbit/s", "-t5s", "--n", "7",
 			 "--pin", "0-1", "--name", "x", "--mode", "beta", "pos1", "--", "--pos2" };
 	struct o o;
 	char *pos[4], err[256];
 	size_t npos;
 
 	(void)state;
-	assert_int_equal(parse(&o, pos, &npos, err, 18, argv), 0);
+	assert_int_equal(parse(&o, pos, &npos, err, 16, argv), 0);
 	assert_true(o.flag);
 	assert_int_equal(o.size, 1024 * 1024);
 	assert_true(o.rate > 124e6 && o.rate < 126e6);
@@ -88,6 +88,7 @@ static const struct {
 	{ { "--mode", "gamma" }, 2, "not one of alpha, beta" },
 	{ { "--flag=1" }, 1, "takes no value" },
 	{ { "--name", "" }, 2, "empty value" },
+	{ { "--n", "1", "--n=2" }, 3, "option '--n' given twice" },
 };
 
 static void test_bad(void **state)
