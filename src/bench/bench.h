@@ -31,6 +31,7 @@ struct tmpfile_reg;
 /* The registry: one X(name) per benchmark. */
 #define BENCHES(X) \
 	X(latency) \
+	X(cpu) \
 	X(null)
 
 /* Capabilities the command layer checks before running (never by name). */

@@ -36,5 +36,6 @@ run() {
 
 # jqt NAME FILTER FILE: passes when jq -e FILTER is true on FILE.
 jqt() {
-	if jq -e "$2" "$3" >/dev/null 2>&1; then ok "$1"; else not_ok "$1" "jq -e '$2' was false or failed"; fi
+	# jq 1.6 -e exits 0 on empty input: an empty file must fail too.
+	if [ -s "$3" ] && jq -e "$2" "$3" >/dev/null 2>&1; then ok "$1"; else not_ok "$1" "jq -e '$2' was false, failed or had no input"; fi
 }
