@@ -194,14 +194,164 @@ static void result_block(FILE *f, const struct result *r)
 		fprintf(f, "  %-10s  %s\n", i ? "" : "note", r->notes[i]);
 }
 
+/* True when KV[K] appears with the same value in every result of the group. */
+static bool common_kv(const struct result *const *g, size_t n, const struct kv *kv, bool method)
+{
+	for (size_t i = 1; i < n; i++) {
+		const struct kv *arr = method ? g[i]->method : g[i]->params;
+		size_t cnt = method ? g[i]->nmethod : g[i]->nparams;
+		bool found = false;
+
+		for (size_t j = 0; j < cnt && !found; j++)
+			found = !strcmp(arr[j].key, kv->key) && !strcmp(arr[j].value, kv->value);
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+#define GRID_MAX_COLS 8
+#define GRID_LABEL_MAX 20
+
+/*
+ * Several steps of one benchmark (cipher x size, task x load, ladder
+ * rungs) as one grid: a row per step, a column per metric, the method
+ * lines they share printed once, then each step's verdict and the notes
+ * without repeats. The JSON keeps every detail.
+ */
+static void grid_block(FILE *f, const struct result *const *g, size_t n)
+{
+	const char *names[GRID_MAX_COLS], *heads[GRID_MAX_COLS];
+	enum unit units[GRID_MAX_COLS];
+	size_t ncol = 0, stepw = 4, width[GRID_MAX_COLS];
+	bool more = false, printed;
+
+	for (size_t i = 0; i < n; i++) {
+		if (strlen(g[i]->step) > stepw)
+			stepw = strlen(g[i]->step);
+		for (size_t m = 0; m < g[i]->nmetrics; m++) {
+			const struct metric *mt = &g[i]->metrics[m];
+			size_t c;
+
+			for (c = 0; c < ncol && strcmp(names[c], mt->name); c++)
+				;
+			if (c < ncol)
+				continue;
+			if (ncol == GRID_MAX_COLS) {
+				more = true;
+				continue;
+			}
+			names[ncol] = mt->name;
+			heads[ncol] = mt->name;
+			units[ncol] = mt->unit;
+			ncol++;
+		}
+	}
+	if (stepw > 40)
+		stepw = 40;
+	fprintf(f, "%s: %zu steps\n", g[0]->bench, n);
+	printed = false;
+	for (size_t k = 0; k < g[0]->nparams; k++)
+		if (common_kv(g, n, &g[0]->params[k], false)) {
+			fprintf(f, "  %-10s  %s: %s\n", printed ? "" : "parameters", g[0]->params[k].key,
+				g[0]->params[k].value);
+			printed = true;
+		}
+	printed = false;
+	for (size_t k = 0; k < g[0]->nmethod; k++)
+		if (common_kv(g, n, &g[0]->method[k], true)) {
+			fprintf(f, "  %-10s  %s: %s\n", printed ? "" : "method", g[0]->method[k].key,
+				g[0]->method[k].value);
+			printed = true;
+		}
+	for (size_t c = 0; c < ncol; c++) {
+		width[c] = strlen(heads[c]) > GRID_LABEL_MAX ? GRID_LABEL_MAX : strlen(heads[c]);
+		for (size_t i = 0; i < n; i++) {
+			const struct metric *mt = result_find_metric(g[i], names[c]);
+			char v[48];
+
+			if (!mt)
+				continue;
+			render_value(v, sizeof(v), mt->value, mt->unit);
+			if (strlen(v) > width[c])
+				width[c] = strlen(v);
+		}
+	}
+	fprintf(f, "\n  %-*s", (int)stepw, "step");
+	for (size_t c = 0; c < ncol; c++)
+		fprintf(f, "  %*.*s", (int)width[c], GRID_LABEL_MAX, heads[c]);
+	fputc('\n', f);
+	for (size_t i = 0; i < n; i++) {
+		const struct result *r = g[i];
+
+		fprintf(f, "  %-*.*s", (int)stepw, (int)stepw, r->step);
+		if (r->status != RESULT_OK) {
+			fprintf(f, "  %s: %s\n", result_status_name(r->status), r->reason ? r->reason : "");
+			continue;
+		}
+		for (size_t c = 0; c < ncol; c++) {
+			const struct metric *mt = result_find_metric(r, names[c]);
+			char v[48] = "";
+
+			if (mt)
+				render_value(v, sizeof(v), mt->value, units[c]);
+			fprintf(f, "  %*s", (int)width[c], v);
+		}
+		if (r->incomplete)
+			fputs("  (incomplete)", f);
+		if (r->reps > 1)
+			fprintf(f, "  (median of %u)", r->reps);
+		fputc('\n', f);
+	}
+	for (size_t c = 0; c < ncol; c++) {
+		const struct metric *mt = NULL;
+
+		for (size_t i = 0; i < n && !mt; i++)
+			mt = result_find_metric(g[i], names[c]);
+		if (mt && mt->label && strcmp(mt->label, mt->name))
+			fprintf(f, "%s  %-10s  %s: %s\n", c ? "" : "\n", c ? "" : "columns", mt->name, mt->label);
+	}
+	if (more)
+		fprintf(f, "  %-10s  (the first %d figures of each step; --json has them all)\n", "", GRID_MAX_COLS);
+	printed = false;
+	for (size_t i = 0; i < n; i++) {
+		if (!g[i]->verdict.resource[0])
+			continue;
+		fprintf(f, "%s  %-10s  %s: bound by %s -- %s\n", printed ? "" : "\n", printed ? "" : "verdict",
+			g[i]->step, g[i]->verdict.resource, g[i]->verdict.evidence);
+		printed = true;
+	}
+	printed = false;
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < g[i]->nnotes; k++) {
+			bool seen = false;
+
+			for (size_t j = 0; j <= i && !seen; j++)
+				for (size_t l = 0; l < g[j]->nnotes && !seen; l++)
+					seen = (j < i || l < k) && !strcmp(g[j]->notes[l], g[i]->notes[k]);
+			if (seen)
+				continue;
+			fprintf(f, "  %-10s  %s\n", printed ? "" : "note", g[i]->notes[k]);
+			printed = true;
+		}
+}
+
 void render_table(FILE *f, const struct run *run)
 {
 	/* The whole box description only where it is the point (engpass info). */
 	if (run->info && !run->nresults)
 		info_render_table(f, run->info);
-	for (size_t i = 0; i < run->nresults; i++) {
+	for (size_t i = 0; i < run->nresults;) {
+		size_t j = i + 1;
+
+		while (j < run->nresults && !strcmp(run->results[j]->bench, run->results[i]->bench))
+			j++;
 		if (i)
 			fputc('\n', f);
-		result_block(f, run->results[i]);
+		if (j - i > 1)
+			grid_block(f, (const struct result *const *)&run->results[i], j - i);
+		else
+			result_block(f, run->results[i]);
+		i = j;
 	}
 }
