@@ -13,6 +13,7 @@ const struct cmd cmd_table[] = {
 	{ "history", cmd_history, "[--limit N] [--command NAME]", "list the stored runs" },
 	{ "show", cmd_show, "RUN [--json]", "show a stored run" },
 	{ "compare", cmd_compare, "RUN|FILE.json RUN|FILE.json ...", "put runs side by side with ratios" },
+	{ "report", cmd_report, "RUN|FILE.json --html FILE", "write an HTML report with SVG charts" },
 	{ "sweep", cmd_sweep, "'CMD ARGS' --OPT a,b,c ...", "run a command over a parameter matrix, one table" },
 	{ "exporter", cmd_exporter, "[--listen ADDR:PORT] [--db PATH]", "serve the newest results as Prometheus metrics" },
 	{ "list", cmd_list, "", "list the benchmarks and whether this build and machine can run them" },

@@ -33,6 +33,7 @@ int cmd_version(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_exporter(int argc, char **argv);
 

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engpass mem --bandwidth and --latency: STREAM-like kernels (write,
+ * read, copy, scale, add, triad) over arrays well past the last-level
+ * cache, and a dependent pointer chase over a random cyclic permutation
+ * for a curve of working-set sizes. Neither is STREAM or lmbench; both
+ * say their method next to the figures.
+ */
+#ifndef ENGPASS_MEM_BW_H
+#define ENGPASS_MEM_BW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bench/bench.h"
+
+struct mem_bw_cfg {
+	uint64_t array_bytes;	/* per array; 0 = max(4 x LLC, 64 MiB) */
+	unsigned threads;	/* >= 1 */
+	unsigned passes;	/* timed passes, best kept, >= 1 */
+	unsigned margin_pct;
+	bool force;		/* run even if the arrays exceed the budget */
+};
+
+struct mem_lat_cfg {
+	uint64_t max_bytes;	/* largest working set; 0 = max(4 x LLC, 64 MiB), a power of two */
+	unsigned passes;	/* timed runs per size, best kept, >= 1 */
+	unsigned margin_pct;
+	bool force;
+};
+
+/* The CPU caches as sysfs describes cpu0's, e.g. "L1d 32K, L1i 32K, L2 1M, L3 32M". */
+struct mem_caches {
+	uint64_t llc_bytes;	/* largest data or unified cache; 0 unknown */
+	int llc_level;		/* its level; 0 unknown */
+	char text[160];		/* "" when unknown */
+};
+
+/* Reads cpu0's caches from SYS_ROOT/devices/system/cpu/cpu0/cache/. Never fails: unknown is 0 and "". */
+void mem_caches_read(const char *sys_root, struct mem_caches *c);
+
+/*
+ * Runs the bandwidth step into RES: per kernel the best rate over
+ * CFG->passes timed passes (after one untimed warm-up pass), counting the
+ * bytes each kernel's source names (STREAM's convention: write-allocate
+ * traffic is not counted), and a check of the arrays' final values.
+ * Skipped when the arrays exceed MemAvailable + SwapFree - margin unless
+ * CFG->force. Never prints.
+ */
+void mem_bandwidth_run(const struct bench_env *env, const struct mem_bw_cfg *cfg, struct result *res);
+
+/*
+ * Runs the latency step into RES: for working sets of 4 KiB, 6 KiB, 8 KiB,
+ * 12 KiB ... up to CFG->max_bytes, the best nanoseconds per dependent load
+ * over CFG->passes runs of a pointer chase over one random cycle through
+ * every 64-byte line of the set. Never prints.
+ */
+void mem_latency_run(const struct bench_env *env, const struct mem_lat_cfg *cfg, struct result *res);
+
+#endif

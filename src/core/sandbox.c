@@ -1,0 +1,938 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The memory sandbox: cgroup, own swap file, guardian and teardown. See
+ * sandbox.h for what it is and the order of teardown. The helpers that
+ * tear down (teardown_cgroup, teardown_swap) and everything the guardian
+ * and a spawned child run use async-signal-safe calls only: plain
+ * system calls on paths built before the fork, no stdio, no allocation.
+ */
+#include "sandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/swap.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/proc.h"
+#include "core/xalloc.h"
+
+#define SB_PATH 4096
+
+struct sandbox {
+	int version;
+	char cg_dir[SB_PATH];
+	bool cg_made;
+	uint64_t limit_bytes;
+	char swap_path[SB_PATH];
+	bool swap_made;
+	bool swap_on;
+	const char *swap_alloc;
+	int guard_fd;
+	pid_t guard_pid;
+};
+
+/* ---- small async-signal-safe helpers ------------------------------------- */
+
+/* DST = A + B (bounded); false when it does not fit. */
+static bool cat2(char *dst, size_t n, const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+
+	if (la + lb + 1 > n)
+		return false;
+	memcpy(dst, a, la);
+	memcpy(dst + la, b, lb + 1);
+	return true;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* Decimal text of V into BUF (at least 24 bytes); returns its length. */
+static size_t fmt_u64(char *buf, uint64_t v)
+{
+	char tmp[24];
+	size_t n = 0, i;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (i = 0; i < n; i++)
+		buf[i] = tmp[n - 1 - i];
+	buf[n] = '\0';
+	return n;
+}
+
+/* Writes TEXT to the existing file PATH (a cgroup control file). */
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), r = 0;
+	size_t len = strlen(text);
+	ssize_t w;
+
+	if (fd < 0)
+		return -errno;
+	do
+		w = write(fd, text, len);
+	while (w < 0 && errno == EINTR);
+	if (w < 0)
+		r = -errno;
+	else if ((size_t)w != len)
+		r = -EIO;
+	if (close(fd) && !r)
+		r = -errno;
+	return r;
+}
+
+/* SIGKILLs every PID listed in DIR/cgroup.procs; returns how many were listed. */
+static int kill_cgroup_tasks(const char *dir)
+{
+	char path[SB_PATH], buf[4096];
+	ssize_t n;
+	int fd, count = 0;
+	long pid = 0;
+	bool in = false;
+
+	if (!cat2(path, sizeof(path), dir, "/cgroup.procs"))
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	while ((n = read(fd, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR)) {
+		for (ssize_t i = 0; i < n; i++) {
+			if (buf[i] >= '0' && buf[i] <= '9') {
+				pid = pid * 10 + (buf[i] - '0');
+				in = true;
+			} else {
+				if (in && pid > 1) {
+					kill((pid_t)pid, SIGKILL);
+					count++;
+				}
+				pid = 0;
+				in = false;
+			}
+		}
+	}
+	if (in && pid > 1) {
+		kill((pid_t)pid, SIGKILL);
+		count++;
+	}
+	close(fd);
+	return count;
+}
+
+/*
+ * Kills what runs in the cgroup DIR and removes it, retrying for up to
+ * 10 s while it is busy (tasks still exiting). Returns 0 when it is gone
+ * (also when it was never there) or -errno of the last rmdir().
+ */
+static int teardown_cgroup(const char *dir)
+{
+	for (int i = 0; i < 500; i++) {
+		if (!rmdir(dir) || errno == ENOENT)
+			return 0;
+		if (errno != EBUSY)
+			return -errno;
+		kill_cgroup_tasks(dir);
+		sleep_ms(20);
+	}
+	return -EBUSY;
+}
+
+/*
+ * Disables the swap file PATH if it is enabled and removes it. EINVAL from
+ * swapoff() means "not an active swap area" and is not an error here.
+ */
+static int teardown_swap(const char *path)
+{
+	int r = 0;
+
+	if (swapoff(path) && errno != EINVAL && errno != ENOENT)
+		r = -errno;
+	if (r)
+		return r;
+	if (unlink(path) && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+/* ---- the guardian -------------------------------------------------------- */
+
+/* Records sent to the guardian: kind byte, path, NUL. */
+#define REC_CGROUP 'C'
+#define REC_SWAP 'S'
+#define REC_DONE 'X'
+
+static void guardian_main(int fd) __attribute__((noreturn));
+static void guardian_main(int fd)
+{
+	static char buf[3 * (SB_PATH + 2)];
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
+	struct sigaction sa;
+	size_t len = 0;
+	ssize_t n;
+	sigset_t all;
+	int nullfd;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+	sigemptyset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	/* Hold nothing the owner's readers wait on (a pipe on stdout...). */
+	if (fd != 3) {
+		if (dup2(fd, 3) < 0)
+			_exit(1);
+		fd = 3;
+	}
+	if (close_range(4, ~0U, 0))
+		for (int i = 4; i < 1024; i++)
+			close(i);
+	nullfd = open("/dev/null", O_RDWR);
+	if (nullfd >= 0) {
+		dup2(nullfd, 0);
+		dup2(nullfd, 1);
+		dup2(nullfd, 2);
+		if (nullfd > 3)
+			close(nullfd);
+	}
+	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		len += (size_t)n;
+		if (len >= sizeof(buf) - 1) {
+			/* Full: keep reading to see EOF, records beyond are lost. */
+			char sink[256];
+
+			while ((n = read(fd, sink, sizeof(sink))) > 0 || (n < 0 && errno == EINTR))
+				;
+			break;
+		}
+	}
+	buf[len] = '\0';
+	for (size_t i = 0; i < len; i += strlen(buf + i) + 1)
+		if (buf[i] == REC_DONE)
+			_exit(0);
+	for (size_t i = 0; i < len; i += strlen(buf + i) + 1)
+		if (buf[i] == REC_CGROUP)
+			(void)teardown_cgroup(buf + i + 1);
+	for (size_t i = 0; i < len; i += strlen(buf + i) + 1)
+		if (buf[i] == REC_SWAP)
+			(void)teardown_swap(buf + i + 1);
+	_exit(0);
+}
+
+/* Tells the guardian about an object (KIND, PATH); best effort. */
+static void guard_tell(struct sandbox *sb, char kind, const char *path)
+{
+	char rec[SB_PATH + 2];
+	size_t len = strlen(path);
+
+	if (sb->guard_fd < 0 || len + 2 > sizeof(rec))
+		return;
+	rec[0] = kind;
+	memcpy(rec + 1, path, len + 1);
+	while (send(sb->guard_fd, rec, len + 2, MSG_NOSIGNAL) < 0 && errno == EINTR)
+		;
+}
+
+static int guard_start(struct sandbox *sb)
+{
+	int sv[2];
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		int e = errno;
+
+		close(sv[0]);
+		close(sv[1]);
+		return -e;
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		guardian_main(sv[1]);
+	}
+	close(sv[1]);
+	sb->guard_fd = sv[0];
+	sb->guard_pid = pid;
+	return 0;
+}
+
+/* Ends the guardian: DONE tells it nothing is left; otherwise it tears down now. */
+static void guard_stop(struct sandbox *sb, bool done)
+{
+	int st;
+
+	if (sb->guard_fd < 0)
+		return;
+	if (done)
+		guard_tell(sb, REC_DONE, "");
+	close(sb->guard_fd);
+	sb->guard_fd = -1;
+	while (waitpid(sb->guard_pid, &st, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* ---- finding the memory controller --------------------------------------- */
+
+static bool has_word(const char *s, size_t len, const char *word)
+{
+	size_t wl = strlen(word), i = 0;
+
+	while (i < len) {
+		size_t j = i;
+
+		while (j < len && s[j] != ',')
+			j++;
+		if (j - i == wl && !memcmp(s + i, word, wl))
+			return true;
+		i = j + 1;
+	}
+	return false;
+}
+
+/* Copies the mountinfo field [S, E) to DST decoding \ooo escapes; false if too long. */
+static bool copy_unescaped(char *dst, size_t n, const char *s, const char *e)
+{
+	size_t o = 0;
+
+	while (s < e) {
+		char c = *s++;
+
+		if (c == '\\' && e - s >= 3 && s[0] >= '0' && s[0] <= '3' && s[1] >= '0' && s[1] <= '7' &&
+		    s[2] >= '0' && s[2] <= '7') {
+			c = (char)((s[0] - '0') * 64 + (s[1] - '0') * 8 + (s[2] - '0'));
+			s += 3;
+		}
+		if (o + 1 >= n)
+			return false;
+		dst[o++] = c;
+	}
+	dst[o] = '\0';
+	return true;
+}
+
+/* Splits LINE [S, E) at spaces into at most MAX fields; returns the count. */
+static size_t split_fields(const char *s, const char *e, const char **fs, const char **fe, size_t max)
+{
+	size_t n = 0;
+
+	while (s < e && n < max) {
+		while (s < e && *s == ' ')
+			s++;
+		if (s >= e)
+			break;
+		fs[n] = s;
+		while (s < e && *s != ' ')
+			s++;
+		fe[n++] = s;
+	}
+	return n;
+}
+
+struct mount_hit {
+	bool found;
+	char root[SB_PATH];
+	char point[SB_PATH];
+};
+
+/* Scans mountinfo for the v1 memory mount and the first cgroup2 mount. */
+static int scan_mountinfo(const char *text, struct mount_hit *v1, struct mount_hit *v2)
+{
+	const char *p = text;
+
+	while (*p) {
+		const char *e = strchr(p, '\n'), *fs[64], *fe[64];
+		size_t n, sep;
+
+		if (!e)
+			e = p + strlen(p);
+		n = split_fields(p, e, fs, fe, 64);
+		for (sep = 6; sep < n; sep++)
+			if (fe[sep] - fs[sep] == 1 && fs[sep][0] == '-')
+				break;
+		if (n >= 5 && sep + 1 < n) {
+			const char *type = fs[sep + 1];
+			size_t tl = (size_t)(fe[sep + 1] - type);
+			struct mount_hit *hit = NULL;
+
+			if (tl == 6 && !memcmp(type, "cgroup", 6) && sep + 3 < n &&
+			    has_word(fs[sep + 3], (size_t)(fe[sep + 3] - fs[sep + 3]), "memory"))
+				hit = v1;
+			else if (tl == 7 && !memcmp(type, "cgroup2", 7))
+				hit = v2;
+			if (hit && !hit->found) {
+				if (!copy_unescaped(hit->root, sizeof(hit->root), fs[3], fe[3]) ||
+				    !copy_unescaped(hit->point, sizeof(hit->point), fs[4], fe[4]))
+					return -ENAMETOOLONG;
+				hit->found = true;
+			}
+		}
+		p = *e ? e + 1 : e;
+	}
+	return 0;
+}
+
+int sandbox_find_memcg(const char *mountinfo, const char *self_cgroup, struct sandbox_memcg *out)
+{
+	struct mount_hit *v1 = xcalloc(1, sizeof(*v1)), *v2 = xcalloc(1, sizeof(*v2));
+	const char *p = self_cgroup;
+	char v1path[SB_PATH] = "";
+	bool have_v1 = false;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	r = scan_mountinfo(mountinfo, v1, v2);
+	while (!r && *p) {
+		const char *e = strchr(p, '\n'), *c1, *c2;
+
+		if (!e)
+			e = p + strlen(p);
+		c1 = memchr(p, ':', (size_t)(e - p));
+		c2 = c1 ? memchr(c1 + 1, ':', (size_t)(e - c1 - 1)) : NULL;
+		if (c2 && c2 > c1 + 1 && has_word(c1 + 1, (size_t)(c2 - c1 - 1), "memory")) {
+			if ((size_t)(e - c2 - 1) >= sizeof(v1path)) {
+				r = -ENAMETOOLONG;
+				break;
+			}
+			memcpy(v1path, c2 + 1, (size_t)(e - c2 - 1));
+			v1path[e - c2 - 1] = '\0';
+			have_v1 = true;
+		}
+		p = *e ? e + 1 : e;
+	}
+	if (r) {
+		/* fall through to free */
+	} else if (have_v1 && v1->found) {
+		const char *rel = v1path;
+		size_t rl = strlen(v1->root);
+
+		if (strcmp(v1->root, "/")) {
+			if (strncmp(v1path, v1->root, rl) || (v1path[rl] && v1path[rl] != '/'))
+				r = -ENOENT;	/* our cgroup is outside what is mounted */
+			rel = v1path + rl;
+		}
+		if (!r) {
+			if (!strcmp(rel, "/"))
+				rel = "";
+			out->version = 1;
+			if (!cat2(out->parent, sizeof(out->parent), v1->point, rel))
+				r = -ENAMETOOLONG;
+		}
+	} else if (v2->found) {
+		out->version = 2;
+		if (!cat2(out->parent, sizeof(out->parent), v2->point, ""))
+			r = -ENAMETOOLONG;
+	} else {
+		r = -ENOENT;
+	}
+	if (r)
+		memset(out, 0, sizeof(*out));
+	free(v1);
+	free(v2);
+	return r;
+}
+
+/* ---- swap header and swap directory -------------------------------------- */
+
+int sandbox_swap_header(void *page, size_t page_size, uint64_t file_bytes, const uint8_t uuid[16])
+{
+	unsigned char *p = page;
+	uint64_t pages;
+	uint32_t words[3];
+
+	if (page_size < 4096 || (page_size & (page_size - 1)))
+		return -EINVAL;
+	pages = file_bytes / page_size;
+	if (pages < SANDBOX_SWAP_MIN_PAGES || pages - 1 > UINT32_MAX)
+		return -EINVAL;
+	memset(p, 0, page_size);
+	words[0] = 1;				/* version */
+	words[1] = (uint32_t)(pages - 1);	/* last_page */
+	words[2] = 0;				/* nr_badpages */
+	memcpy(p + 1024, words, sizeof(words));
+	memcpy(p + 1024 + sizeof(words), uuid, 16);
+	/* 16 bytes of volume label stay zero: no label. */
+	memcpy(p + page_size - 10, "SWAPSPACE2", 10);
+	return 0;
+}
+
+int sandbox_check_swapdir(const char *dir, uint64_t bytes, const char **fsname)
+{
+	static const struct {
+		long magic;
+		const char *name;
+	} bad[] = {
+		{ 0x01021994, "tmpfs" }, { (long)0x858458f6, "ramfs" }, { 0x9fa0, "proc" },
+		{ 0x62656572, "sysfs" }, { 0x794c7630, "overlayfs" }, { 0x73717368, "squashfs" },
+		{ 0x6969, "nfs" }, { 0x27e0eb, "cgroup" }, { 0x63677270, "cgroup2" },
+	};
+	struct statfs sf;
+	struct stat st;
+
+	if (fsname)
+		*fsname = NULL;
+	if (stat(dir, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	if (access(dir, W_OK | X_OK))
+		return -errno;
+	if (statfs(dir, &sf))
+		return -errno;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if ((long)sf.f_type == bad[i].magic) {
+			if (fsname)
+				*fsname = bad[i].name;
+			return -EINVAL;
+		}
+	}
+	if ((uint64_t)sf.f_bavail * (uint64_t)sf.f_bsize < bytes + SANDBOX_SWAPDIR_RESERVE)
+		return -ENOSPC;
+	return 0;
+}
+
+/* ---- create ---------------------------------------------------------------- */
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...) PRINTF_LIKE(3, 4);
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+static uint64_t random48(void)
+{
+	uint64_t v = 0;
+
+	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != (ssize_t)sizeof(v))
+		v = (uint64_t)time(NULL) * 6364136223846793005ULL ^ (uint64_t)getpid() ^ (uint64_t)(uintptr_t)&v;
+	return v & 0xffffffffffffULL;
+}
+
+static int read_text(const char *path, char *buf, size_t n)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t r;
+
+	if (fd < 0)
+		return -errno;
+	do
+		r = read(fd, buf, n - 1);
+	while (r < 0 && errno == EINTR);
+	if (r < 0) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	close(fd);
+	buf[r] = '\0';
+	return 0;
+}
+
+/* Reads a number from DIR/FILE (first token); -ENOENT etc. on failure, "max" is -ERANGE. */
+static int read_i64(const char *dir, const char *file, int64_t *v)
+{
+	char path[SB_PATH], buf[64], *end;
+	long long x;
+	int r;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, file) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	if ((r = read_text(path, buf, sizeof(buf))))
+		return r;
+	errno = 0;
+	x = strtoll(buf, &end, 10);
+	if (end == buf || errno || x < 0)
+		return -ERANGE;
+	*v = x;
+	return 0;
+}
+
+/* Reads the value of "KEY N" from the keyed file DIR/FILE. */
+static int read_keyed(const char *dir, const char *file, const char *key, int64_t *v)
+{
+	char path[SB_PATH], buf[4096];
+	size_t kl = strlen(key);
+	int r;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, file) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	if ((r = read_text(path, buf, sizeof(buf))))
+		return r;
+	for (char *line = buf; *line;) {
+		char *nl = strchr(line, '\n');
+
+		if (!strncmp(line, key, kl) && line[kl] == ' ') {
+			*v = strtoll(line + kl + 1, NULL, 10);
+			return 0;
+		}
+		if (!nl)
+			break;
+		line = nl + 1;
+	}
+	return -ENOENT;
+}
+
+static int zero_fill(int fd, uint64_t bytes)
+{
+	size_t chunk = 1 << 20;
+	char *z = xcalloc(1, chunk);
+	uint64_t off = 0;
+	int r = 0;
+
+	while (off < bytes) {
+		size_t n = bytes - off < chunk ? (size_t)(bytes - off) : chunk;
+		ssize_t w = pwrite(fd, z, n, (off_t)off);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			break;
+		}
+		off += (uint64_t)w;
+	}
+	free(z);
+	return r;
+}
+
+static int make_swapfile(struct sandbox *sb, const struct sandbox_opts *o, char *err, size_t errlen)
+{
+	long psz = sysconf(_SC_PAGESIZE);
+	uint64_t page = psz > 0 ? (uint64_t)psz : 4096, bytes = o->swap_bytes / page * page;
+	uint8_t uuid[16];
+	void *hdr;
+	int fd = -1, r, flags = SWAP_FLAG_PREFER | ((SANDBOX_SWAP_PRIO << SWAP_FLAG_PRIO_SHIFT) & SWAP_FLAG_PRIO_MASK);
+
+	for (int tries = 0; tries < 100 && fd < 0; tries++) {
+		if (snprintf(sb->swap_path, sizeof(sb->swap_path), "%s/.engpass-swap-%d-%012llx", o->swap_dir,
+			     (int)getpid(), (unsigned long long)random48()) >= (int)sizeof(sb->swap_path)) {
+			set_err(err, errlen, "swap directory name '%s' is too long", o->swap_dir);
+			return -ENAMETOOLONG;
+		}
+		fd = open(sb->swap_path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (fd < 0 && errno != EEXIST) {
+			r = -errno;
+			set_err(err, errlen, "cannot create swap file '%s': %s", sb->swap_path, strerror(-r));
+			return r;
+		}
+	}
+	if (fd < 0) {
+		set_err(err, errlen, "cannot create swap file in '%s': all names taken", o->swap_dir);
+		return -EEXIST;
+	}
+	sb->swap_made = true;
+	guard_tell(sb, REC_SWAP, sb->swap_path);
+	sb->swap_alloc = "fallocate";
+	if (fallocate(fd, 0, 0, (off_t)bytes)) {
+		if (errno != EOPNOTSUPP && errno != ENOSYS) {
+			r = -errno;
+			set_err(err, errlen, "cannot allocate swap file '%s': %s", sb->swap_path, strerror(-r));
+			close(fd);
+			return r;
+		}
+		sb->swap_alloc = "zero-filled";
+		if ((r = zero_fill(fd, bytes))) {
+			set_err(err, errlen, "cannot write swap file '%s': %s", sb->swap_path, strerror(-r));
+			close(fd);
+			return r;
+		}
+	}
+	for (size_t i = 0; i < sizeof(uuid); i++)
+		uuid[i] = (uint8_t)(random48() >> 8);
+	hdr = xmalloc((size_t)page);
+	r = sandbox_swap_header(hdr, (size_t)page, bytes, uuid);
+	for (int attempt = 0; !r; attempt++) {
+		if (pwrite(fd, hdr, (size_t)page, 0) != (ssize_t)page || fsync(fd)) {
+			r = errno ? -errno : -EIO;
+			set_err(err, errlen, "cannot write swap header to '%s': %s", sb->swap_path, strerror(-r));
+			break;
+		}
+		if (!swapon(sb->swap_path, flags)) {
+			sb->swap_on = true;
+			break;
+		}
+		r = -errno;
+		/* Some file systems refuse unwritten (fallocated) extents: write zeros, try once more. */
+		if (r == -EINVAL && attempt == 0 && !strcmp(sb->swap_alloc, "fallocate")) {
+			sb->swap_alloc = "zero-filled";
+			if (!(r = zero_fill(fd, bytes)))
+				continue;
+		}
+		set_err(err, errlen, "cannot enable swap file '%s' with swapon: %s", sb->swap_path, strerror(-r));
+		break;
+	}
+	free(hdr);
+	close(fd);
+	return r;
+}
+
+static void release(struct sandbox *sb)
+{
+	if (sb->cg_made && !teardown_cgroup(sb->cg_dir))
+		sb->cg_made = false;
+	if (sb->swap_made && !teardown_swap(sb->swap_path)) {
+		sb->swap_made = false;
+		sb->swap_on = false;
+	}
+	guard_stop(sb, !sb->cg_made && !sb->swap_made);
+	free(sb);
+}
+
+int sandbox_create(struct sandbox **out, const struct sandbox_opts *o, char *err, size_t errlen)
+{
+	const char *proc = o->proc_root ? o->proc_root : "/proc";
+	struct proc_buf mi = PROC_BUF_INIT, cg = PROC_BUF_INIT;
+	struct sandbox_memcg *mc;
+	struct sandbox *sb;
+	char path[SB_PATH + 64], num[24];
+	int64_t got;
+	int r;
+
+	*out = NULL;
+	if (!o->limit_bytes || (o->swap_bytes && !o->swap_dir)) {
+		set_err(err, errlen, "sandbox needs a limit, and a directory for its swap file");
+		return -EINVAL;
+	}
+	if (geteuid() != 0) {
+		set_err(err, errlen, "the sandbox needs root (cgroups and swapon)");
+		return -EPERM;
+	}
+	mc = xcalloc(1, sizeof(*mc));
+	snprintf(path, sizeof(path), "%s/self/mountinfo", proc);
+	r = proc_buf_read_file(&mi, path);
+	snprintf(path, sizeof(path), "%s/self/cgroup", proc);
+	if (!r)
+		r = proc_buf_read_file(&cg, path);
+	if (!r)
+		r = sandbox_find_memcg(mi.data, cg.data, mc);
+	proc_buf_release(&mi);
+	proc_buf_release(&cg);
+	if (r) {
+		if (r == -ENOENT)
+			set_err(err, errlen, "no memory cgroup controller is mounted");
+		else
+			set_err(err, errlen, "cannot read the cgroup setup from '%s/self': %s", proc, strerror(-r));
+		free(mc);
+		return r;
+	}
+	if (mc->version == 2) {
+		char ctl[512];
+
+		snprintf(path, sizeof(path), "%s/cgroup.subtree_control", mc->parent);
+		if (read_text(path, ctl, sizeof(ctl)) || !strstr(ctl, "memory")) {
+			set_err(err, errlen, "the cgroup v2 root '%s' does not enable the memory controller for its children",
+				mc->parent);
+			free(mc);
+			return -ENOTSUP;
+		}
+	}
+
+	sb = xcalloc(1, sizeof(*sb));
+	sb->version = mc->version;
+	sb->guard_fd = -1;
+	if ((r = guard_start(sb))) {
+		set_err(err, errlen, "cannot start the sandbox guardian: %s", strerror(-r));
+		free(sb);
+		free(mc);
+		return r;
+	}
+	if (snprintf(sb->cg_dir, sizeof(sb->cg_dir), "%s/engpass-mem-%d-%012llx", mc->parent, (int)getpid(),
+		     (unsigned long long)random48()) >= (int)sizeof(sb->cg_dir)) {
+		set_err(err, errlen, "cgroup path below '%s' is too long", mc->parent);
+		free(mc);
+		release(sb);
+		return -ENAMETOOLONG;
+	}
+	free(mc);
+	if (mkdir(sb->cg_dir, 0755)) {
+		r = -errno;
+		set_err(err, errlen, "cannot create cgroup '%s': %s", sb->cg_dir, strerror(-r));
+		release(sb);
+		return r;
+	}
+	sb->cg_made = true;
+	guard_tell(sb, REC_CGROUP, sb->cg_dir);
+	fmt_u64(num, o->limit_bytes);
+	snprintf(path, sizeof(path), "%s/%s", sb->cg_dir, sb->version == 1 ? "memory.limit_in_bytes" : "memory.max");
+	if ((r = write_file(path, num))) {
+		set_err(err, errlen, "cannot set the limit in '%s': %s", path, strerror(-r));
+		release(sb);
+		return r;
+	}
+	sb->limit_bytes = o->limit_bytes;
+	if (!read_i64(sb->cg_dir, sb->version == 1 ? "memory.limit_in_bytes" : "memory.max", &got) && got > 0)
+		sb->limit_bytes = (uint64_t)got;
+	if (o->swap_bytes && (r = make_swapfile(sb, o, err, errlen))) {
+		release(sb);
+		return r;
+	}
+	*out = sb;
+	return 0;
+}
+
+/* ---- use ------------------------------------------------------------------ */
+
+int sandbox_spawn(struct sandbox *sb, int (*fn)(void *), void *arg, pid_t *pid_out)
+{
+	int go[2], r = 0, st;
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		r = -errno;
+		close(go[0]);
+		close(go[1]);
+		return r;
+	}
+	if (pid == 0) {
+		char c;
+		ssize_t n;
+
+		close(go[1]);
+		if (sb && sb->guard_fd >= 0)
+			close(sb->guard_fd);
+		do
+			n = read(go[0], &c, 1);
+		while (n < 0 && errno == EINTR);
+		if (n != 1)
+			_exit(127);
+		close(go[0]);
+		_exit(fn(arg) & 0xff);
+	}
+	close(go[0]);
+	if (sb) {
+		char path[SB_PATH + 16], num[24];
+
+		fmt_u64(num, (uint64_t)pid);
+		if (!cat2(path, sizeof(path), sb->cg_dir, "/cgroup.procs"))
+			r = -ENAMETOOLONG;
+		else
+			r = write_file(path, num);
+	}
+	if (r) {
+		kill(pid, SIGKILL);
+		close(go[1]);
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		return r;
+	}
+	while (write(go[1], "g", 1) < 0 && errno == EINTR)
+		;
+	close(go[1]);
+	*pid_out = pid;
+	return 0;
+}
+
+int sandbox_stat(const struct sandbox *sb, struct sandbox_stat *st)
+{
+	const char *d = sb->cg_dir;
+	int r;
+
+	st->usage_bytes = st->peak_bytes = st->memsw_peak_bytes = st->swap_peak_bytes = -1;
+	st->limit_hits = st->oom_kills = st->swappiness = -1;
+	if (sb->version == 1) {
+		if ((r = read_i64(d, "memory.usage_in_bytes", &st->usage_bytes)))
+			return r;
+		(void)read_i64(d, "memory.max_usage_in_bytes", &st->peak_bytes);
+		(void)read_i64(d, "memory.memsw.max_usage_in_bytes", &st->memsw_peak_bytes);
+		(void)read_i64(d, "memory.failcnt", &st->limit_hits);
+		(void)read_keyed(d, "memory.oom_control", "oom_kill", &st->oom_kills);
+		(void)read_i64(d, "memory.swappiness", &st->swappiness);
+	} else {
+		if ((r = read_i64(d, "memory.current", &st->usage_bytes)))
+			return r;
+		(void)read_i64(d, "memory.peak", &st->peak_bytes);
+		(void)read_i64(d, "memory.swap.peak", &st->swap_peak_bytes);
+		(void)read_keyed(d, "memory.events", "max", &st->limit_hits);
+		(void)read_keyed(d, "memory.events", "oom_kill", &st->oom_kills);
+	}
+	return 0;
+}
+
+int sandbox_cgroup_version(const struct sandbox *sb)
+{
+	return sb->version;
+}
+
+const char *sandbox_cgroup_dir(const struct sandbox *sb)
+{
+	return sb->cg_dir;
+}
+
+const char *sandbox_swap_path(const struct sandbox *sb)
+{
+	return sb->swap_made ? sb->swap_path : NULL;
+}
+
+uint64_t sandbox_limit_bytes(const struct sandbox *sb)
+{
+	return sb->limit_bytes;
+}
+
+const char *sandbox_swap_alloc(const struct sandbox *sb)
+{
+	return sb->swap_made ? sb->swap_alloc : NULL;
+}
+
+int sandbox_destroy(struct sandbox *sb, char *err, size_t errlen)
+{
+	int r = 0, r2;
+
+	if (!sb)
+		return 0;
+	if (sb->cg_made) {
+		if ((r = teardown_cgroup(sb->cg_dir)))
+			set_err(err, errlen, "cannot remove cgroup '%s': %s", sb->cg_dir, strerror(-r));
+		else
+			sb->cg_made = false;
+	}
+	if (sb->swap_made) {
+		if ((r2 = teardown_swap(sb->swap_path))) {
+			if (!r)
+				set_err(err, errlen, "cannot disable and remove swap file '%s': %s", sb->swap_path,
+					strerror(-r2));
+			r = r ? r : r2;
+		} else {
+			sb->swap_made = sb->swap_on = false;
+		}
+	}
+	/* On failure the guardian retries at once (no "done"); we wait for it. */
+	guard_stop(sb, !r);
+	free(sb);
+	return r;
+}

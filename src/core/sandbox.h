@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A memory sandbox: a memory cgroup with a limit, optionally with a swap
+ * file of its own, in which a child process runs; everything is torn down
+ * afterwards. This is how a 24 GB machine plays a 128 MB one for the
+ * swaptest ladder (engpass mem --ladder --sandbox 128M --swapfile 256M)
+ * without pressing anything else on the box: only the sandbox is short of
+ * memory, the host never is.
+ *
+ * The cgroup. Where the memory controller is bound to cgroup v1 (it is
+ * when /proc/self/cgroup has a "memory" line), the sandbox is a child of
+ * the caller's own v1 memory cgroup, so every limit that already applies
+ * to the caller still applies inside; memory.limit_in_bytes is set and
+ * the memsw limit left alone (swap allowed). Otherwise, with cgroup v2,
+ * it is a child of the v2 root (the "no internal processes" rule forbids
+ * a child with controllers below a cgroup that holds processes, so the
+ * caller's own cgroup cannot be the parent), which must list "memory" in
+ * cgroup.subtree_control; memory.max is set, memory.swap.max left at
+ * "max". The directory is named engpass-mem-PID-RANDOM.
+ *
+ * The swap file. DIR/.engpass-swap-PID-RANDOM, created with O_EXCL and
+ * mode 0600, allocated with fallocate() (or written with zeros where the
+ * file system refuses that, or where swapon(2) refuses unwritten
+ * extents), given a version-1 swap header written here (the kernel's
+ * "SWAPSPACE2" layout, see sandbox_swap_header()), and enabled with
+ * swapon(2) at priority SANDBOX_SWAP_PRIO, so it is used before any other
+ * swap device while it exists. Note that swap is global: while the file
+ * is enabled, any process on the box may swap to it.
+ *
+ * Teardown, in this order: kill what still runs in the cgroup, remove the
+ * cgroup, swapoff(2) the file, remove it. sandbox_destroy() does it on
+ * the normal and error paths. For the ways out that skip it -- a second
+ * Ctrl-C, SIGKILL, a crash -- sandbox_create() first forks a small
+ * guardian process: it ignores SIGINT, SIGTERM, SIGHUP and SIGQUIT,
+ * holds one end of a socket pair, and learns the path of each object
+ * right after it is made. When the other end closes without the "all torn
+ * down" message (the owner died), the guardian tears down what it was
+ * told about. The window between making an object and telling the
+ * guardian is one send(2).
+ *
+ * Threads and fork: the caller may have threads (the sampler), so a child
+ * forked by sandbox_spawn() and the guardian only use async-signal-safe
+ * calls; the function a spawned child runs must do the same.
+ *
+ * Needs root (CAP_SYS_ADMIN for swapon and cgroup directories).
+ */
+#ifndef ENGPASS_SANDBOX_H
+#define ENGPASS_SANDBOX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/compiler.h"
+
+/* swapon(2) priority of the sandbox's own swap file: the highest there is. */
+#define SANDBOX_SWAP_PRIO 32767
+
+/* Smallest swap file: the header page plus 15 pages of slots. */
+#define SANDBOX_SWAP_MIN_PAGES 16
+
+/* Room left free on the swap file's file system beyond the file itself. */
+#define SANDBOX_SWAPDIR_RESERVE (64ull << 20)
+
+struct sandbox;
+
+struct sandbox_opts {
+	uint64_t limit_bytes;	/* memory limit of the cgroup, > 0 */
+	uint64_t swap_bytes;	/* own swap file size; 0 = none (system swap, if any, applies) */
+	const char *swap_dir;	/* where the swap file goes; required when swap_bytes > 0 */
+	const char *proc_root;	/* "/proc"; NULL means "/proc" (mountinfo, self/cgroup) */
+};
+
+/* Where the memory controller lives, as found by sandbox_find_memcg(). */
+struct sandbox_memcg {
+	int version;		/* 1 or 2 */
+	char parent[4096];	/* directory the sandbox cgroup is created in */
+};
+
+/* Figures of the sandbox cgroup; -1 where the kernel does not give them. */
+struct sandbox_stat {
+	int64_t usage_bytes;		/* v1 memory.usage_in_bytes, v2 memory.current */
+	int64_t peak_bytes;		/* v1 memory.max_usage_in_bytes, v2 memory.peak */
+	int64_t memsw_peak_bytes;	/* v1 memory.memsw.max_usage_in_bytes (memory + swap) */
+	int64_t swap_peak_bytes;	/* v2 memory.swap.peak */
+	int64_t limit_hits;		/* v1 memory.failcnt, v2 memory.events "max" */
+	int64_t oom_kills;		/* v1 memory.oom_control / v2 memory.events "oom_kill" */
+	int64_t swappiness;		/* v1 memory.swappiness (v2 has none: the global vm.swappiness) */
+};
+
+/*
+ * Finds where a sandbox cgroup can be made, from the text of
+ * /proc/self/mountinfo and /proc/self/cgroup (pure; no I/O). A v1 memory
+ * line in SELF_CGROUP with a v1 "memory" mount gives version 1 and the
+ * caller's own cgroup directory (its path below the mount's root,
+ * appended to the mount point); otherwise a cgroup2 mount gives version 2
+ * and the mount point. Octal escapes in mount points (\040) are decoded.
+ * Returns 0; -ENOENT when no memory controller is mounted; -ENAMETOOLONG.
+ */
+MUST_CHECK int sandbox_find_memcg(const char *mountinfo, const char *self_cgroup, struct sandbox_memcg *out);
+
+/*
+ * Fills PAGE (PAGE_SIZE bytes) with a version-1 Linux swap header for a
+ * swap area of FILE_BYTES: zeros, then at byte 1024 the 32-bit native
+ * words version = 1, last_page = FILE_BYTES / PAGE_SIZE - 1 and
+ * nr_badpages = 0, the 16-byte UUID, an empty label, and the magic
+ * "SWAPSPACE2" in the last 10 bytes of the page. Returns 0; -EINVAL when
+ * PAGE_SIZE is not a power of two of at least 4096, or the area has fewer
+ * than SANDBOX_SWAP_MIN_PAGES pages or more than 2^32.
+ */
+MUST_CHECK int sandbox_swap_header(void *page, size_t page_size, uint64_t file_bytes, const uint8_t uuid[16]);
+
+/*
+ * Checks that DIR can take a swap file of BYTES: it is a directory we can
+ * write, on a file system that can hold swap (not tmpfs, ramfs, proc,
+ * sysfs, overlayfs, squashfs or NFS -- the kernel has no swap support on
+ * them, or it needs a setup engpass does not do), with BYTES +
+ * SANDBOX_SWAPDIR_RESERVE available. Returns 0, -ENOTDIR / -EACCES /
+ * -errno of statfs(2), -EINVAL for a file system without swap support
+ * (its name in *FSNAME, static), -ENOSPC without room. FSNAME may be NULL.
+ */
+MUST_CHECK int sandbox_check_swapdir(const char *dir, uint64_t bytes, const char **fsname);
+
+/*
+ * Creates the sandbox: the guardian, the cgroup with its limit, and the
+ * swap file when OPTS->swap_bytes > 0 (see the top of this file). On
+ * success returns 0 and sets *OUT (caller tears down and frees with
+ * sandbox_destroy()). On error returns -errno, writes one line naming the
+ * step and the subject into ERR (e.g. "cannot enable swap file
+ * '/var/tmp/.engpass-swap-...': Invalid argument"), and has already torn
+ * down whatever it made. -EPERM without root; -ENOENT when no memory
+ * controller is mounted; -ENOTSUP when the v2 root does not delegate it.
+ */
+MUST_CHECK int sandbox_create(struct sandbox **out, const struct sandbox_opts *opts, char *err, size_t errlen);
+
+/*
+ * Forks a child that joins the sandbox (SB NULL: no cgroup, a plain
+ * child) before it runs FN(ARG) and _exit()s with its return value
+ * (0..255). The child first closes the guardian's socket, then waits
+ * until the parent has written its PID into the cgroup's cgroup.procs, so
+ * everything it allocates is charged to the sandbox. FN must be
+ * async-signal-safe (see above). Returns 0 with *PID set (the caller
+ * reaps it with waitpid()), or -errno (fork, or joining the cgroup, in
+ * which case the child has been killed and reaped).
+ */
+MUST_CHECK int sandbox_spawn(struct sandbox *sb, int (*fn)(void *), void *arg, pid_t *pid);
+
+/* Reads the sandbox cgroup's figures into ST. Returns 0, or -errno when the cgroup cannot be read. */
+MUST_CHECK int sandbox_stat(const struct sandbox *sb, struct sandbox_stat *st);
+
+/* The cgroup version (1 or 2), its directory, the swap file path (NULL without one): owned by SB. */
+int sandbox_cgroup_version(const struct sandbox *sb);
+const char *sandbox_cgroup_dir(const struct sandbox *sb);
+const char *sandbox_swap_path(const struct sandbox *sb);
+/* The limit as the kernel took it (v1 rounds it to pages). */
+uint64_t sandbox_limit_bytes(const struct sandbox *sb);
+/* How the swap file's blocks were allocated: "fallocate" or "zero-filled"; NULL without one. Static. */
+const char *sandbox_swap_alloc(const struct sandbox *sb);
+
+/*
+ * Tears the sandbox down (kill the tasks still in the cgroup, remove it,
+ * swapoff and remove the swap file), tells the guardian all is done,
+ * reaps it and frees SB. Reap your own children first: the caller's
+ * unreaped children are killed here but, as zombies, may keep the cgroup
+ * busy for the 10 s the removal is retried. Returns 0, or the first
+ * -errno with a line in ERR; in that case the guardian is not told "done"
+ * and retries the whole teardown once more before this returns. NULL is a
+ * no-op returning 0.
+ */
+MUST_CHECK int sandbox_destroy(struct sandbox *sb, char *err, size_t errlen);
+
+#endif

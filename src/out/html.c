@@ -1,0 +1,1698 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The HTML report: one self-contained page from an engpass JSON document
+ * (schema engpass/1). HTML with inline CSS and inline SVG; no script, no
+ * font, image or style sheet from anywhere else, so the page reads the
+ * same offline and with JavaScript off. What it shows, in order:
+ *
+ *   - the run (host, time, command, the box in one line) and a summary
+ *     table: one row per result with its status, headline metric and
+ *     verdict, linked to the result's section;
+ *   - "across steps" charts: for consecutive results of one benchmark, a
+ *     line per metric they share, one chart per unit (the swap ladder,
+ *     interbench's task/load grid, a sweep's combinations);
+ *   - per result: parameters, method, metrics (with --repeat spreads),
+ *     notes, verdict, and the charts its document carries: a curve over
+ *     size for a family of metrics named PREFIX_<N>k|m|g (the memory
+ *     latency curve), throughput and CPU busy over time from the sampled
+ *     series with a heat strip of every core's busy share under them, and
+ *     for each histogram its buckets on a log axis and bars for p50, p90,
+ *     p99, p99.9 and max.
+ *
+ * Renderers never invent numbers: every figure printed is one of the
+ * document's, formatted; what is computed is geometry (pixel positions,
+ * bar heights as density over a log axis, colours). Where a chart has more
+ * samples than pixels it draws, per pixel column, the smallest and largest
+ * of the samples that fall into it (time lines) or the largest (heat
+ * strip), and says so in the tooltip.
+ *
+ * The document is outside input: every string from it goes through esc(),
+ * identifiers built from it keep only [A-Za-z0-9_-], and every field is
+ * type-checked, so a missing or odd field drops its part, never the page.
+ */
+#include "out/html.h"
+
+#if HAVE_JANSSON
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/result.h"
+#include "core/xalloc.h"
+#include "out/render.h"
+
+/* Chart geometry shared by the charts that line up under each other. */
+#define CH_W 960	/* viewBox width of every chart */
+#define CH_ML 78	/* left margin: y tick labels */
+#define CH_MR 18
+#define MAXTICKS 24
+#define MAX_LINES 8	/* lines in one chart before the rest are only in the tables */
+#define HEAT_RECT_BUDGET 60000	/* heat strip rectangles per chart */
+
+static const char *const palette[MAX_LINES] = {
+	"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+};
+
+/* ---- strings ------------------------------------------------------------ */
+
+/*
+ * Writes S escaped for HTML text and attribute values (both quote kinds).
+ * Control characters other than tab and newline become U+FFFD.
+ */
+static void esc(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		switch (c) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&#39;", f); break;
+		default:
+			if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f)
+				fputs("&#xfffd;", f);
+			else
+				fputc(c, f);
+		}
+	}
+}
+
+/* esc() of at most MAXCHARS characters of S (UTF-8 aware), then an ellipsis. */
+static void esc_trunc(FILE *f, const char *s, size_t maxchars)
+{
+	size_t chars = 0, i;
+	char *cut;
+
+	if (!s)
+		return;
+	for (i = 0; s[i]; i++)
+		if (((unsigned char)s[i] & 0xc0) != 0x80 && ++chars > maxchars)
+			break;
+	if (!s[i]) {
+		esc(f, s);
+		return;
+	}
+	cut = xstrdup(s);
+	cut[i] = 0;
+	esc(f, cut);
+	fputs("&#8230;", f);
+	free(cut);
+}
+
+/* Copies S into DST keeping [A-Za-z0-9_-], other bytes as '_': a safe id part. */
+static void idpart(char *dst, size_t len, const char *s)
+{
+	size_t i = 0;
+
+	for (; s && *s && i + 1 < len; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		dst[i++] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+					   c == '_'
+				   ? (char)c
+				   : '_';
+	}
+	dst[i] = 0;
+}
+
+/* ---- the document ------------------------------------------------------- */
+
+static const char *jstr(const json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+static double jnum(const json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* The unit of a metric key by its suffix (longest match); *NAMELEN: the name's length. */
+static enum unit key_unit(const char *key, size_t *namelen)
+{
+	size_t klen = strlen(key), best = 0;
+	enum unit unit = UNIT_COUNT;
+
+	for (int u = UNIT_COUNT; u <= UNIT_RATIO; u++) {
+		const char *suf = unit_suffix((enum unit)u);
+		size_t slen = strlen(suf);
+
+		if (slen > best && klen > slen && !strcmp(key + klen - slen, suf)) {
+			best = slen;
+			unit = (enum unit)u;
+		}
+	}
+	if (namelen)
+		*namelen = klen - best;
+	return unit;
+}
+
+/* The human label of metric KEY in result R, else the key itself. */
+static const char *metric_label(const json_t *r, const char *key)
+{
+	const char *l = jstr(json_object_get(r, "labels"), key);
+
+	return l && *l ? l : key;
+}
+
+/* ---- numbers ------------------------------------------------------------ */
+
+/* About three significant digits, never an exponent for ordinary figures, no trailing zeros. */
+static void num3(char *buf, size_t len, double x)
+{
+	double a = fabs(x);
+	char *e;
+
+	if (a >= 100 || a == 0)
+		snprintf(buf, len, "%.0f", x);
+	else if (a >= 10)
+		snprintf(buf, len, "%.1f", x);
+	else if (a >= 1)
+		snprintf(buf, len, "%.2f", x);
+	else
+		snprintf(buf, len, "%.3g", x);
+	if (strchr(buf, '.') && !strchr(buf, 'e')) {
+		e = buf + strlen(buf) - 1;
+		while (*e == '0')
+			*e-- = 0;
+		if (*e == '.')
+			*e = 0;
+	}
+}
+
+/* A short form of V in UNIT for tick labels and chart text ("1.5 MiB/s", "12 us"). */
+static void fmt_short(char *buf, size_t len, double v, enum unit u)
+{
+	static const char *const bin[] = { "", "Ki", "Mi", "Gi", "Ti", "Pi" };
+	static const char *const si[] = { "", "k", "M", "G", "T", "P" };
+	char n[40];
+	int i = 0;
+
+	if (!isfinite(v)) {
+		snprintf(buf, len, "n/a");
+		return;
+	}
+	switch (u) {
+	case UNIT_BYTES:
+	case UNIT_BYTES_PER_S:
+		while (fabs(v) >= 1024 && i < 5) {
+			v /= 1024;
+			i++;
+		}
+		num3(n, sizeof(n), v);
+		snprintf(buf, len, "%s %sB%s", n, bin[i], u == UNIT_BYTES_PER_S ? "/s" : "");
+		return;
+	case UNIT_NS:
+		if (fabs(v) >= 1e9) {
+			num3(n, sizeof(n), v / 1e9);
+			snprintf(buf, len, "%s s", n);
+		} else if (fabs(v) >= 1e6) {
+			num3(n, sizeof(n), v / 1e6);
+			snprintf(buf, len, "%s ms", n);
+		} else if (fabs(v) >= 1e3) {
+			num3(n, sizeof(n), v / 1e3);
+			snprintf(buf, len, "%s us", n);
+		} else {
+			num3(n, sizeof(n), v);
+			snprintf(buf, len, "%s ns", n);
+		}
+		return;
+	case UNIT_SECONDS:
+		num3(n, sizeof(n), v);
+		snprintf(buf, len, "%s s", n);
+		return;
+	case UNIT_PERCENT:
+		num3(n, sizeof(n), v);
+		snprintf(buf, len, "%s %%", n);
+		return;
+	case UNIT_MHZ:
+		num3(n, sizeof(n), v);
+		snprintf(buf, len, "%s MHz", n);
+		return;
+	case UNIT_RATIO:
+		num3(n, sizeof(n), v);
+		snprintf(buf, len, "%sx", n);
+		return;
+	case UNIT_BITS_PER_S:
+	case UNIT_PER_S:
+	case UNIT_COUNT:
+		while (fabs(v) >= 1000 && i < 5) {
+			v /= 1000;
+			i++;
+		}
+		num3(n, sizeof(n), v);
+		if (u == UNIT_BITS_PER_S)
+			snprintf(buf, len, "%s %sbit/s", n, si[i]);
+		else if (u == UNIT_PER_S)
+			snprintf(buf, len, "%s %s/s", n, si[i]);
+		else
+			snprintf(buf, len, "%s%s", n, si[i]);
+		return;
+	}
+	snprintf(buf, len, "%g", v);
+}
+
+/* An exact form of V: the integer when V is one, else 6 significant digits. */
+static void fmt_exact(char *buf, size_t len, double v)
+{
+	if (v == floor(v) && fabs(v) < 1e15)
+		snprintf(buf, len, "%.0f", v);
+	else
+		snprintf(buf, len, "%.6g", v);
+}
+
+/* ---- scales and axes ---------------------------------------------------- */
+
+struct scale {
+	double lo, hi;		/* domain */
+	double p0, p1;		/* pixels */
+	bool log;
+};
+
+static double px(const struct scale *s, double v)
+{
+	double lo = s->lo, hi = s->hi;
+
+	if (s->log) {
+		v = log10(v > 0 ? v : lo);
+		lo = log10(lo);
+		hi = log10(hi);
+	}
+	if (!(hi > lo))
+		return (s->p0 + s->p1) / 2;
+	return s->p0 + (v - lo) / (hi - lo) * (s->p1 - s->p0);
+}
+
+/* A round step (1, 2 or 5 times a power of ten) that splits RANGE into about TARGET parts. */
+static double nice_step(double range, int target)
+{
+	double raw = range / target, mag, norm;
+
+	if (!(raw > 0) || !isfinite(raw))
+		return 1;
+	mag = pow(10, floor(log10(raw)));
+	norm = raw / mag;
+	return (norm < 1.5 ? 1 : norm < 3 ? 2 : norm < 7 ? 5 : 10) * mag;
+}
+
+/* Ticks of UNIT look round in this divisor: powers of 1024 for bytes. */
+static double tick_div(enum unit u, double maxabs)
+{
+	double d = 1;
+
+	if (u == UNIT_BYTES || u == UNIT_BYTES_PER_S)
+		while (maxabs / d >= 1024 && d < 0x1p50)
+			d *= 1024;
+	return d;
+}
+
+/*
+ * Linear ticks from LO to *HI into T (at most MAXTICKS); with EXTEND, *HI
+ * is first raised to the next round tick so the top of the axis is one.
+ */
+static size_t lin_ticks(double lo, double *hi, enum unit u, bool extend, double *t)
+{
+	double d = tick_div(u, (*hi - lo) / 5), step = nice_step((*hi - lo) / d, 5) * d, v;
+	size_t n = 0;
+
+	if (extend)
+		*hi = ceil(*hi / step - 1e-9) * step;
+	for (v = ceil(lo / step - 1e-9) * step; v <= *hi + step * 1e-6 && n < MAXTICKS; v += step)
+		t[n++] = fabs(v) < step * 1e-9 ? 0 : v;
+	return n;
+}
+
+/* Log ticks within [LO, HI] (both > 0): powers of two for bytes, else 1-2-5 or decades. */
+static size_t log_ticks(double lo, double hi, enum unit u, double *t)
+{
+	size_t n = 0;
+
+	if (!(lo > 0) || !(hi >= lo) || !isfinite(hi))
+		return 0;
+	if (u == UNIT_BYTES || u == UNIT_BYTES_PER_S) {
+		int a = (int)ceil(log2(lo) - 1e-9), b = (int)floor(log2(hi) + 1e-9), k = 1, e;
+
+		while ((b - a) / k > 8)
+			k = k == 1 ? 2 : k == 2 ? 5 : k * 2;
+		for (e = a; ((e % k) + k) % k; e++)
+			;
+		for (; e <= b && n < MAXTICKS; e += k)
+			t[n++] = ldexp(1, e);
+	} else {
+		static const double m[] = { 1, 2, 5 };
+		int a = (int)floor(log10(lo)), b = (int)floor(log10(hi) + 1e-9);
+		size_t nm = b - a < 2 ? 3 : 1;
+
+		for (int e = a; e <= b && n < MAXTICKS; e++)
+			for (size_t j = 0; j < nm && n < MAXTICKS; j++) {
+				double v = m[j] * pow(10, e);
+
+				if (v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9))
+					t[n++] = v;
+			}
+	}
+	return n;
+}
+
+/* A chart's frame: the viewBox size and the plot area inside the margins. */
+struct frame {
+	int w, h, mt, mb;
+	struct scale x, y;
+};
+
+static void frame_init(struct frame *fr, int h, int mt, int mb)
+{
+	memset(fr, 0, sizeof(*fr));
+	fr->w = CH_W;
+	fr->h = h;
+	fr->mt = mt;
+	fr->mb = mb;
+	fr->x.p0 = CH_ML;
+	fr->x.p1 = CH_W - CH_MR;
+	fr->y.p0 = h - mb;
+	fr->y.p1 = mt;
+}
+
+/* <figure> with a caption: the caller writes the caption text, then calls svg_begin(). */
+static void fig_begin(FILE *f)
+{
+	fputs("<figure class=\"fig\"><figcaption>", f);
+}
+
+static void svg_begin(FILE *f, const char *cls, const char *id, const struct frame *fr)
+{
+	fprintf(f, "</figcaption>\n<svg class=\"chart %s\" id=\"%s\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
+		   "role=\"img\">\n", cls, id, fr->w, fr->h, fr->w, fr->h);
+	fprintf(f, "<rect class=\"plot\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n", fr->x.p0, fr->y.p1,
+		fr->x.p1 - fr->x.p0, fr->y.p0 - fr->y.p1);
+}
+
+static void svg_end(FILE *f)
+{
+	fputs("</svg>\n", f);
+}
+
+static void fig_end(FILE *f)
+{
+	fputs("</figure>\n", f);
+}
+
+/*
+ * The label of tick I of T[0..N): linear byte axes share one binary prefix
+ * (the one of the step, so "200 MiB/s" to "1200 MiB/s" stay round); other
+ * axes scale each label on its own.
+ */
+static void fmt_tick(char *buf, size_t len, const double *t, size_t n, size_t i, enum unit u, bool log)
+{
+	static const char *const bin[] = { "", "Ki", "Mi", "Gi", "Ti", "Pi" };
+	char num[40];
+	double d;
+	int k;
+
+	if (log || n < 2 || (u != UNIT_BYTES && u != UNIT_BYTES_PER_S)) {
+		fmt_short(buf, len, t[i], u);
+		return;
+	}
+	d = tick_div(u, t[1] - t[0]);
+	k = (int)lround(log2(d) / 10);
+	num3(num, sizeof(num), t[i] / d);
+	snprintf(buf, len, "%s %sB%s", num, bin[k < 5 ? k : 5], u == UNIT_BYTES_PER_S ? "/s" : "");
+}
+
+/* Vertical grid lines and labels for ticks T[0..N) on the x axis, and the axis title. */
+static void axis_x(FILE *f, const struct frame *fr, const double *t, size_t n, enum unit u, const char *title)
+{
+	char b[48];
+
+	for (size_t i = 0; i < n; i++) {
+		double x = px(&fr->x, t[i]);
+
+		fmt_tick(b, sizeof(b), t, n, i, u, fr->x.log);
+		fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+			   "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
+			x, fr->y.p1, x, fr->y.p0, x, fr->y.p0 + 14, b);
+	}
+	if (title) {
+		fprintf(f, "<text class=\"axis-title\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">",
+			(fr->x.p0 + fr->x.p1) / 2, fr->h - 6);
+		esc(f, title);
+		fputs("</text>\n", f);
+	}
+}
+
+/* Horizontal grid lines and labels for ticks T[0..N) on the y axis, and the axis title. */
+static void axis_y(FILE *f, const struct frame *fr, const double *t, size_t n, enum unit u, const char *title)
+{
+	char b[48];
+
+	for (size_t i = 0; i < n; i++) {
+		double y = px(&fr->y, t[i]);
+
+		fmt_tick(b, sizeof(b), t, n, i, u, fr->y.log);
+		fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+			   "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+			fr->x.p0, y, fr->x.p1, y, fr->x.p0 - 6, y + 4, b);
+	}
+	if (title) {
+		fprintf(f, "<text class=\"axis-title\" transform=\"translate(14 %.1f) rotate(-90)\" "
+			   "text-anchor=\"middle\">", (fr->y.p0 + fr->y.p1) / 2);
+		esc(f, title);
+		fputs("</text>\n", f);
+	}
+}
+
+/* The width a legend entry takes: swatch, label (at most 41 characters), gap. */
+static double legend_w(const char *label)
+{
+	size_t len = strlen(label);
+
+	return 16 + 6.6 * (double)(len < 41 ? len : 41) + 18;
+}
+
+/* Rows a legend of N labels needs across the plot (entries wrap at its right edge). */
+static int legend_rows(const char *const *labels, size_t n)
+{
+	double x = CH_ML;
+	int rows = 1;
+
+	for (size_t i = 0; i < n && i < MAX_LINES; i++) {
+		if (x > CH_ML && x + legend_w(labels[i]) > CH_W - CH_MR) {
+			rows++;
+			x = CH_ML;
+		}
+		x += legend_w(labels[i]);
+	}
+	return rows;
+}
+
+/* The top margin of a chart with a legend of ROWS rows. */
+static int legend_mt(int rows)
+{
+	return 17 + 13 * rows;
+}
+
+/* A legend above the plot: a colour swatch and a label per line, wrapping. */
+static void legend(FILE *f, const struct frame *fr, const char *const *labels, size_t n)
+{
+	int rows = legend_rows(labels, n), row = 0;
+	double x = fr->x.p0;
+
+	for (size_t i = 0; i < n && i < MAX_LINES; i++) {
+		int y;
+
+		if (x > fr->x.p0 && x + legend_w(labels[i]) > fr->x.p1) {
+			row++;
+			x = fr->x.p0;
+		}
+		y = fr->mt - 8 - 13 * (rows - 1 - row);
+		fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"12\" height=\"4\" fill=\"%s\"/>"
+			   "<text class=\"legend\" x=\"%.1f\" y=\"%d\">", x, y - 4, palette[i], x + 16, y);
+		esc_trunc(f, labels[i], 40);
+		fputs("</text>\n", f);
+		x += legend_w(labels[i]);
+	}
+}
+
+/* Ends an open polyline of SEG points (a lone point also gets a dot, as a line of one shows nothing). */
+static void polyline_close(FILE *f, size_t seg, double x, double y, const char *color, const char *label)
+{
+	if (!seg)
+		return;
+	fputs("\"><title>", f);
+	esc(f, label);
+	fputs("</title></polyline>\n", f);
+	if (seg == 1)
+		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2\" fill=\"%s\"/>\n", x, y, color);
+}
+
+static void polyline(FILE *f, const struct frame *fr, const double *x, const double *v, size_t n, const char *color,
+		     const char *label)
+{
+	size_t step = n > 2000 ? (n + 999) / 1000 : 1, seg = 0;
+	double lx = 0, ly = 0;
+
+	for (size_t i = 0; i < n; i += step) {
+		size_t end = i + step < n ? i + step : n, lo = SIZE_MAX, hi = SIZE_MAX, first, second;
+
+		for (size_t j = i; j < end; j++)
+			if (isfinite(v[j]) && isfinite(x[j])) {
+				if (lo == SIZE_MAX || v[j] < v[lo])
+					lo = j;
+				if (hi == SIZE_MAX || v[j] > v[hi])
+					hi = j;
+			}
+		if (lo == SIZE_MAX) {
+			polyline_close(f, seg, lx, ly, color, label);
+			seg = 0;
+			continue;
+		}
+		if (!seg)
+			fprintf(f, "<polyline class=\"line\" stroke=\"%s\" points=\"", color);
+		first = lo < hi ? lo : hi;
+		second = lo < hi ? hi : lo;
+		for (size_t j = first;; j = second) {
+			lx = px(&fr->x, x[j]);
+			ly = px(&fr->y, v[j]);
+			fprintf(f, "%s%.1f,%.1f", seg ? " " : "", lx, ly);
+			seg++;
+			if (j == second)
+				break;
+		}
+	}
+	polyline_close(f, seg, lx, ly, color, label);
+}
+
+/* ---- the sampled series -------------------------------------------------- */
+
+/* The samples of a result's series that carry a time; each covers [t0, t1] seconds. */
+struct samples {
+	size_t n;
+	double *t0, *t1;
+	json_t **o;
+};
+
+static void samples_load(struct samples *s, json_t *series)
+{
+	size_t i, cap = json_array_size(series);
+	json_t *e;
+	double prev = 0;
+
+	memset(s, 0, sizeof(*s));
+	if (!cap)
+		return;
+	s->t0 = xcalloc(cap, sizeof(double));
+	s->t1 = xcalloc(cap, sizeof(double));
+	s->o = xcalloc(cap, sizeof(json_t *));
+	json_array_foreach(series, i, e) {
+		double t = jnum(e, "t_seconds"), iv = jnum(e, "interval_seconds");
+
+		if (!json_is_object(e) || !isfinite(t) || (s->n && t < s->t1[s->n - 1]))
+			continue;
+		s->t1[s->n] = t;
+		s->t0[s->n] = isfinite(iv) && iv >= 0 && iv <= t ? t - iv : prev;
+		s->o[s->n++] = e;
+		prev = t;
+	}
+}
+
+static void samples_release(struct samples *s)
+{
+	free(s->t0);
+	free(s->t1);
+	free(s->o);
+}
+
+/* The x scale of the time charts: from the start of the first sample to the last. */
+static void time_scale(struct frame *fr, const struct samples *s)
+{
+	fr->x.lo = s->t0[0];
+	fr->x.hi = s->t1[s->n - 1];
+	if (!(fr->x.hi > fr->x.lo))
+		fr->x.hi = fr->x.lo + 1;
+}
+
+struct tsline {
+	const char *key;
+	const char *label;
+};
+
+/*
+ * One line chart over time of the series keys in L (those with any
+ * non-zero value; none: no chart). PCT: the y axis is 0-100 %.
+ */
+static void chart_time(FILE *f, const char *id, const char *title, const struct samples *s, const struct tsline *l,
+		       size_t nl, enum unit u, bool pct)
+{
+	struct frame fr;
+	const char *labels[MAX_LINES];
+	double *v[MAX_LINES], *tt, *vv, t[MAXTICKS], max = 0;
+	size_t nuse = 0, nt;
+	int rows;
+
+	for (size_t k = 0; k < nl && nuse < MAX_LINES; k++) {
+		bool any = false;
+
+		v[nuse] = xcalloc(s->n, sizeof(double));
+		for (size_t i = 0; i < s->n; i++) {
+			v[nuse][i] = jnum(s->o[i], l[k].key);
+			if (isfinite(v[nuse][i]) && v[nuse][i] != 0)
+				any = true;
+			if (isfinite(v[nuse][i]) && v[nuse][i] > max)
+				max = v[nuse][i];
+		}
+		if (!any) {
+			free(v[nuse]);
+			continue;
+		}
+		labels[nuse++] = l[k].label;
+	}
+	if (!nuse)
+		return;
+	rows = legend_rows(labels, nuse);
+	frame_init(&fr, 237 + legend_mt(rows), legend_mt(rows), 40);
+	time_scale(&fr, s);
+	fr.y.lo = 0;
+	fr.y.hi = pct ? 100 : max > 0 ? max : 1;
+	fig_begin(f);
+	esc(f, title);
+	svg_begin(f, "timeseries", id, &fr);
+	nt = lin_ticks(fr.y.lo, &fr.y.hi, pct ? UNIT_PERCENT : u, !pct, t);
+	axis_y(f, &fr, t, nt, pct ? UNIT_PERCENT : u, NULL);	/* the tick labels carry the unit */
+	{
+		double hi = fr.x.hi;
+
+		nt = lin_ticks(fr.x.lo, &hi, UNIT_SECONDS, false, t);
+	}
+	axis_x(f, &fr, t, nt, UNIT_SECONDS, "time since the step started");
+	legend(f, &fr, labels, nuse);
+	/* Each sample is a rate over its interval: a level from t0 to t1. */
+	tt = xcalloc(2 * s->n, sizeof(double));
+	vv = xcalloc(2 * s->n, sizeof(double));
+	for (size_t i = 0; i < s->n; i++) {
+		tt[2 * i] = s->t0[i];
+		tt[2 * i + 1] = s->t1[i];
+	}
+	for (size_t k = 0; k < nuse; k++) {
+		for (size_t i = 0; i < s->n; i++)
+			vv[2 * i] = vv[2 * i + 1] = v[k][i];
+		polyline(f, &fr, tt, vv, 2 * s->n, palette[k], labels[k]);
+		free(v[k]);
+	}
+	free(tt);
+	free(vv);
+	svg_end(f);
+	fig_end(f);
+}
+
+/* Fill colour for a busy share P in %: pale yellow (idle) through orange to dark red (busy). */
+static void heat_color(double p, char *buf, size_t len)
+{
+	static const unsigned char stops[5][3] = {
+		{ 255, 255, 204 }, { 254, 217, 118 }, { 253, 141, 60 }, { 227, 26, 28 }, { 128, 0, 38 },
+	};
+	double x, fr;
+	int i;
+
+	p = p < 0 ? 0 : p > 100 ? 100 : p;
+	x = p / 25;
+	i = x >= 4 ? 3 : (int)x;
+	fr = x - i;
+	snprintf(buf, len, "#%02x%02x%02x", (int)lround(stops[i][0] + (stops[i + 1][0] - stops[i][0]) * fr),
+		 (int)lround(stops[i][1] + (stops[i + 1][1] - stops[i][1]) * fr),
+		 (int)lround(stops[i][2] + (stops[i + 1][2] - stops[i][2]) * fr));
+}
+
+/* The busy share of cpu C in sample I, or NaN. */
+static double cpu_busy(const struct samples *s, size_t i, size_t c)
+{
+	json_t *v = json_array_get(json_object_get(s->o[i], "cpu_busy_percent_by_cpu"), c);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/*
+ * The heat strip: a row per CPU, a rectangle per sample (per pixel column
+ * when there are more samples than columns: the largest share among
+ * them), coloured by busy %, with the figure in its tooltip.
+ */
+static void chart_heat(FILE *f, const char *id, const struct samples *s)
+{
+	struct frame fr;
+	size_t ncpu = 0, cols, step, nt;
+	double t[MAXTICKS], hi, rh;
+	char col[8], a[48], b[48], c[48];
+
+	for (size_t i = 0; i < s->n; i++) {
+		size_t k = json_array_size(json_object_get(s->o[i], "cpu_busy_percent_by_cpu"));
+
+		if (k > ncpu)
+			ncpu = k;
+	}
+	if (!ncpu)
+		return;
+	if (ncpu > 1024)
+		ncpu = 1024;
+	rh = ncpu <= 16 ? 16 : ncpu <= 64 ? 7 : 3;
+	frame_init(&fr, (int)(34 + ncpu * rh + 40), 34, 40);
+	time_scale(&fr, s);
+	fr.y.lo = 0;
+	fr.y.hi = (double)ncpu;
+	cols = (size_t)(fr.x.p1 - fr.x.p0);
+	if (cols * ncpu > HEAT_RECT_BUDGET)
+		cols = HEAT_RECT_BUDGET / ncpu > 60 ? HEAT_RECT_BUDGET / ncpu : 60;
+	step = s->n > cols ? (s->n + cols - 1) / cols : 1;
+	fig_begin(f);
+	fprintf(f, "Busy share of each CPU over time (%zu CPU%s, a row each)", ncpu, ncpu == 1 ? "" : "s");
+	svg_begin(f, "heatstrip", id, &fr);
+	hi = fr.x.hi;
+	nt = lin_ticks(fr.x.lo, &hi, UNIT_SECONDS, false, t);
+	axis_x(f, &fr, t, nt, UNIT_SECONDS, "time since the step started");
+	/* The colour scale, as a gradient with its ends labelled. */
+	fprintf(f, "<defs><linearGradient id=\"%s-scale\">", id);
+	for (int k = 0; k <= 4; k++) {
+		heat_color(k * 25.0, col, sizeof(col));
+		fprintf(f, "<stop offset=\"%d%%\" stop-color=\"%s\"/>", k * 25, col);
+	}
+	fprintf(f, "</linearGradient></defs>\n<text class=\"legend\" x=\"%.1f\" y=\"%d\" text-anchor=\"end\">0 %% busy"
+		   "</text><rect x=\"%.1f\" y=\"%d\" width=\"160\" height=\"10\" fill=\"url(#%s-scale)\" stroke=\"#bbb\"/>"
+		   "<text class=\"legend\" x=\"%.1f\" y=\"%d\">100 %%</text>\n",
+		fr.x.p1 - 205, fr.mt - 10, fr.x.p1 - 200, fr.mt - 19, id, fr.x.p1 - 34, fr.mt - 10);
+	for (size_t cpu = 0; cpu < ncpu; cpu++) {
+		double y = fr.y.p1 + (double)cpu * rh;
+
+		if (rh >= 7 || cpu % 8 == 0)
+			fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">cpu%zu</text>\n",
+				fr.x.p0 - 6, y + (rh >= 7 ? rh / 2 + 4 : 6), cpu);
+		for (size_t i = 0; i < s->n; i += step) {
+			size_t end = i + step < s->n ? i + step : s->n, got = 0;
+			double best = NAN, x0 = px(&fr.x, s->t0[i]), x1 = px(&fr.x, s->t1[end - 1]);
+
+			for (size_t j = i; j < end; j++) {
+				double p = cpu_busy(s, j, cpu);
+
+				if (isfinite(p)) {
+					got++;
+					if (!(best >= p))
+						best = p;
+				}
+			}
+			if (!got)
+				continue;
+			heat_color(best, col, sizeof(col));
+			fmt_short(a, sizeof(a), s->t0[i], UNIT_SECONDS);
+			fmt_short(b, sizeof(b), s->t1[end - 1], UNIT_SECONDS);
+			num3(c, sizeof(c), best);
+			fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\"><title>cpu%zu "
+				   "%s to %s: %s%s %% busy", x0, y, x1 - x0 > 0.5 ? x1 - x0 : 0.5, rh >= 7 ? rh - 1 : rh,
+				col, cpu, a, b, got > 1 ? "largest " : "", c);
+			if (got > 1)
+				fprintf(f, " of %zu samples", got);
+			fputs("</title></rect>\n", f);
+		}
+	}
+	svg_end(f);
+	fig_end(f);
+}
+
+/*
+ * " (NAME)" or " (busiest: A, B, C)" from the string KEY of the samples
+ * (the sampler names the busiest disk or interface of each interval);
+ * "" when no sample names one.
+ */
+static void names(char *buf, size_t len, const struct samples *s, const char *key)
+{
+	const char *seen[3];
+	size_t n = 0, more = 0, used;
+
+	for (size_t i = 0; i < s->n; i++) {
+		const char *v = jstr(s->o[i], key);
+		size_t k;
+
+		if (!v || !*v)
+			continue;
+		for (k = 0; k < n && strcmp(seen[k], v); k++)
+			;
+		if (k < n)
+			continue;
+		if (n < ARRAY_SIZE(seen))
+			seen[n++] = v;
+		else
+			more = 1;
+	}
+	buf[0] = 0;
+	if (!n)
+		return;
+	used = (size_t)snprintf(buf, len, " (%s", n > 1 ? "busiest: " : "");
+	for (size_t k = 0; k < n && used < len; k++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", k ? ", " : "", seen[k]);
+	if (used < len)
+		snprintf(buf + used, len - used, "%s)", more ? ", ..." : "");
+}
+
+/* The time charts of one result: throughput (if any moved), CPU busy, the heat strip. */
+static void series_charts(FILE *f, size_t ri, const json_t *r)
+{
+	struct samples s;
+	char id[64], dl[160], dw[160], nr[160], nt[160], disk[120], iface[120];
+
+	samples_load(&s, json_object_get(r, "series"));
+	if (!s.n) {
+		samples_release(&s);
+		return;
+	}
+	names(disk, sizeof(disk), &s, "disk");
+	names(iface, sizeof(iface), &s, "iface");
+	snprintf(dl, sizeof(dl), "disk read%s", disk);
+	snprintf(dw, sizeof(dw), "disk write%s", disk);
+	snprintf(nr, sizeof(nr), "net receive%s", iface);
+	snprintf(nt, sizeof(nt), "net send%s", iface);
+	{
+		const struct tsline thr[] = {
+			{ "net_rx_bytes_per_second", nr },
+			{ "net_tx_bytes_per_second", nt },
+			{ "disk_read_bytes_per_second", dl },
+			{ "disk_write_bytes_per_second", dw },
+		};
+		const struct tsline cpu[] = {
+			{ "cpu_busy_percent", "all CPUs busy" },
+			{ "busiest_cpu_busy_percent", "busiest CPU busy" },
+			{ "cpu_iowait_percent", "iowait" },
+			{ "cpu_softirq_percent", "softirq" },
+			{ "cpu_steal_percent", "steal" },
+		};
+
+		snprintf(id, sizeof(id), "r%zu-throughput", ri);
+		chart_time(f, id, "Throughput over time (sampled)", &s, thr, ARRAY_SIZE(thr), UNIT_BYTES_PER_S, false);
+		snprintf(id, sizeof(id), "r%zu-cpu", ri);
+		chart_time(f, id, "CPU busy over time (sampled)", &s, cpu, ARRAY_SIZE(cpu), UNIT_PERCENT, true);
+	}
+	snprintf(id, sizeof(id), "r%zu-heat", ri);
+	chart_heat(f, id, &s);
+	samples_release(&s);
+}
+
+/* ---- histograms ------------------------------------------------------------ */
+
+struct bucket {
+	double lo, hi, count;
+};
+
+/* The percentile marks drawn on the histogram and as bars. */
+static const struct {
+	const char *key, *label;
+} pcts[] = {
+	{ "p50", "p50" }, { "p90", "p90" }, { "p99", "p99" }, { "p99_9", "p99.9" },
+};
+
+/*
+ * The buckets of one histogram on a log x axis; a bar's height is its
+ * count over its width on that axis (a density, so the finer buckets of
+ * the log-linear histogram do not look like a saw), its tooltip the count.
+ */
+static void chart_hist(FILE *f, const char *id, const char *name, enum unit u, const json_t *h)
+{
+	json_t *bk = json_object_get(h, "buckets"), *pc = json_object_get(h, "percentiles"), *e;
+	struct bucket *b = xcalloc(json_array_size(bk) + 1, sizeof(*b));
+	size_t n = 0, i, nt;
+	double xlo = INFINITY, xhi = 0, dmax = 0, t[MAXTICKS];
+	char s1[48], s2[48], s3[48], s4[48];
+	struct frame fr;
+
+	json_array_foreach(bk, i, e) {
+		json_t *a = json_array_get(e, 0), *z = json_array_get(e, 1), *c = json_array_get(e, 2);
+		struct bucket x;
+
+		if (!json_is_number(a) || !json_is_number(z) || !json_is_number(c))
+			continue;
+		x.lo = json_number_value(a);
+		x.hi = json_number_value(z);
+		x.count = json_number_value(c);
+		if (!isfinite(x.lo) || !isfinite(x.hi) || !(x.hi > 0) || x.lo < 0 || !(x.hi > x.lo) ||
+		    !isfinite(x.count) || x.count < 0)
+			continue;
+		if (x.lo == 0)
+			x.lo = x.hi / 2;	/* a bucket from zero: drawn from half its top */
+		b[n++] = x;
+		xlo = fmin(xlo, x.lo);
+		xhi = fmax(xhi, x.hi);
+		dmax = fmax(dmax, x.count / log10(x.hi / x.lo));
+	}
+	if (!n) {
+		free(b);
+		return;
+	}
+	frame_init(&fr, 290, 14 + 12 * (int)ARRAY_SIZE(pcts), 40);
+	fr.x.log = true;
+	fr.x.lo = xlo;
+	fr.x.hi = xhi;
+	fr.y.lo = 0;
+	fr.y.hi = dmax > 0 ? dmax * 1.05 : 1;
+	fmt_exact(s1, sizeof(s1), jnum(h, "count"));
+	fmt_short(s2, sizeof(s2), jnum(h, "min"), u);
+	fmt_short(s3, sizeof(s3), jnum(h, "mean"), u);
+	fmt_short(s4, sizeof(s4), jnum(h, "max"), u);
+	fig_begin(f);
+	fputs("Histogram ", f);
+	esc(f, name);
+	fprintf(f, ": %s values, min %s, mean %s, max %s", s1, s2, s3, s4);
+	if (isfinite(jnum(h, "stddev"))) {
+		fmt_short(s2, sizeof(s2), jnum(h, "stddev"), u);
+		fprintf(f, ", standard deviation %s", s2);
+	}
+	svg_begin(f, "histogram", id, &fr);
+	nt = log_ticks(xlo, xhi, u, t);
+	axis_x(f, &fr, t, nt, u, "value (log scale)");
+	axis_y(f, &fr, NULL, 0, u, "values per log width");
+	for (i = 0; i < n; i++) {
+		double x0 = px(&fr.x, b[i].lo), x1 = px(&fr.x, b[i].hi);
+		double y = px(&fr.y, b[i].count / log10(b[i].hi / b[i].lo));
+
+		if (!b[i].count)
+			continue;
+		fmt_exact(s1, sizeof(s1), b[i].lo);
+		fmt_exact(s2, sizeof(s2), b[i].hi);
+		fmt_exact(s3, sizeof(s3), b[i].count);
+		fprintf(f, "<rect class=\"bar\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\"><title>%s to %s %s: "
+			   "%s values</title></rect>\n", x0, y, x1 - x0 > 0.6 ? x1 - x0 : 0.6, fr.y.p0 - y, s1, s2,
+			unit_name(u), s3);
+	}
+	for (i = 0; i < ARRAY_SIZE(pcts); i++) {
+		double v = jnum(pc, pcts[i].key), x;
+
+		if (!isfinite(v) || v < xlo || v > xhi)
+			continue;
+		x = px(&fr.x, v);
+		fmt_short(s1, sizeof(s1), v, u);
+		fprintf(f, "<line class=\"pct\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+			   "<text class=\"pct-label\" x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">%s %s</text>\n",
+			x, fr.y.p0, x, fr.y.p1 - 2 - 12 * (int)(ARRAY_SIZE(pcts) - 1 - i),
+			x + (x > fr.x.p1 - 110 ? -3 : 3), fr.mt - 4 - 12 * (int)(ARRAY_SIZE(pcts) - 1 - i),
+			x > fr.x.p1 - 110 ? "end" : "start", pcts[i].label, s1);
+	}
+	svg_end(f);
+	fig_end(f);
+	free(b);
+}
+
+/* Horizontal bars for p50, p90, p99, p99.9 and max on a log axis, each with its value. */
+static void chart_pcts(FILE *f, const char *id, const char *name, enum unit u, const json_t *h)
+{
+	json_t *pc = json_object_get(h, "percentiles");
+	const char *lab[ARRAY_SIZE(pcts) + 1];
+	double val[ARRAY_SIZE(pcts) + 1], lo = INFINITY, hi = 0, mn = jnum(h, "min"), t[MAXTICKS];
+	size_t n = 0, nt;
+	struct frame fr;
+	char s[48];
+
+	for (size_t i = 0; i <= ARRAY_SIZE(pcts); i++) {
+		double v = i < ARRAY_SIZE(pcts) ? jnum(pc, pcts[i].key) : jnum(h, "max");
+
+		if (!isfinite(v) || v <= 0)
+			continue;
+		lab[n] = i < ARRAY_SIZE(pcts) ? pcts[i].label : "max";
+		val[n++] = v;
+		lo = fmin(lo, v);
+		hi = fmax(hi, v);
+	}
+	if (!n)
+		return;
+	/* Bars start at the smallest value seen (or a bit below the shortest bar). */
+	lo = isfinite(mn) && mn > 0 && mn < lo ? mn : lo / 2;
+	frame_init(&fr, 16 + (int)n * 28 + 40, 16, 40);
+	fr.x.log = true;
+	fr.x.lo = lo;
+	fr.x.hi = hi;
+	fr.x.p1 -= 80;	/* room for the longest bar's value */
+	fig_begin(f);
+	fputs("Percentiles of ", f);
+	esc(f, name);
+	fmt_short(s, sizeof(s), lo, u);
+	fprintf(f, " (bars start at %s%s)", isfinite(mn) && mn > 0 && mn <= lo ? "the minimum, " : "", s);
+	svg_begin(f, "percentiles", id, &fr);
+	nt = log_ticks(fr.x.lo, fr.x.hi, u, t);
+	axis_x(f, &fr, t, nt, u, "value (log scale)");
+	for (size_t i = 0; i < n; i++) {
+		double y = fr.mt + 6 + (double)i * 28, x = px(&fr.x, val[i]);
+
+		fmt_short(s, sizeof(s), val[i], u);
+		fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>"
+			   "<rect class=\"pbar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"18\"><title>%s: %s</title></rect>"
+			   "<text class=\"value\" x=\"%.1f\" y=\"%.1f\">%s</text>\n",
+			fr.x.p0 - 6, y + 13, lab[i], fr.x.p0, y, x - fr.x.p0 > 1 ? x - fr.x.p0 : 1, lab[i], s, x + 4,
+			y + 13, s);
+	}
+	svg_end(f);
+	fig_end(f);
+}
+
+static void hist_charts(FILE *f, size_t ri, json_t *r)
+{
+	json_t *hs = json_object_get(r, "histograms"), *h;
+	const char *key;
+	char id[128], part[64], name[64];
+
+	if (!json_is_object(hs))
+		return;
+	json_object_foreach(hs, key, h) {
+		size_t nlen;
+		enum unit u = key_unit(key, &nlen);
+
+		if (!json_is_object(h))
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)(nlen < 63 ? nlen : 63), key);
+		idpart(part, sizeof(part), key);
+		snprintf(id, sizeof(id), "r%zu-hist-%s", ri, part);
+		chart_hist(f, id, name, u, h);
+		snprintf(id, sizeof(id), "r%zu-pct-%s", ri, part);
+		chart_pcts(f, id, name, u, h);
+	}
+}
+
+/* ---- curves: metrics across steps or sizes ------------------------------------ */
+
+struct point {
+	double x, y;
+	const char *tip;	/* the step or metric the point is, for its tooltip */
+};
+
+struct curve {
+	const char *label;
+	struct point *p;
+	size_t n;
+};
+
+/*
+ * A line chart of NC curves against a shared x: numeric (log scale, in
+ * XUNIT) when XLOG, else categories CAT[0..NCAT) with the points at their
+ * index. Y from 0 in unit U.
+ */
+static void chart_curves(FILE *f, const char *cls, const char *id, const struct curve *c, size_t nc, enum unit u,
+			 bool xlog, enum unit xunit, const char *xtitle, const char *const *cat, size_t ncat)
+{
+	struct frame fr;
+	double ymax = 0, xlo = INFINITY, xhi = 0, t[MAXTICKS], ylo = 0;
+	const char *labels[MAX_LINES];
+	size_t nt;
+	char s[48];
+	int rows;
+
+	for (size_t k = 0; k < nc; k++)
+		for (size_t i = 0; i < c[k].n; i++) {
+			if (isfinite(c[k].p[i].y)) {
+				ymax = fmax(ymax, c[k].p[i].y);
+				ylo = fmin(ylo, c[k].p[i].y);
+			}
+			xlo = fmin(xlo, c[k].p[i].x);
+			xhi = fmax(xhi, c[k].p[i].x);
+		}
+	for (size_t k = 0; k < nc && k < MAX_LINES; k++)
+		labels[k] = c[k].label;
+	rows = legend_rows(labels, nc < MAX_LINES ? nc : MAX_LINES);
+	frame_init(&fr, (xlog ? 240 : 300) + legend_mt(rows), legend_mt(rows), xlog ? 40 : 100);
+	if (xlog) {
+		fr.x.log = true;
+		fr.x.lo = xlo / 1.15;
+		fr.x.hi = xhi * 1.15;
+	} else {
+		fr.x.lo = -0.5;
+		fr.x.hi = (double)ncat - 0.5;
+	}
+	fr.y.lo = ylo;
+	fr.y.hi = ymax > ylo ? ymax : ylo + 1;
+	svg_begin(f, cls, id, &fr);
+	nt = lin_ticks(fr.y.lo, &fr.y.hi, u, true, t);
+	axis_y(f, &fr, t, nt, u, NULL);
+	if (xlog) {
+		nt = log_ticks(fr.x.lo, fr.x.hi, xunit, t);
+		axis_x(f, &fr, t, nt, xunit, xtitle);
+	} else {
+		for (size_t i = 0; i < ncat; i++) {
+			double x = px(&fr.x, (double)i);
+
+			fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x, fr.y.p1, x,
+				fr.y.p0);
+			if (ncat <= 48 || i % ((ncat + 47) / 48) == 0) {
+				fprintf(f, "<text class=\"tick\" transform=\"translate(%.1f %.1f) rotate(-35)\" "
+					   "text-anchor=\"end\">", x + 3, fr.y.p0 + 12);
+				esc_trunc(f, cat[i], 22);
+				fputs("</text>", f);
+			}
+			fputc('\n', f);
+		}
+	}
+	for (size_t k = 0; k < nc && k < MAX_LINES; k++) {
+		double *x = xcalloc(c[k].n + 1, sizeof(double)), *y = xcalloc(c[k].n + 1, sizeof(double));
+
+		for (size_t i = 0; i < c[k].n; i++) {
+			x[i] = c[k].p[i].x;
+			y[i] = c[k].p[i].y;
+		}
+		polyline(f, &fr, x, y, c[k].n, palette[k], c[k].label);
+		for (size_t i = 0; i < c[k].n; i++) {
+			if (!isfinite(y[i]))
+				continue;
+			fmt_short(s, sizeof(s), y[i], u);
+			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>", px(&fr.x, x[i]),
+				px(&fr.y, y[i]), palette[k]);
+			esc(f, c[k].p[i].tip);
+			fputs(": ", f);
+			esc(f, c[k].label);
+			fprintf(f, " = %s</title></circle>\n", s);
+		}
+		free(x);
+		free(y);
+	}
+	legend(f, &fr, labels, nc < MAX_LINES ? nc : MAX_LINES);
+	svg_end(f);
+}
+
+/*
+ * Parses a metric name of the form PREFIX_<N>k|m|g (a size in KiB, MiB,
+ * GiB, e.g. "lat_4096k"): the prefix length and the size in bytes.
+ */
+static bool size_name(const char *name, size_t len, size_t *plen, double *bytes)
+{
+	size_t i;
+	double mul;
+
+	if (len < 4)
+		return false;
+	switch (name[len - 1]) {
+	case 'k': mul = 1024; break;
+	case 'm': mul = 1048576; break;
+	case 'g': mul = 1073741824; break;
+	default: return false;
+	}
+	for (i = len - 1; i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9'; i--)
+		;
+	if (i == len - 1 || i < 2 || name[i - 1] != '_' || len - 1 - i > 12)
+		return false;
+	*plen = i - 1;
+	*bytes = strtod(name + i, NULL) * mul;
+	return *bytes > 0;
+}
+
+static int point_cmp(const void *a, const void *b)
+{
+	const struct point *p = a, *q = b;
+
+	return (p->x > q->x) - (p->x < q->x);
+}
+
+/*
+ * Curves inside one result: metrics PREFIX_<N>k|m|g with the same prefix
+ * and unit, three or more, drawn against N on a log axis (the memory
+ * latency curve: lat_4k, lat_8k, ... in ns).
+ */
+static void size_curves(FILE *f, size_t ri, json_t *r)
+{
+	json_t *m = json_object_get(r, "metrics"), *v;
+	const char *key, *done[64];
+	size_t ndone = 0;
+
+	if (!json_is_object(m))
+		return;
+	json_object_foreach(m, key, v) {
+		size_t nlen, plen, n = 0, cap = 0;
+		enum unit u = key_unit(key, &nlen);
+		double bytes;
+		struct point *p = NULL;
+		struct curve c;
+		const char *k2;
+		json_t *v2;
+		bool seen = false;
+		char id[128], part[64], prefix[64];
+
+		if (!json_is_number(v) || !size_name(key, nlen, &plen, &bytes) || plen >= sizeof(prefix))
+			continue;
+		snprintf(prefix, sizeof(prefix), "%.*s", (int)plen, key);
+		for (size_t i = 0; i < ndone; i++)
+			if (!strcmp(done[i], key))
+				seen = true;
+		if (seen || ndone == ARRAY_SIZE(done))
+			continue;
+		json_object_foreach(m, k2, v2) {
+			size_t nlen2, plen2;
+			double b2;
+
+			if (!json_is_number(v2) || key_unit(k2, &nlen2) != u || !size_name(k2, nlen2, &plen2, &b2) ||
+			    plen2 != plen || strncmp(k2, key, plen))
+				continue;
+			if (n == cap) {
+				cap = cap ? 2 * cap : 16;
+				p = xrealloc(p, cap * sizeof(*p));
+			}
+			p[n].x = b2;
+			p[n].y = json_number_value(v2);
+			p[n].tip = metric_label(r, k2);
+			n++;
+			if (strcmp(k2, key) && ndone < ARRAY_SIZE(done))
+				done[ndone++] = k2;
+		}
+		if (n >= 3) {
+			qsort(p, n, sizeof(*p), point_cmp);
+			c.label = prefix;
+			c.p = p;
+			c.n = n;
+			idpart(part, sizeof(part), prefix);
+			snprintf(id, sizeof(id), "r%zu-curve-%s", ri, part);
+			fig_begin(f);
+			esc(f, prefix);
+			fprintf(f, " by size (%zu metrics named ", n);
+			esc(f, prefix);
+			fprintf(f, "_&lt;size&gt;, %s)", unit_name(u));
+			chart_curves(f, "curve", id, &c, 1, u, true, UNIT_BYTES, "size (log scale)", NULL, 0);
+			fig_end(f);
+		}
+		free(p);
+	}
+}
+
+/* The order of the charts across steps: rates first, the figures that explain them after. */
+static const enum unit unit_order[] = {
+	UNIT_BYTES_PER_S, UNIT_BITS_PER_S, UNIT_PER_S, UNIT_NS, UNIT_PERCENT, UNIT_SECONDS,
+	UNIT_RATIO, UNIT_MHZ, UNIT_COUNT, UNIT_BYTES,
+};
+
+/*
+ * Charts across the steps of one benchmark: results [I0, I1) of the run,
+ * all of bench BENCH. A metric present in two or more of them becomes a
+ * line; one chart per unit. The x axis is the "size_bytes" metric when
+ * every step has one and they grow (the swap ladder), else the steps in
+ * order.
+ */
+static void step_charts(FILE *f, json_t *results, size_t i0, size_t i1, const char *bench, size_t gi)
+{
+	size_t m = i1 - i0, nkeys = 0, cap = 0;
+	const char **keys = NULL, **cat = xcalloc(m, sizeof(char *));
+	size_t *count = NULL;
+	bool bysize = true;
+	double prev = 0;
+	char id[160], part[64];
+
+	for (size_t i = 0; i < m; i++) {
+		json_t *r = json_array_get(results, i0 + i), *mt = json_object_get(r, "metrics"), *v;
+		double sz = jnum(mt, "size_bytes");
+		const char *key;
+
+		cat[i] = jstr(r, "sweep") ?: jstr(r, "step");	/* a sweep's combination is shorter */
+		if (!(sz > prev))
+			bysize = false;
+		prev = sz;
+		if (!json_is_object(mt))
+			continue;
+		json_object_foreach(mt, key, v) {
+			size_t k;
+
+			if (!json_is_number(v))
+				continue;
+			for (k = 0; k < nkeys && strcmp(keys[k], key); k++)
+				;
+			if (k == nkeys) {
+				if (nkeys == cap) {
+					cap = cap ? 2 * cap : 32;
+					keys = xrealloc(keys, cap * sizeof(*keys));
+					count = xrealloc(count, cap * sizeof(*count));
+				}
+				keys[nkeys] = key;
+				count[nkeys++] = 0;
+			}
+			count[k]++;
+		}
+	}
+	idpart(part, sizeof(part), bench);
+	for (size_t ui = 0; ui < ARRAY_SIZE(unit_order); ui++) {
+		enum unit u = unit_order[ui];
+		struct curve c[MAX_LINES];
+		size_t nc = 0, more = 0;
+
+		for (size_t k = 0; k < nkeys; k++) {
+			if (count[k] < 2 || key_unit(keys[k], NULL) != u ||
+			    (bysize && !strcmp(keys[k], "size_bytes")))
+				continue;
+			if (nc == MAX_LINES) {
+				more++;
+				continue;
+			}
+			c[nc].label = NULL;
+			c[nc].p = xcalloc(m, sizeof(struct point));
+			c[nc].n = m;
+			for (size_t i = 0; i < m; i++) {
+				json_t *r = json_array_get(results, i0 + i);
+
+				if (!c[nc].label && json_object_get(json_object_get(r, "metrics"), keys[k]))
+					c[nc].label = metric_label(r, keys[k]);
+				c[nc].p[i].x = bysize ? jnum(json_object_get(r, "metrics"), "size_bytes") : (double)i;
+				c[nc].p[i].y = jnum(json_object_get(r, "metrics"), keys[k]);
+				c[nc].p[i].tip = cat[i] ? cat[i] : "?";
+			}
+			if (!c[nc].label)
+				c[nc].label = keys[k];
+			nc++;
+		}
+		if (!nc)
+			continue;
+		snprintf(id, sizeof(id), "steps%zu-%s-%s", gi, part, u == UNIT_COUNT ? "count" : unit_suffix(u) + 1);
+		fig_begin(f);
+		esc(f, bench);
+		fprintf(f, " across %zu steps: %s", m, u == UNIT_COUNT ? "counts" : unit_name(u));
+		if (more)
+			fprintf(f, " (%zu more metric%s in the tables)", more, more == 1 ? "" : "s");
+		chart_curves(f, "steps", id, c, nc, u, bysize, UNIT_BYTES, "size (log scale)", cat, m);
+		fig_end(f);
+		for (size_t k = 0; k < nc; k++)
+			free(c[k].p);
+	}
+	free(keys);
+	free(count);
+	free(cat);
+}
+
+/* ---- the page ----------------------------------------------------------- */
+
+static const char css[] =
+	"body{font:14px/1.45 \"DejaVu Sans\",\"Liberation Sans\",Arial,sans-serif;margin:0 auto;max-width:1000px;"
+	"padding:16px 20px;color:#222;background:#fff}\n"
+	"h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:30px 0 6px;border-bottom:2px solid #ddd;"
+	"padding-bottom:3px}h3{font-size:15px;margin:16px 0 4px}\n"
+	".meta{color:#555;margin:0 0 2px}\n"
+	"table{border-collapse:collapse;margin:6px 0 12px;width:100%}\n"
+	"th,td{border-bottom:1px solid #e4e4e4;padding:3px 8px;text-align:left;vertical-align:top}\n"
+	"th{background:#f3f3f3;font-weight:600}td.num{text-align:right;white-space:nowrap;"
+	"font-variant-numeric:tabular-nums}\n"
+	"code,.key{font-family:\"DejaVu Sans Mono\",monospace;font-size:12px;color:#666}\n"
+	".status{display:inline-block;padding:0 6px;border-radius:3px;font-size:12px;font-weight:600}\n"
+	".status.ok{background:#e3f4e1;color:#1d5e1a}.status.skipped{background:#eee;color:#555}"
+	".status.failed{background:#fbe0e0;color:#8a1212}.status.incomplete{background:#fff0c8;color:#7a5300}\n"
+	".verdict{background:#f4f7fb;border-left:4px solid #4a78b5;padding:6px 10px;margin:8px 0}\n"
+	".reason{color:#8a1212}.note{color:#555}\n"
+	"table.kv td:first-child{width:22%;color:#444}\n"
+	"figure.fig{margin:14px 0 20px}figcaption{font-weight:600;margin-bottom:4px}\n"
+	"svg.chart{display:block;width:100%;height:auto;max-width:960px;font:11px \"DejaVu Sans\",Arial,sans-serif}\n"
+	"svg .plot{fill:#fcfcfc;stroke:#bbb}svg .grid{stroke:#e8e8e8}svg .tick,svg .legend{fill:#444}\n"
+	"svg .axis-title{fill:#333;font-size:12px}svg .line{fill:none;stroke-width:1.7}\n"
+	"svg .bar{fill:#4a78b5}svg .pbar{fill:#7ea6d8}svg .value{fill:#222}\n"
+	"svg .pct{stroke:#d62728;stroke-dasharray:4 3}svg .pct-label{fill:#b01c1c}\n"
+	"details summary{cursor:pointer;color:#335}\n";
+
+/* Writes a status badge for result R: ok / skipped / failed, and incomplete. */
+static void badge(FILE *f, const json_t *r)
+{
+	const char *st = jstr(r, "status");
+	const char *cls = st && (!strcmp(st, "ok") || !strcmp(st, "skipped") || !strcmp(st, "failed")) ? st : "failed";
+
+	fprintf(f, "<span class=\"status %s\">", cls);
+	esc(f, st ? st : "?");
+	fputs("</span>", f);
+	if (json_is_true(json_object_get(r, "incomplete")))
+		fputs(" <span class=\"status incomplete\">incomplete</span>", f);
+}
+
+/* "bench / step", or the bench alone when the step repeats it. */
+static void step_name(FILE *f, const json_t *r)
+{
+	const char *b = jstr(r, "bench"), *s = jstr(r, "step");
+
+	esc(f, b);
+	if (s && b && strcmp(s, b)) {
+		fputs(" / ", f);
+		esc(f, s);
+	}
+}
+
+/* A metric value of R by key, formatted with its unit, with its label. */
+static void metric_value(char *buf, size_t len, const json_t *r, const char *key)
+{
+	render_value(buf, len, jnum(json_object_get(r, "metrics"), key), key_unit(key, NULL));
+}
+
+static void header(FILE *f, json_t *doc, const char *source)
+{
+	json_t *info = json_object_get(doc, "info"), *cpu = json_object_get(info, "cpu");
+	json_t *mem = json_object_get(info, "memory"), *kern = json_object_get(info, "kernel");
+	const char *host = jstr(doc, "host");
+	char b[64];
+
+	fputs("<h1>engpass report", f);
+	if (host) {
+		fputs(": ", f);
+		esc(f, host);
+	}
+	fputs("</h1>\n<p class=\"meta\">", f);
+	esc(f, jstr(doc, "time") ?: "time unknown");
+	if (jstr(doc, "command")) {
+		fputs(" &middot; <code>", f);
+		esc(f, jstr(doc, "command"));
+		fputs("</code>", f);
+	}
+	fputs(" &middot; engpass ", f);
+	esc(f, jstr(json_object_get(doc, "tool"), "version") ?: "?");
+	fputs(" &middot; from ", f);
+	esc(f, source);
+	fputs("</p>\n<p class=\"meta\">", f);
+	if (jstr(cpu, "model")) {
+		esc(f, jstr(cpu, "model"));
+		fputs(", ", f);
+	}
+	if (json_is_integer(json_object_get(cpu, "online_cpus")))
+		fprintf(f, "%lld CPUs online, ", (long long)json_integer_value(json_object_get(cpu, "online_cpus")));
+	if (isfinite(jnum(mem, "mem_total_bytes"))) {
+		render_value(b, sizeof(b), jnum(mem, "mem_total_bytes"), UNIT_BYTES);
+		fprintf(f, "%s RAM, ", b);
+	}
+	if (jstr(kern, "release")) {
+		fputs("Linux ", f);
+		esc(f, jstr(kern, "release"));
+	}
+	fputs("</p>\n", f);
+}
+
+static void summary(FILE *f, json_t *results)
+{
+	json_t *r;
+	size_t i;
+	char v[64];
+
+	fputs("<h2 id=\"summary\">Summary</h2>\n<table class=\"summary\">\n<tr><th>#</th><th>step</th><th>status</th>"
+	      "<th>headline</th><th>bounded by</th></tr>\n", f);
+	json_array_foreach(results, i, r) {
+		const char *hl = jstr(r, "headline"), *reason = jstr(r, "reason");
+		json_t *vd = json_object_get(r, "verdict");
+
+		fprintf(f, "<tr><td class=\"num\">%zu</td><td><a href=\"#result-%zu\">", i + 1, i);
+		step_name(f, r);
+		fputs("</a></td><td>", f);
+		badge(f, r);
+		if (reason) {
+			fputs(" <span class=\"reason\">", f);
+			esc_trunc(f, reason, 80);
+			fputs("</span>", f);
+		}
+		fputs("</td><td>", f);
+		if (hl && json_is_number(json_object_get(json_object_get(r, "metrics"), hl))) {
+			metric_value(v, sizeof(v), r, hl);
+			esc(f, metric_label(r, hl));
+			fprintf(f, ": <b>%s</b>", v);
+		} else {
+			fputs("&mdash;", f);
+		}
+		fputs("</td><td>", f);
+		if (jstr(vd, "resource")) {
+			fputs("<b>", f);
+			esc(f, jstr(vd, "resource"));
+			fputs("</b>", f);
+		}
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+/* A two-column table of the string (or number) members of OBJ under a heading. */
+static void kv_table(FILE *f, const char *title, json_t *obj)
+{
+	const char *key;
+	json_t *v;
+	char b[64];
+
+	if (!json_is_object(obj) || !json_object_size(obj))
+		return;
+	fprintf(f, "<h3>%s</h3>\n<table class=\"kv\">\n", title);
+	json_object_foreach(obj, key, v) {
+		fputs("<tr><td>", f);
+		esc(f, key);
+		fputs("</td><td>", f);
+		if (json_is_string(v)) {
+			esc(f, json_string_value(v));
+		} else if (json_is_number(v)) {
+			render_value(b, sizeof(b), json_number_value(v), key_unit(key, NULL));
+			fputs(b, f);
+		} else if (json_is_boolean(v)) {
+			fputs(json_is_true(v) ? "yes" : "no", f);
+		} else if (json_is_null(v)) {
+			fputs("n/a", f);
+		} else {
+			fputs("&hellip;", f);
+		}
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+static void metrics_table(FILE *f, json_t *r)
+{
+	json_t *m = json_object_get(r, "metrics"), *sp = json_object_get(r, "spread"), *v;
+	const char *key;
+	bool spread = json_is_object(sp) && json_object_size(sp);
+	char b[64];
+
+	if (!json_is_object(m) || !json_object_size(m))
+		return;
+	fprintf(f, "<h3>Metrics</h3>\n<table class=\"metrics\">\n<tr><th>metric</th><th>key</th><th>%s</th>%s</tr>\n",
+		spread ? "median" : "value", spread ? "<th>min</th><th>max</th><th>n</th>" : "");
+	json_object_foreach(m, key, v) {
+		json_t *s = spread ? json_object_get(sp, key) : NULL;
+		enum unit u = key_unit(key, NULL);
+
+		fputs("<tr><td>", f);
+		esc(f, metric_label(r, key));
+		fputs("</td><td class=\"key\">", f);
+		esc(f, key);
+		render_value(b, sizeof(b), json_is_number(v) ? json_number_value(v) : NAN, u);
+		fprintf(f, "</td><td class=\"num\">%s</td>", b);
+		if (spread) {
+			render_value(b, sizeof(b), jnum(s, "min"), u);
+			fprintf(f, "<td class=\"num\">%s</td>", json_is_object(s) ? b : "");
+			render_value(b, sizeof(b), jnum(s, "max"), u);
+			fprintf(f, "<td class=\"num\">%s</td>", json_is_object(s) ? b : "");
+			if (json_is_integer(json_object_get(s, "n")))
+				fprintf(f, "<td class=\"num\">%lld</td>",
+					(long long)json_integer_value(json_object_get(s, "n")));
+			else
+				fputs("<td></td>", f);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+static void result_section(FILE *f, size_t ri, json_t *r)
+{
+	json_t *vd = json_object_get(r, "verdict"), *notes = json_object_get(r, "notes"), *n;
+	const char *reason = jstr(r, "reason");
+	size_t i;
+
+	fprintf(f, "<section class=\"result\" id=\"result-%zu\">\n<h2>%zu. ", ri, ri + 1);
+	step_name(f, r);
+	fputs(" ", f);
+	badge(f, r);
+	fputs("</h2>\n", f);
+	if (reason) {
+		fputs("<p class=\"reason\">", f);
+		esc(f, reason);
+		fputs("</p>\n", f);
+	}
+	if (jstr(vd, "resource")) {
+		fputs("<p class=\"verdict\">Bounded by <b>", f);
+		esc(f, jstr(vd, "resource"));
+		fputs("</b>", f);
+		if (jstr(vd, "evidence") && *jstr(vd, "evidence")) {
+			fputs(": ", f);
+			esc(f, jstr(vd, "evidence"));
+		}
+		fputs("</p>\n", f);
+	}
+	size_curves(f, ri, r);
+	series_charts(f, ri, r);
+	hist_charts(f, ri, r);
+	metrics_table(f, r);
+	if (json_array_size(notes)) {
+		fputs("<h3>Notes</h3>\n<ul class=\"note\">\n", f);
+		json_array_foreach(notes, i, n) {
+			if (!json_is_string(n))
+				continue;
+			fputs("<li>", f);
+			esc(f, json_string_value(n));
+			fputs("</li>\n", f);
+		}
+		fputs("</ul>\n", f);
+	}
+	kv_table(f, "Parameters", json_object_get(r, "parameters"));
+	kv_table(f, "Method", json_object_get(r, "method"));
+	if (json_is_object(json_object_get(r, "system"))) {
+		fputs("<details><summary>System view during the step (sampled)</summary>\n", f);
+		kv_table(f, "System", json_object_get(r, "system"));
+		fputs("</details>\n", f);
+	}
+	fputs("</section>\n", f);
+}
+
+/* Whether results A and B share at least half of the numeric metrics of the one with more. */
+static bool similar(const json_t *a, const json_t *b)
+{
+	json_t *ma = json_object_get(a, "metrics"), *mb = json_object_get(b, "metrics"), *v;
+	size_t shared = 0, na = 0, nb = 0;
+	const char *key;
+
+	json_object_foreach(mb, key, v)
+		nb += json_is_number(v);
+	json_object_foreach(ma, key, v) {
+		if (!json_is_number(v))
+			continue;
+		na++;
+		shared += json_is_number(json_object_get(mb, key));
+	}
+	return shared > 0 && 2 * shared >= (na > nb ? na : nb);
+}
+
+int html_check_document(json_t *doc, char *err, size_t errlen)
+{
+	json_t *results = json_object_get(doc, "results"), *r;
+	const char *schema = jstr(doc, "schema");
+	size_t i;
+
+	if (!json_is_object(doc) || !schema || strcmp(schema, "engpass/1") || !json_is_array(results)) {
+		snprintf(err, errlen, "not an engpass result (no \"schema\": \"engpass/1\" with results)");
+		return -EPROTO;
+	}
+	json_array_foreach(results, i, r) {
+		if (!json_is_object(r) || !jstr(r, "bench") || !jstr(r, "step")) {
+			snprintf(err, errlen, "result %zu lacks bench or step", i);
+			return -EPROTO;
+		}
+	}
+	return 0;
+}
+
+int render_html(FILE *f, json_t *doc, const char *source)
+{
+	json_t *results = json_object_get(doc, "results"), *r;
+	size_t n = json_array_size(results), i, gi = 0;
+	bool across = false;
+
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	      "<meta name=\"generator\" content=\"engpass\">\n<title>engpass report", f);
+	if (jstr(doc, "host")) {
+		fputs(": ", f);
+		esc(f, jstr(doc, "host"));
+	}
+	fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", css);
+	header(f, doc, source);
+	summary(f, results);
+	/* Groups of two or more consecutive results of one benchmark with mostly the same metrics. */
+	for (i = 0; i < n;) {
+		json_t *first = json_array_get(results, i);
+		const char *b = jstr(first, "bench");
+		size_t j = i + 1;
+
+		while (j < n && b && !strcmp(b, jstr(json_array_get(results, j), "bench")) &&
+		       similar(first, json_array_get(results, j)))
+			j++;
+		if (j - i >= 2) {
+			if (!across)
+				fputs("<h2 id=\"across\">Across steps</h2>\n", f);
+			across = true;
+			step_charts(f, results, i, j, b, gi++);
+		}
+		i = j;
+	}
+	json_array_foreach(results, i, r)
+		result_section(f, i, r);
+	fputs("<p class=\"meta\">Made by engpass from the JSON document (schema engpass/1); every figure is the "
+	      "document's. Charts are inline SVG; hover a point or bar for its value.</p>\n</body>\n</html>\n", f);
+	return ferror(f) ? -EIO : 0;
+}
+
+#else
+
+/* Built without jansson: the report command says so; nothing to compile here. */
+typedef int html_unused;
+
+#endif

@@ -1,0 +1,178 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# engpass report: an HTML page with SVG charts from a stored run or a JSON
+# file. Checks that the page is self-contained (nothing fetched, no
+# script), that strings from the document are escaped, that it is written
+# atomically, that headless Chromium parses it into a DOM with every
+# expected chart, and keeps a screenshot next to the binary as an artefact
+# (report.png, report-steps.png). Bad input: one line, exit 2.
+. "$(dirname "$0")/lib.sh"
+DB="$T_TMP/h/history.db"
+H="$T_TMP/html"
+ART=$(dirname "$ENGPASS")
+mkdir -p "$H"
+
+# Chromium runs in its own session (setsid), so the trap can end it and
+# every helper process it started, by process group; its crash handlers
+# leave the group, so they are found by the scratch HOME they were given
+# (only this test's own processes name it) and ended by PID.
+CPID=
+# (hom[e]: the pattern does not match grep's own command line)
+leftovers() { grep -laE -- "$T_TMP/hom[e]" /proc/[0-9]*/cmdline 2>/dev/null | cut -d/ -f3; }
+trap '[ -n "$CPID" ] && kill -- -"$CPID" 2>/dev/null; for p in $(leftovers); do kill "$p" 2>/dev/null; done; rm -rf "$T_TMP"' EXIT
+trap 'exit 143' INT TERM
+
+run null --time 1s --interval 100ms --db "$DB"
+check "a sampled null run is stored" [ "$RC" = 0 ]
+run null --time 300ms --interval 50ms --no-history --json
+cp "$T_TMP/out" "$T_TMP/f.json"
+
+run report 1 --db "$DB" --html "$H/out.html"
+check "report RUN exits 0" [ "$RC" = 0 ]
+check "... and prints the path it wrote" sh -c "[ \"\$(cat '$T_TMP/out')\" = '$H/out.html' ] && [ ! -s '$T_TMP/err' ]"
+run report "$T_TMP/f.json" --html "$H/out2.html"
+check "report FILE.json exits 0" [ "$RC" = 0 ]
+check "both pages are written, nothing else is left in the directory" \
+	sh -c "[ \"\$(ls -A '$H' | tr '\n' ' ')\" = 'out.html out2.html ' ]"
+check "the page is readable by others as the umask allows (0644 under umask 022)" \
+	sh -c "umask 022; '$ENGPASS' report '$T_TMP/f.json' --html '$H/mode.html' >/dev/null && [ \$(stat -c %a '$H/mode.html') = 644 ]"
+rm -f "$H/mode.html"
+
+for f in out.html out2.html; do
+	check "$f is an HTML5 document" grep -q '^<!DOCTYPE html>' "$H/$f"
+	check "$f fetches nothing (no http(s) or protocol-relative src/href/url)" \
+		sh -c "! grep -Eiq '(src|href)[[:space:]]*=[[:space:]]*[\"'\'']?[[:space:]]*(https?:|//)|url\\([[:space:]]*[\"'\'']?(https?:|//)|@import' '$H/$f'"
+	check "$f has no script" sh -c "! grep -qi '<script' '$H/$f'"
+	for c in timeseries heatstrip histogram percentiles; do
+		check "$f has a chart $c" grep -q "class=\"chart $c\"" "$H/$f"
+	done
+done
+check "the heat strip has a rectangle with a tooltip per sample and CPU" \
+	grep -q '<rect [^>]*fill="#[0-9a-f]*"><title>cpu0 ' "$H/out.html"
+check "the page shows the run's headline figure" grep -q 'p99: <b>[0-9.]* ms</b>' "$H/out.html"
+
+# Writing over an existing page replaces it whole.
+echo "old page" >"$H/out2.html"
+run report "$T_TMP/f.json" --html "$H/out2.html"
+check "an existing page is replaced" sh -c "[ '$RC' = 0 ] && grep -q '^<!DOCTYPE html>' '$H/out2.html' && ! grep -q 'old page' '$H/out2.html'"
+
+# Hostile strings in the document come out as text, never as markup.
+jq '.host = "<script>alert(1)</script>" | .results[0].step = "\"><svg onload=alert(2)>" |
+    .results[0].notes = ["</title><script>alert(3)</script>"] |
+    .results[0].parameters.x = "<img src=x onerror=alert(4)>" |
+    .results[0].histograms["a\"><script>_ns"] = .results[0].histograms.lat_ns' \
+	"$T_TMP/f.json" >"$T_TMP/evil.json"
+run report "$T_TMP/evil.json" --html "$H/evil.html"
+check "a document with markup in its strings renders" [ "$RC" = 0 ]
+check "... escaped: no script, svg onload or img element from the document" \
+	sh -c "! grep -Eqi '<script|<svg onload|<img' '$H/evil.html'"
+check "... the strings are shown as text" grep -q '&lt;script&gt;alert(1)&lt;/script&gt;' "$H/evil.html"
+
+# Several steps of one benchmark with the same metrics (a ladder over
+# size_bytes), and a metric family over sizes inside one step.
+jq '.results[0] as $r | .results = [
+      ($r | .step = "ladder 16M" | .metrics = {"size_bytes": 16777216, "read_bytes_per_second": 9e9, "write_bytes_per_second": 1e9}),
+      ($r | .step = "ladder 64M" | .metrics = {"size_bytes": 67108864, "read_bytes_per_second": 8e9, "write_bytes_per_second": 9e8}),
+      ($r | .step = "ladder 256M" | .metrics = {"size_bytes": 268435456, "read_bytes_per_second": 2e8, "write_bytes_per_second": 1e8}),
+      ($r | .bench = "mem" | .step = "latency" | del(.series) | del(.histograms) |
+	.metrics = {"lat_4k_ns": 1.2, "lat_64k_ns": 4.1, "lat_1024k_ns": 12.5, "lat_16384k_ns": 95.0})]' \
+	"$T_TMP/f.json" >"$T_TMP/steps.json"
+run report "$T_TMP/steps.json" --html "$H/steps.html"
+check "a run with several steps renders" [ "$RC" = 0 ]
+check "... with a chart across the steps, over size" grep -q 'class="chart steps" id="steps0-null-bytes_per_second"' "$H/steps.html"
+check "... and a curve over the sizes named in metric keys" grep -q 'class="chart curve" id="r3-curve-lat"' "$H/steps.html"
+
+# Headless Chromium: parses the pages (the DOM has every chart) and takes
+# a screenshot. CHROME ARGS...: runs it under a timeout in its own session,
+# with a profile of its own each time (a second Chromium on a profile in use
+# would hand its work to the first and exit without output).
+CHROME_BIN=$(command -v chromium || command -v chromium-browser || true)
+CN=0
+chrome() {
+	CN=$((CN + 1))
+	HOME="$T_TMP/home" XDG_CONFIG_HOME="$T_TMP/home/.config" XDG_CACHE_HOME="$T_TMP/home/.cache" \
+	setsid timeout 120 "$CHROME_BIN" --headless --no-sandbox --disable-gpu --disable-background-networking \
+		--disable-component-update --disable-sync --no-first-run --disable-breakpad --disable-crash-reporter \
+		--user-data-dir="$T_TMP/chrome$CN" "$@" >"$T_TMP/chrome.out" 2>"$T_TMP/chrome.err" </dev/null &
+	CPID=$!
+	wait "$CPID"
+	crc=$?
+	kill -- -"$CPID" 2>/dev/null
+	CPID=
+	# The crash handlers follow their browser out within a moment; end any that linger.
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		[ -z "$(leftovers)" ] && break
+		sleep 0.5
+	done
+	for p in $(leftovers); do kill "$p" 2>/dev/null; done
+	return $crc
+}
+# Why a Chromium check failed: its exit status and last words.
+why() { echo "chromium exit $crc, $(wc -c <"$T_TMP/chrome.out") bytes out: $(tail -n 2 "$T_TMP/chrome.err" | tr '\n' ' ')"; }
+png() {
+	[ -s "$1" ] && [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] &&
+		[ "$(stat -c %s "$1")" -gt 10000 ]
+}
+if [ -z "$CHROME_BIN" ]; then
+	for t in "DOM of a stored run's page" "DOM of a page with steps" "screenshot" "screenshot of steps"; do
+		skip "$t" "chromium is not installed (scripts/deps installs it)"
+	done
+else
+	chrome --dump-dom "file://$H/out.html"
+	cp "$T_TMP/chrome.out" "$T_TMP/dom.html"
+	dom=yes
+	for c in timeseries heatstrip histogram percentiles; do
+		grep -q "<svg class=\"chart $c\"" "$T_TMP/dom.html" || dom="no $c"
+	done
+	[ "$(grep -o '<svg ' "$T_TMP/dom.html" | wc -l)" = "$(grep -o '<svg ' "$H/out.html" | wc -l)" ] || dom="svg count differs"
+	grep -q '<table class="summary">' "$T_TMP/dom.html" || dom="no summary table"
+	if [ "$dom" = yes ]; then
+		ok "Chromium's DOM of a stored run's page has the summary and every chart"
+	else
+		not_ok "Chromium's DOM of a stored run's page has the summary and every chart" "$dom" "$(why)"
+	fi
+	chrome --dump-dom "file://$H/steps.html"
+	if grep -q '<svg class="chart steps"' "$T_TMP/chrome.out" && grep -q '<svg class="chart curve"' "$T_TMP/chrome.out"; then
+		ok "Chromium's DOM of a page with steps has the step and curve charts"
+	else
+		not_ok "Chromium's DOM of a page with steps has the step and curve charts" "$(why)"
+	fi
+	chrome --dump-dom "file://$H/evil.html"
+	if grep -q '<h1>' "$T_TMP/chrome.out" && ! grep -qi '<script' "$T_TMP/chrome.out"; then
+		ok "Chromium's DOM of the hostile document has the page and no script element"
+	else
+		not_ok "Chromium's DOM of the hostile document has the page and no script element" "$(why)"
+	fi
+	rm -f "$ART/report.png" "$ART/report-steps.png"
+	chrome --screenshot="$ART/report.png" --window-size=1200,2000 "file://$H/out.html"
+	check "a screenshot of the report is a PNG ($ART/report.png)" png "$ART/report.png"
+	chrome --screenshot="$ART/report-steps.png" --window-size=1200,2000 "file://$H/steps.html"
+	check "a screenshot of the steps report is a PNG ($ART/report-steps.png)" png "$ART/report-steps.png"
+fi
+
+bad() {
+	want=$1; code=$2; shift 2
+	run "$@"
+	if [ "$RC" = "$code" ] && [ "$(wc -l <"$T_TMP/err")" = 1 ] && grep -qF -- "$want" "$T_TMP/err"; then
+		ok "engpass $* -> exit $code, '$want'"
+	else
+		not_ok "engpass $* -> exit $code, '$want'" "exit $RC: $(cat "$T_TMP/err")"
+	fi
+}
+bad "no run 99" 2 report 99 --db "$DB" --html "$H/x.html"
+bad "no history database" 2 report 1 --db "$T_TMP/none.db" --html "$H/x.html"
+echo '{"schema": "other", "results": []}' >"$T_TMP/foreign.json"
+bad "not an engpass result" 2 report "$T_TMP/foreign.json" --html "$H/x.html"
+echo 'not json' >"$T_TMP/garbage.json"
+bad "is not JSON" 2 report "$T_TMP/garbage.json" --html "$H/x.html"
+bad "cannot read" 2 report "$T_TMP/missing.json" --html "$H/x.html"
+bad "cannot write into the directory of" 2 report "$T_TMP/f.json" --html "$T_TMP/nowhere/x.html"
+bad "Not a directory" 2 report "$T_TMP/f.json" --html "$T_TMP/f.json/x.html"
+bad "is a directory" 2 report "$T_TMP/f.json" --html "$H"
+bad "needs --html FILE" 2 report "$T_TMP/f.json"
+bad "needs a run id" 2 report --html "$H/x.html"
+bad "takes one run id or JSON file" 2 report 1 2 --html "$H/x.html"
+check "no page is written for bad input" [ ! -e "$H/x.html" ]
+check "bad input leaves no temp file behind" sh -c "! ls -A '$H' | grep -q engpass"
+
+done_testing
