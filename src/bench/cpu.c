@@ -804,6 +804,7 @@ static void add_rates(struct result *res, const struct phase *ph, int mode, cons
 	const char *per = mode == MODE_STREAM ? "chunks" : "packets";
 
 	result_metric(res, "cpu_throughput", UNIT_BYTES_PER_S, cpu_rate, "per CPU-second (thread CPU time)");
+	result_headline(res, "cpu_throughput");
 	result_metric(res, "cpu_bitrate", UNIT_BITS_PER_S, cpu_rate * 8, "per CPU-second, in bits");
 	result_metric(res, "wall_throughput", UNIT_BYTES_PER_S, wall_rate,
 		      ph->n > 1 ? "per wall second, all threads" : "per wall second");

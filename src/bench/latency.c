@@ -345,6 +345,7 @@ static void task_metrics(const struct lat_cell *cell, const struct lat_task_info
 	result_metric(res, "lat_p50", UNIT_NS, s.p50_ns, "latency p50")->higher_is_better = false;
 	result_metric(res, "lat_p90", UNIT_NS, s.p90_ns, "latency p90")->higher_is_better = false;
 	result_metric(res, "lat_p99", UNIT_NS, s.p99_ns, "latency p99")->higher_is_better = false;
+	result_headline(res, "lat_p99");
 	result_metric(res, "lat_p999", UNIT_NS, s.p999_ns, "latency p99.9")->higher_is_better = false;
 	/* Then the rest. */
 	result_metric(res, "lat_interbench_sd", UNIT_NS, s.interbench_sd_ns,

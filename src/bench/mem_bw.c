@@ -459,6 +459,8 @@ join:
 	for (int k = 0; k < K_N && passes_done; k++)
 		result_metric(res, kinfo[k].name, UNIT_BYTES_PER_S,
 			      (double)(kinfo[k].words * sizeof(double) * x->n) / ((double)best[k] / 1e9), kinfo[k].label);
+	if (passes_done)
+		result_headline(res, "triad");
 	if (passes_done && !*env->stop && !bw_check(x, &bad))
 		result_set_status(res, RESULT_FAILED, "array check failed at element %zu (a %g b %g c %g, expected 15 3 4)",
 				  bad, x->a[bad], x->b[bad], x->c[bad]);
@@ -598,6 +600,7 @@ void mem_latency_run(const struct bench_env *env, const struct mem_lat_cfg *cfg,
 	if (largest) {
 		snprintf(label, sizeof(label), "largest set (%s): DRAM", units_fmt_bytes(b1, sizeof(b1), largest));
 		result_metric(res, "lat_largest", UNIT_NS, last, label)->higher_is_better = false;
+		result_headline(res, "lat_largest");
 	}
 	if (largest != sizes[nsizes - 1]) {
 		res->incomplete = true;

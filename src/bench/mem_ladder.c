@@ -435,6 +435,7 @@ static void metrics(struct result *res, const struct mem_ladder_cfg *cfg, const 
 		result_metric(res, "read", UNIT_BYTES_PER_S, (double)(sh->read_pages * sh->page) / rt,
 			      resident ? "read pass: memory speed (resident)" : "read pass: through swap");
 		result_metric(res, "read_time", UNIT_SECONDS, rt, "read pass time")->higher_is_better = false;
+		result_headline(res, "read");
 	}
 	result_metric(res, "write_major_faults", UNIT_COUNT, (double)wmaj, "major faults, write pass")
 		->higher_is_better = false;
