@@ -12,12 +12,11 @@ build: deps
 	@if [ -f build/build.ninja ]; then :; else meson setup build; fi
 	@meson compile -C build
 
-# The main job: the box, then the null benchmark driving the whole pipeline
-# (until `engpass quick` exists).
+# The main job: the whole-box profile in about a minute, after the box itself.
 run: build
-	./build/engpass info
+	./build/engpass info --no-calibrate --no-history
 	@echo
-	./build/engpass null --time 1s
+	./build/engpass quick
 
 test:
 	@scripts/test

@@ -9,6 +9,7 @@
 #include "cli/cmd.h"
 
 const struct cmd cmd_table[] = {
+	{ "quick", cmd_quick, "[--skip LIST] [--report FILE]", "the whole-box profile in about a minute (the main job)" },
 	{ "info", cmd_info, "[--json]", "describe the box: CPU, memory, swap, disks, mounts, network" },
 	{ "history", cmd_history, "[--limit N] [--command NAME]", "list the stored runs" },
 	{ "show", cmd_show, "RUN [--json]", "show a stored run" },

@@ -34,6 +34,22 @@ int cmd_history(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_quick(int argc, char **argv);
+
+struct json_t;
+/*
+ * Writes the HTML report of the engpass document DOC to FILE atomically
+ * (built with jansson only). Returns 0 or -errno; *STAGE names the step
+ * that failed.
+ */
+int report_write_file(const char *file, struct json_t *doc, const char *source, const char **stage);
+
+/*
+ * Runs this engpass binary (/proc/self/exe) with ARGV (argv[0] is a
+ * name), collecting its stdout into *OUT (caller frees; may be NULL).
+ * Returns the exit status, 128 + N when killed by signal N, or -errno.
+ */
+int child_run_engpass(char **argv, char **out);
 int cmd_sweep(int argc, char **argv);
 int cmd_exporter(int argc, char **argv);
 

@@ -180,6 +180,15 @@ out:
 	tmpfile_reg_free(reg);
 	return r;
 }
+
+int report_write_file(const char *file, struct json_t *doc, const char *source, const char **stage)
+{
+	char *dir = dir_of(file);
+	int r = write_atomic(file, dir, doc, source, stage);
+
+	free(dir);
+	return r;
+}
 #endif
 
 int cmd_report(int argc, char **argv)

@@ -271,50 +271,6 @@ static int check_combo(const struct bench *b, char **argv, size_t argc, char *er
 	return r;
 }
 
-/* Runs engpass with ARGV, collecting stdout. Returns the exit status or -errno. */
-static int run_child(char **argv, char **out)
-{
-	int pfd[2], status;
-	size_t len = 0;
-	FILE *f;
-	pid_t pid;
-	char buf[65536];
-	ssize_t n;
-
-	*out = NULL;
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		return -errno;
-	}
-	if (pid == 0) {
-		dup2(pfd[1], 1);
-		execv("/proc/self/exe", argv);
-		_exit(127);
-	}
-	close(pfd[1]);
-	f = open_memstream(out, &len);
-	while ((n = read(pfd[0], buf, sizeof(buf))) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		fwrite(buf, 1, (size_t)n, f);
-	}
-	fclose(f);
-	close(pfd[0]);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
-}
-
 #if HAVE_JANSSON
 #include <jansson.h>
 
@@ -402,7 +358,7 @@ int cmd_sweep(int argc, char **argv)
 		combo_argv(&sw, k, cargv, true);
 		if (!sw.json)
 			fprintf(stderr, "engpass sweep: %zu/%zu %s\n", k + 1, ncombo, labels[k]);
-		rc = run_child(cargv, &out);
+		rc = child_run_engpass(cargv, &out);
 		if (rc != 0)
 			worst = EXIT_MEASURE_FAILED;
 		if (rc >= 128) {
@@ -519,7 +475,7 @@ int cmd_sweep(int argc, char **argv)
 int cmd_sweep(int argc, char **argv)
 {
 	(void)argc, (void)argv, (void)parse, (void)combinations, (void)combo_argv, (void)combo_label,
-		(void)check_combo, (void)run_child, (void)sweep_release;
+		(void)check_combo, (void)sweep_release;
 	fprintf(stderr, "engpass sweep: built without jansson, which it needs to read each run's result\n");
 	return EXIT_MEASURE_FAILED;
 }
