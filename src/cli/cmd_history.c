@@ -15,6 +15,7 @@
 
 #include "cli/cmd.h"
 #include "cli/units.h"
+#include "core/proc.h"
 #include "core/xalloc.h"
 #include "out/render.h"
 #include "store/history.h"
@@ -201,32 +202,18 @@ int cmd_show(int argc, char **argv)
 	return EXIT_OK;
 }
 
-/* Reads a whole file; caller frees. NULL with errno set on failure. */
+/* Reads a whole file (at most PROC_BUF_MAX); caller frees. NULL with errno set on failure. */
 static char *slurp(const char *path)
 {
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
+	struct proc_buf b = PROC_BUF_INIT;
+	int r = proc_buf_read_file(&b, path);
 
-	if (!f)
+	if (r < 0) {
+		proc_buf_release(&b);
+		errno = -r;
 		return NULL;
-	do {
-		if (cap - len < 65536) {
-			cap = cap ? 2 * cap : 65536;
-			if (cap > (64u << 20)) {
-				fclose(f);
-				free(buf);
-				errno = EFBIG;
-				return NULL;
-			}
-			buf = xrealloc(buf, cap + 1);
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-	} while (n > 0);
-	fclose(f);
-	buf[len] = 0;
-	return buf;
+	}
+	return b.data;
 }
 
 static const struct history_metric *find(const struct history_metrics *m, const struct history_metric *x)

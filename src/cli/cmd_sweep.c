@@ -12,12 +12,10 @@
  * first one runs, so a bad value is a usage error up front.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli/cmd.h"
@@ -388,21 +386,11 @@ int cmd_sweep(int argc, char **argv)
 			char *label = xasprintf("%s [%s]", step ? step : "?", labels[k]);
 
 			json_object_foreach(metrics, key, v) {
-				char *name;
-				enum unit u = UNIT_COUNT;
-				size_t klen = strlen(key), best = 0;
+				size_t nlen;
+				enum unit u = unit_from_key(key, &nlen);
+				char *name = xstrdup(key);
 
-				for (int x = UNIT_COUNT; x <= UNIT_RATIO; x++) {
-					const char *suf = unit_suffix((enum unit)x);
-					size_t sl = strlen(suf);
-
-					if (sl > best && klen > sl && !strcmp(key + klen - sl, suf)) {
-						best = sl;
-						u = (enum unit)x;
-					}
-				}
-				name = xstrdup(key);
-				name[klen - best] = 0;
+				name[nlen] = 0;
 				add_value(&rows, &nrows, ncombo, k, step ? step : "?", name, u,
 					  json_is_number(v) ? json_number_value(v) : NAN);
 				free(name);

@@ -37,6 +37,24 @@ const char *unit_suffix(enum unit u)
 	return units[u].suffix;
 }
 
+enum unit unit_from_key(const char *key, size_t *namelen)
+{
+	size_t klen = strlen(key), best = 0;
+	enum unit unit = UNIT_COUNT;
+
+	for (size_t u = 0; u < sizeof(units) / sizeof(units[0]); u++) {
+		size_t slen = strlen(units[u].suffix);
+
+		if (slen > best && klen > slen && !strcmp(key + klen - slen, units[u].suffix)) {
+			best = slen;
+			unit = (enum unit)u;
+		}
+	}
+	if (namelen)
+		*namelen = klen - best;
+	return unit;
+}
+
 const char *unit_name(enum unit u)
 {
 	return units[u].name;

@@ -43,6 +43,12 @@ enum unit {
 
 /* Key suffix for UNIT, e.g. "_bytes_per_second"; returned string is static. */
 const char *unit_suffix(enum unit u);
+/*
+ * The unit of a machine-readable metric key, by its longest matching
+ * suffix ("read_bytes_per_second" -> UNIT_BYTES_PER_S); *NAMELEN (may be
+ * NULL) gets the length of the name before the suffix. No suffix: a count.
+ */
+enum unit unit_from_key(const char *key, size_t *namelen);
 /* Short human unit name, e.g. "B/s"; returned string is static. */
 const char *unit_name(enum unit u);
 

@@ -23,10 +23,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/proc.h"
 #include "core/xalloc.h"
 
 /* Largest file we read whole (cpuinfo of a very large machine fits). */
-#define SLURP_MAX ((size_t)16 << 20)
 /* cgroup v1 reports "no limit" as a huge page-rounded number. */
 #define CG1_NO_LIMIT ((int64_t)1 << 62)
 
@@ -61,46 +61,20 @@ static bool join(char *out, size_t n, const char *root, const char *fmt, ...)
 	return ok;
 }
 
-/* Reads a whole file into a NUL-terminated allocation (*OUT, caller frees). */
+/*
+ * Reads a whole file into a NUL-terminated allocation (*OUT, caller
+ * frees), through the /proc reader of proc.c.
+ */
 static int slurp(const char *path, char **out)
 {
-	size_t cap = 4096, len = 0;
-	char *buf;
-	int fd, err = 0;
+	struct proc_buf b = PROC_BUF_INIT;
+	int r = proc_buf_read_file(&b, path);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	buf = xmalloc(cap);
-	for (;;) {
-		ssize_t r;
-
-		if (cap - len < 2) {
-			if (cap >= SLURP_MAX) {
-				err = -EFBIG;
-				break;
-			}
-			cap *= 2;
-			buf = xrealloc(buf, cap);
-		}
-		r = read(fd, buf + len, cap - len - 1);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
-			break;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
+	if (r < 0) {
+		proc_buf_release(&b);
+		return r;
 	}
-	close(fd);
-	if (err) {
-		free(buf);
-		return err;
-	}
-	buf[len] = '\0';
-	*out = buf;
+	*out = b.data;	/* the buffer is ours now; proc_buf_release() is not called */
 	return 0;
 }
 

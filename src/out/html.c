@@ -134,26 +134,6 @@ static double jnum(const json_t *o, const char *key)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-/* The unit of a metric key by its suffix (longest match); *NAMELEN: the name's length. */
-static enum unit key_unit(const char *key, size_t *namelen)
-{
-	size_t klen = strlen(key), best = 0;
-	enum unit unit = UNIT_COUNT;
-
-	for (int u = UNIT_COUNT; u <= UNIT_RATIO; u++) {
-		const char *suf = unit_suffix((enum unit)u);
-		size_t slen = strlen(suf);
-
-		if (slen > best && klen > slen && !strcmp(key + klen - slen, suf)) {
-			best = slen;
-			unit = (enum unit)u;
-		}
-	}
-	if (namelen)
-		*namelen = klen - best;
-	return unit;
-}
-
 /* The human label of metric KEY in result R, else the key itself. */
 static const char *metric_label(const json_t *r, const char *key)
 {
@@ -1042,7 +1022,7 @@ static void hist_charts(FILE *f, size_t ri, json_t *r)
 		return;
 	json_object_foreach(hs, key, h) {
 		size_t nlen;
-		enum unit u = key_unit(key, &nlen);
+		enum unit u = unit_from_key(key, &nlen);
 
 		if (!json_is_object(h))
 			continue;
@@ -1201,7 +1181,7 @@ static void size_curves(FILE *f, size_t ri, json_t *r)
 		return;
 	json_object_foreach(m, key, v) {
 		size_t nlen, plen, n = 0, cap = 0;
-		enum unit u = key_unit(key, &nlen);
+		enum unit u = unit_from_key(key, &nlen);
 		double bytes;
 		struct point *p = NULL;
 		struct curve c;
@@ -1222,7 +1202,7 @@ static void size_curves(FILE *f, size_t ri, json_t *r)
 			size_t nlen2, plen2;
 			double b2;
 
-			if (!json_is_number(v2) || key_unit(k2, &nlen2) != u || !size_name(k2, nlen2, &plen2, &b2) ||
+			if (!json_is_number(v2) || unit_from_key(k2, &nlen2) != u || !size_name(k2, nlen2, &plen2, &b2) ||
 			    plen2 != plen || strncmp(k2, key, plen))
 				continue;
 			if (n == cap) {
@@ -1314,7 +1294,7 @@ static void step_charts(FILE *f, json_t *results, size_t i0, size_t i1, const ch
 		size_t nc = 0, more = 0;
 
 		for (size_t k = 0; k < nkeys; k++) {
-			if (count[k] < 2 || key_unit(keys[k], NULL) != u ||
+			if (count[k] < 2 || unit_from_key(keys[k], NULL) != u ||
 			    (bysize && !strcmp(keys[k], "size_bytes")))
 				continue;
 			if (nc == MAX_LINES) {
@@ -1410,7 +1390,7 @@ static void step_name(FILE *f, const json_t *r)
 /* A metric value of R by key, formatted with its unit, with its label. */
 static void metric_value(char *buf, size_t len, const json_t *r, const char *key)
 {
-	render_value(buf, len, jnum(json_object_get(r, "metrics"), key), key_unit(key, NULL));
+	render_value(buf, len, jnum(json_object_get(r, "metrics"), key), unit_from_key(key, NULL));
 }
 
 static void header(FILE *f, json_t *doc, const char *source)
@@ -1511,7 +1491,7 @@ static void kv_table(FILE *f, const char *title, json_t *obj)
 		if (json_is_string(v)) {
 			esc(f, json_string_value(v));
 		} else if (json_is_number(v)) {
-			render_value(b, sizeof(b), json_number_value(v), key_unit(key, NULL));
+			render_value(b, sizeof(b), json_number_value(v), unit_from_key(key, NULL));
 			fputs(b, f);
 		} else if (json_is_boolean(v)) {
 			fputs(json_is_true(v) ? "yes" : "no", f);
@@ -1538,7 +1518,7 @@ static void metrics_table(FILE *f, json_t *r)
 		spread ? "median" : "value", spread ? "<th>min</th><th>max</th><th>n</th>" : "");
 	json_object_foreach(m, key, v) {
 		json_t *s = spread ? json_object_get(sp, key) : NULL;
-		enum unit u = key_unit(key, NULL);
+		enum unit u = unit_from_key(key, NULL);
 
 		fputs("<tr><td>", f);
 		esc(f, metric_label(r, key));

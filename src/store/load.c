@@ -15,24 +15,15 @@
 #include "config.h"
 #include "core/xalloc.h"
 
-/* Splits KEY into name and unit by its suffix, longest suffix first. */
+/* Splits KEY into a new name (caller frees) and its unit. */
 static enum unit split_key(const char *key, char **name)
 {
-	size_t klen = strlen(key), best = 0;
-	enum unit unit = UNIT_COUNT;
+	size_t nlen;
+	enum unit u = unit_from_key(key, &nlen);
 
-	for (int u = UNIT_COUNT; u <= UNIT_RATIO; u++) {
-		const char *suf = unit_suffix((enum unit)u);
-		size_t slen = strlen(suf);
-
-		if (slen > best && klen > slen && !strcmp(key + klen - slen, suf)) {
-			best = slen;
-			unit = (enum unit)u;
-		}
-	}
 	*name = xstrdup(key);
-	(*name)[klen - best] = 0;
-	return unit;
+	(*name)[nlen] = 0;
+	return u;
 }
 
 #if HAVE_JANSSON

@@ -53,6 +53,19 @@ static void test_units(void **state)
 	assert_string_equal(unit_suffix(UNIT_NS), "_ns");
 	assert_string_equal(unit_suffix(UNIT_COUNT), "");
 	assert_string_equal(unit_name(UNIT_PERCENT), "%");
+	{
+		size_t n;
+
+		assert_int_equal(unit_from_key("read_bytes_per_second", &n), UNIT_BYTES_PER_S);
+		assert_int_equal(n, 4);
+		assert_int_equal(unit_from_key("bitrate_bits_per_second", &n), UNIT_BITS_PER_S);
+		assert_int_equal(unit_from_key("ops_per_second", &n), UNIT_PER_S);
+		assert_int_equal(n, 3);
+		assert_int_equal(unit_from_key("lat_p99_ns", NULL), UNIT_NS);
+		assert_int_equal(unit_from_key("values", &n), UNIT_COUNT);
+		assert_int_equal(n, 6);
+		assert_int_equal(unit_from_key("_ns", &n), UNIT_COUNT);	/* a suffix alone is a name */
+	}
 }
 
 static void test_merge(void **state)
