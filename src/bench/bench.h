@@ -33,6 +33,7 @@ struct tmpfile_reg;
 	X(mem) \
 	X(latency) \
 	X(cpu) \
+	X(watch) \
 	X(null)
 
 /* Capabilities the command layer checks before running (never by name). */
@@ -42,6 +43,12 @@ enum bench_flags {
 	BENCH_NETWORK = 1 << 2,		/* opens sockets */
 	BENCH_DESTRUCTIVE = 1 << 3,	/* may write to what it is pointed at */
 	BENCH_NO_IO = 1 << 4,		/* touches no files or devices */
+	/*
+	 * Runs until a signal ends it (a watch without --time, like ping):
+	 * SIGINT/SIGTERM is the normal end, the benchmark says itself whether
+	 * its result is incomplete, and the exit status is the ordinary one.
+	 */
+	BENCH_UNTIL_SIGNAL = 1 << 5,
 };
 
 enum output_format {

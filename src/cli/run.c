@@ -80,7 +80,7 @@ static struct result *run_reps(const struct bench *b, struct bench_env *env, con
 		env->rep = i;
 		b->run(env, opts, r);
 		r->duration_s = elapsed_s(t0, clock_mono());
-		if (*env->stop)
+		if (*env->stop && !(b->flags & BENCH_UNTIL_SIGNAL))
 			r->incomplete = true;
 		reps[n++] = r;
 		if (r->status != RESULT_OK || *env->stop)
@@ -325,7 +325,7 @@ int cmd_bench(const struct bench *b, int argc, char **argv)
 				run->results[i]->reason ? run->results[i]->reason : "unknown error");
 	if (failed)
 		rc = EXIT_MEASURE_FAILED;
-	if (stop) {
+	if (stop && !(b->flags & BENCH_UNTIL_SIGNAL)) {
 		fprintf(stderr, "engpass %s: stopped by signal %d; the figures cover what ran\n", b->name, (int)stop);
 		rc = 128 + (int)stop;
 	}
