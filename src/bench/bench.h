@@ -49,6 +49,8 @@ enum bench_flags {
 	 * its result is incomplete, and the exit status is the ordinary one.
 	 */
 	BENCH_UNTIL_SIGNAL = 1 << 5,
+	/* Has no use for --time (its steps take as long as their size costs): refuse it. */
+	BENCH_NO_TIME = 1 << 6,
 };
 
 enum output_format {

@@ -249,7 +249,7 @@ const struct bench bench_mem = {
 		"also on errors and Ctrl-C.\n"
 		"--bandwidth runs STREAM-like kernels over arrays of 4 x the last-level cache;\n"
 		"--latency a pointer chase from 4 KiB past the LLC. Without a mode: both.",
-	.flags = 0,
+	.flags = BENCH_NO_TIME,
 	.opts = mem_options,
 	.opts_size = sizeof(struct mem_opts),
 	.defaults = mem_defaults,

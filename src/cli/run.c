@@ -242,6 +242,11 @@ int cmd_bench(const struct bench *b, int argc, char **argv)
 		return EXIT_OK;
 	}
 	common.pin_set = opt_was_seen(&seen, 1, common_index("pin"));
+	if ((b->flags & BENCH_NO_TIME) && opt_was_seen(&seen, 1, common_index("time"))) {
+		free(opts);
+		return usage_error(b->name, "option '--time': %s steps take as long as their size costs; "
+				   "set their sizes instead", b->name);
+	}
 	if (common.prom && (r = prom_check(common.prom)) < 0) {
 		free(opts);
 		return usage_error(b->name, "option '--prom': cannot write into the directory of '%s': %s",
