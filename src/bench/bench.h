@@ -30,6 +30,7 @@ struct tmpfile_reg;
 
 /* The registry: one X(name) per benchmark. */
 #define BENCHES(X) \
+	X(disk) \
 	X(mem) \
 	X(latency) \
 	X(cpu) \
