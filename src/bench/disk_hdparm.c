@@ -62,6 +62,7 @@ static void report(struct result *res, const struct disk_opts *o, const struct d
 	double s = elapsed_s(m->t0, m->t1);
 
 	result_metric(res, "read", UNIT_BYTES_PER_S, s > 0 ? (double)bytes / s : NAN, what);
+	result_headline(res, "read");
 	result_metric(res, "read_io", UNIT_PER_S, s > 0 ? (double)reads / s : NAN, "2 MiB reads per second");
 	result_metric(res, "read_total", UNIT_BYTES, (double)bytes, "bytes read");
 	result_metric(res, "ios", UNIT_COUNT, (double)reads, "2 MiB reads");

@@ -540,6 +540,8 @@ void disk_step_io(const struct bench_env *env, const struct disk_opts *o, struct
 	if (r->wr_ios)
 		result_metric(res, "write", UNIT_BYTES_PER_S, s > 0 ? (double)r->wr_bytes / s : NAN, "write");
 	result_metric(res, "io", UNIT_PER_S, s > 0 ? (double)(r->rd_ios + r->wr_ios) / s : NAN, "I/Os per second");
+	/* Small blocks are counted in IOPS, large ones in bytes per second. */
+	result_headline(res, r->bs < 65536 ? "io" : r->rd_ios ? "read" : "write");
 	if (r->rd_ios && r->wr_ios) {
 		result_metric(res, "read_io", UNIT_PER_S, s > 0 ? (double)r->rd_ios / s : NAN, "reads per second");
 		result_metric(res, "write_io", UNIT_PER_S, s > 0 ? (double)r->wr_ios / s : NAN, "writes per second");

@@ -415,6 +415,7 @@ void disk_step_torrent(const struct bench_env *env, const struct disk_opts *o, s
 			    (unsigned long long)ord.npieces);
 	result_metric(res, "write", UNIT_BYTES_PER_S, s > 0 ? (double)t->written / s : NAN,
 		      "write (bytes reaching the file per second)");
+	result_headline(res, "write");
 	result_metric(res, "io", UNIT_PER_S, s > 0 ? (double)blocks / s : NAN, "16 KiB blocks per second");
 	result_metric(res, "ios", UNIT_COUNT, (double)blocks, "blocks handed to the write path");
 	result_metric(res, "write_total", UNIT_BYTES, (double)t->written, "bytes written");

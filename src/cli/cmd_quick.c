@@ -32,6 +32,7 @@ struct quick_step {
 	const char *args[16];	/* after the benchmark name */
 	bool needs_root;
 	const char *why;	/* one line: what this step shows */
+	const char *label;	/* appended to the step names of this run, or NULL */
 };
 
 /*
@@ -42,6 +43,15 @@ static const struct quick_step steps[] = {
 	{ "cpu", "cpu", { "--cipher", "chacha20-poly1305,salsa2012", "--size", "1400", "--lib", "auto", "--time",
 			  "1s" }, false, "cipher cost per core and per GHz" },
 	{ "mem", "mem", { "--bandwidth", "--latency" }, false, "memory bandwidth and the latency curve" },
+	{ "disk", "disk", { "-T", "-t", "--size", "256M" }, false, "hdparm -T and -t in the current directory" },
+	{ "disk", "disk", { "--workload", "rand-read", "--bs", "4K", "--qd", "32", "--size", "256M", "--time", "2s" },
+	  false, "4 KiB random reads at queue depth 32" },
+	{ "disk", "disk", { "--workload", "seq-write", "--bs", "1M", "--size", "256M", "--time", "2s" }, false,
+	  "1 MiB sequential writes" },
+	{ "disk", "disk", { "--workload", "torrent", "--size", "64M", "--cache", "0" }, false,
+	  "the torrent pattern without a write cache", "cache 0" },
+	{ "disk", "disk", { "--workload", "torrent", "--size", "64M", "--cache", "8M" }, false,
+	  "the torrent pattern with an 8 MiB write cache", "cache 8M" },
 	{ "latency", "latency", { "--task", "audio,video", "--load", "none,burn", "--time", "2s", "--warmup",
 				  "500ms" }, false, "interactivity under a CPU hog" },
 	{ "ladder", "mem", { "--ladder", "--sandbox", "64M", "--swapfile", "128M", "--sizes", "0.5x,1.5x" }, true,
@@ -211,6 +221,21 @@ static void findings(FILE *f, json_t *results)
 			   "managed ~70 for its whole VPN path).\n", x / 1e6);
 		n++;
 	}
+	a = find_ok(results, "cached");
+	b = find_ok(results, "device");
+	if (!isnan(x = metric(a, "read_bytes_per_second")) && !isnan(y = metric(b, "read_bytes_per_second")) && y > 0) {
+		fprintf(f, "- re-reading the page cache (a memory copy, hdparm -T) is %.0fx faster than reading the "
+			   "device (hdparm -t).\n", x / y);
+		n++;
+	}
+	a = find_ok(results, "torrent cache 0");
+	b = find_ok(results, "torrent cache 8M");
+	if (!isnan(x = metric(a, "device_write_requests")) && !isnan(y = metric(b, "device_write_requests"))) {
+		fprintf(f, "- the torrent write pattern cost the device %.0f write requests without a write cache and "
+			   "%.0f with 8 MiB (%.0f vs %.0f write calls).\n", x, y, metric(a, "write_calls"),
+			   metric(b, "write_calls"));
+		n++;
+	}
 	a = find_ok(results, "audio/none");
 	b = find_ok(results, "audio/burn");
 	if (!isnan(x = metric(a, "deadlines_met_percent")) && !isnan(y = metric(b, "deadlines_met_percent"))) {
@@ -273,7 +298,9 @@ int cmd_quick(int argc, char **argv)
 	if (o.help) {
 		printf("usage: engpass quick [options]\n\n"
 		       "The whole-box profile in about a minute: cpu (chacha20-poly1305 and salsa2012 at 1400 B),\n"
-		       "mem (bandwidth, latency curve), latency (audio and video, alone and beside a CPU hog)\n"
+		       "mem (bandwidth, latency curve), disk in the current directory (-T, -t, 4 KiB random\n"
+		       "reads at QD32, 1 MiB sequential writes, the torrent pattern with and without a write\n"
+		       "cache; at most 256 MiB of temp files), latency (audio and video, alone and beside a CPU hog)\n"
 		       "and, as root, a small sandboxed swap ladder. Prints a summary table and findings,\n"
 		       "stores the profile in the history and writes an HTML report.\n\noptions:\n");
 		opt_help(stdout, quick_options);
@@ -340,8 +367,16 @@ int cmd_quick(int argc, char **argv)
 			doc = json_deep_copy(child);
 			json_object_del(doc, "results");
 		}
-		json_array_foreach(json_object_get(child, "results"), k, r)
+		json_array_foreach(json_object_get(child, "results"), k, r) {
+			if (s->label) {
+				char *step = xasprintf("%s %s", json_string_value(json_object_get(r, "step")) ?: "?",
+						       s->label);
+
+				json_object_set_new(r, "step", json_string(step));
+				free(step);
+			}
 			json_array_append(results, r);
+		}
 		json_decref(child);
 	}
 	if (!doc) {

@@ -151,6 +151,9 @@ static void result_lines(struct lines *l, const struct run *run, const struct re
 		if (isnan(m->value))
 			continue;
 		sanitize(mn, sizeof(mn), m->name);
+		/* "_total" is reserved for counters; every value here is a gauge. */
+		if (strlen(mn) > 6 && !strcmp(mn + strlen(mn) - 6, "_total"))
+			snprintf(mn + strlen(mn) - 6, 7, "_all");
 		snprintf(name, sizeof(name), "engpass_%s_%s%s", bench, mn, u);
 		push(l, name, "", labels, m->value * f, m->label ? m->label : m->name, "gauge");
 	}

@@ -9,7 +9,10 @@ run quick --skip latency,ladder --db "$DB" --report "$T_TMP/q.html" --prom "$T_T
 check "quick exits 0" [ "$RC" = 0 ]
 check "the summary has a row per cpu step with a headline" grep -q "^cpu  *chacha20-poly1305/1400B/.* MiB/s\|^cpu  *chacha20-poly1305/1400B/.* GiB/s" "$T_TMP/out"
 check "the summary has the memory rows" sh -c "grep -q '^mem  *bandwidth' '$T_TMP/out' && grep -q '^mem  *latency' '$T_TMP/out'"
+check "the summary has the disk rows, torrent with and without cache" sh -c "grep -q '^disk  *device' '$T_TMP/out' && grep -q '^disk  *torrent cache 8M' '$T_TMP/out'"
 check "quick prints findings" grep -q "Mbit/s per GHz" "$T_TMP/out"
+check "the torrent finding compares device write requests" grep -q "write requests without a write cache" "$T_TMP/out"
+check "quick's disk steps leave no temp files behind" sh -c "[ -z \"\$(ls -A '$T_TMP/cwd')\" ]"
 check "quick names the report" grep -q "^report: $T_TMP/q.html" "$T_TMP/out"
 check "the report is written" grep -q "class=\"chart" "$T_TMP/q.html"
 check "the profile is stored as one run" sh -c "[ \$(sqlite3 '$DB' 'SELECT count(*) FROM runs') = 1 ] && [ \$(sqlite3 '$DB' 'SELECT count(*) FROM results') -ge 5 ]"
