@@ -33,6 +33,7 @@ struct tmpfile_reg;
 	X(disk) \
 	X(mem) \
 	X(latency) \
+	X(net) \
 	X(cpu) \
 	X(watch) \
 	X(null)
