@@ -55,6 +55,8 @@ jqt "grid is one JSON document" '.schema == "engpass/1"' "$J"
 jqt "every requested cell exists, in order" \
 	'[.results[].step] == ["audio/none", "audio/burn", "video/none", "video/burn"]' "$J"
 jqt "every cell is ok and complete" '[.results[] | .status == "ok" and .incomplete == false] | all' "$J"
+# What each cell said, for the log when a cell was not ok.
+jq -r '.results[] | "# \(.step): \(.status) \(.reason // "") incomplete=\(.incomplete) \(.notes | join("; "))"' "$J" 2>/dev/null
 jqt "every cell has interbench's columns and the percentiles" '[.results[].metrics |
 	has("lat_mean_ns") and has("lat_sd_ns") and has("lat_max_ns") and has("desired_cpu_percent")
 	and has("deadlines_met_percent") and has("lat_p50_ns") and has("lat_p90_ns") and has("lat_p99_ns")
