@@ -506,7 +506,7 @@ static void side_metrics(struct result *res, const char *who, const struct net_s
 	if (!s || !s->present)
 		return;
 	if (isfinite(s->process_cpu_s) && isfinite(s->moved_bytes) && s->moved_bytes > 0) {
-		snprintf(name, sizeof(name), "%s_cpu_per_gb", who);
+		snprintf(name, sizeof(name), "%s_cpu_per_gigabyte", who);
 		snprintf(label, sizeof(label), "%s CPU time per GB moved", who);
 		metric_if(res, name, UNIT_SECONDS, s->process_cpu_s / (s->moved_bytes / 1e9), label, false);
 	}

@@ -16,6 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,6 +36,7 @@ struct quick_step {
 	bool needs_root;
 	const char *why;	/* one line: what this step shows */
 	const char *label;	/* appended to the step names of this run, or NULL */
+	bool net_server;	/* needs an engpass net server on loopback for the run */
 };
 
 /*
@@ -52,6 +56,8 @@ static const struct quick_step steps[] = {
 	  "the torrent pattern without a write cache", "cache 0" },
 	{ "disk", "disk", { "--workload", "torrent", "--size", "64M", "--cache", "8M" }, false,
 	  "the torrent pattern with an 8 MiB write cache", "cache 8M" },
+	{ "net", "net", { "client", "127.0.0.1", "--port", "@PORT", "--time", "3s", "--capacity" }, false,
+	  "one TCP stream over loopback", "over loopback", true },
 	{ "latency", "latency", { "--task", "audio,video", "--load", "none,burn", "--time", "2s", "--warmup",
 				  "500ms" }, false, "interactivity under a CPU hog" },
 	{ "ladder", "mem", { "--ladder", "--sandbox", "64M", "--swapfile", "128M", "--sizes", "0.5x,1.5x" }, true,
@@ -82,6 +88,43 @@ static const struct opt quick_options[] = {
 	OPT_FLAG("help", 'h', struct quick_opts, help, "show this help"),
 	OPT_END,
 };
+
+/*
+ * Starts `engpass net server --one-off` on 127.0.0.1:PORT in the
+ * background, its output discarded. Returns its pid, or -1.
+ */
+static pid_t start_net_server(const char *port)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		if (null >= 0) {
+			dup2(null, 1);
+			dup2(null, 2);
+		}
+		execl("/proc/self/exe", "engpass", "net", "server", "--bind", "127.0.0.1", "--port", port,
+		      "--one-off", "--idle-timeout", "30s", "--no-history", "--quiet", (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* Stops the server started above: it ends by itself after its one test; else SIGTERM. */
+static void stop_net_server(pid_t pid)
+{
+	int st;
+
+	for (int i = 0; i < 50; i++) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			return;
+		usleep(20000);
+	}
+	kill(pid, SIGTERM);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+}
 
 static const char *const groups[] = { "cpu", "mem", "disk", "net", "latency", "ladder", NULL };
 
@@ -221,6 +264,15 @@ static void findings(FILE *f, json_t *results)
 			   "managed ~70 for its whole VPN path).\n", x / 1e6);
 		n++;
 	}
+	a = find_ok(results, "client over loopback");
+	if (!isnan(x = metric(a, "throughput_bits_per_second"))) {
+		y = metric(a, "capacity_per_ghz_bits_per_second");
+		fprintf(f, "- one TCP stream over loopback moved %.1f Gbit/s", x / 1e9);
+		if (!isnan(y))
+			fprintf(f, "; seed 004's rule of three makes that an ESTIMATED %.2f Gbit/s per GHz of one core", y / 1e9);
+		fprintf(f, ".\n");
+		n++;
+	}
 	a = find_ok(results, "cached");
 	b = find_ok(results, "device");
 	if (!isnan(x = metric(a, "read_bytes_per_second")) && !isnan(y = metric(b, "read_bytes_per_second")) && y > 0) {
@@ -289,6 +341,7 @@ int cmd_quick(int argc, char **argv)
 	time_t now = time(NULL);
 	struct tm tm;
 	const char *bad;
+	char port[16];
 	int rc = EXIT_OK;
 
 	if (opt_parse(argc, argv, &g, 1, 1, pos, 0, &npos, &seen, err, sizeof(err))) {
@@ -298,7 +351,7 @@ int cmd_quick(int argc, char **argv)
 	if (o.help) {
 		printf("usage: engpass quick [options]\n\n"
 		       "The whole-box profile in about a minute: cpu (chacha20-poly1305 and salsa2012 at 1400 B),\n"
-		       "mem (bandwidth, latency curve), disk in the current directory (-T, -t, 4 KiB random\n"
+		       "mem (bandwidth, latency curve), net (one TCP stream over loopback), disk in the current directory (-T, -t, 4 KiB random\n"
 		       "reads at QD32, 1 MiB sequential writes, the torrent pattern with and without a write\n"
 		       "cache; at most 256 MiB of temp files), latency (audio and video, alone and beside a CPU hog)\n"
 		       "and, as root, a small sandboxed swap ladder. Prints a summary table and findings,\n"
@@ -312,6 +365,8 @@ int cmd_quick(int argc, char **argv)
 		return usage_error("quick", "option '--skip': '%s' is not one of cpu, mem, disk, net, latency, ladder",
 				   bad);
 	}
+	/* A port for the loopback net step, away from iperf3's 5201. */
+	snprintf(port, sizeof(port), "%d", 30000 + (int)(getpid() % 20000));
 	strftime(when, sizeof(when), "%Y%m%d-%H%M%S", localtime_r(&now, &tm) ? &tm : &tm);
 	if (!o.no_report)
 		report = o.report ? xstrdup(o.report) : xasprintf("engpass-quick-%s.html", when);
@@ -323,6 +378,7 @@ int cmd_quick(int argc, char **argv)
 		size_t n = 0, k;
 		json_t *child, *r;
 		json_error_t jerr;
+		pid_t server = -1;
 		int st;
 
 		if (skipped(o.skip, s->group))
@@ -339,14 +395,22 @@ int cmd_quick(int argc, char **argv)
 		cargv[n++] = (char *)"engpass";
 		cargv[n++] = (char *)s->bench;
 		for (k = 0; s->args[k]; k++)
-			cargv[n++] = (char *)s->args[k];
+			cargv[n++] = (char *)(strcmp(s->args[k], "@PORT") ? s->args[k] : port);
 		cargv[n++] = (char *)"--json";
 		cargv[n++] = (char *)"--quiet";
 		cargv[n++] = (char *)"--no-history";
 		cargv[n] = NULL;
 		if (!o.json)
 			fprintf(stderr, "engpass quick: %s (%s)\n", s->group, s->why);
+		if (s->net_server) {
+			server = start_net_server(port);
+			usleep(300000);	/* the client also retries until --connect-timeout */
+		}
 		st = child_run_engpass(cargv, &out);
+		if (server > 0) {
+			stop_net_server(server);
+			server = -1;
+		}
 		child = out ? json_loads(out, 0, &jerr) : NULL;
 		free(out);
 		if (st >= 128) {

@@ -189,7 +189,7 @@ jqt "the server's per-CPU view reached the client" \
 	 and .server_busiest_cpu_softirq_percent >= 0' "$C"
 jqt "the client's own per-CPU view is there" '.results[0].metrics.client_busiest_cpu_busy_percent >= 0' "$C"
 jqt "CPU time per GB for both sides" \
-	'.results[0].metrics | .client_cpu_per_gb_seconds > 0 and .server_cpu_per_gb_seconds > 0' "$C"
+	'.results[0].metrics | .client_cpu_per_gigabyte_seconds > 0 and .server_cpu_per_gigabyte_seconds > 0' "$C"
 jqt "a net verdict with evidence" '.results[0].verdict | (.resource | IN("one core", "CPU", "sender CPU",
 	"receiver CPU", "link", "none observed")) and (.evidence | length > 10)' "$C"
 jqt "--capacity: estimate per core, per GHz and in total, named an estimate" \

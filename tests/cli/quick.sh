@@ -11,6 +11,7 @@ check "the summary has a row per cpu step with a headline" grep -q "^cpu  *chach
 check "the summary has the memory rows" sh -c "grep -q '^mem  *bandwidth' '$T_TMP/out' && grep -q '^mem  *latency' '$T_TMP/out'"
 check "the summary has the disk rows, torrent with and without cache" sh -c "grep -q '^disk  *device' '$T_TMP/out' && grep -q '^disk  *torrent cache 8M' '$T_TMP/out'"
 check "quick prints findings" grep -q "Mbit/s per GHz" "$T_TMP/out"
+check "the summary has the loopback net row" grep -q "^net  *client over loopback" "$T_TMP/out"
 check "the torrent finding compares device write requests" grep -q "write requests without a write cache" "$T_TMP/out"
 check "quick's disk steps leave no temp files behind" sh -c "[ -z \"\$(ls -A '$T_TMP/cwd')\" ]"
 check "quick names the report" grep -q "^report: $T_TMP/q.html" "$T_TMP/out"

@@ -201,9 +201,9 @@ static void test_report_both_sides(void **state)
 	assert_true(metric(r, "client_cpu") == 50);
 	assert_true(metric(r, "server_cpu") == 40);
 	/* 1 CPU second per 2 GB moved. */
-	assert_true(fabs(metric(r, "client_cpu_per_gb") - 0.5) < 1e-9);
+	assert_true(fabs(metric(r, "client_cpu_per_gigabyte") - 0.5) < 1e-9);
 	/* The stock server's CPU per GB from its cpu_util_total: 40 % of 2.02 s per 1.98 GB. */
-	assert_true(fabs(metric(r, "server_cpu_per_gb") - 0.4 * 2.02 / 1.98) < 1e-9);
+	assert_true(fabs(metric(r, "server_cpu_per_gigabyte") - 0.4 * 2.02 / 1.98) < 1e-9);
 	assert_true(metric(r, "client_busiest_cpu_busy") == 60);
 	assert_true(isnan(metric(r, "server_busiest_cpu_busy")));
 	assert_string_equal(r->verdict.resource, "none observed");
