@@ -3,7 +3,7 @@
 # engpass mem: bad input (exit 2, one line, nothing left behind), a small
 # ladder outside a sandbox, the budget refusing a rung, bandwidth and
 # latency on small sizes, and -- as root with a memory cgroup -- the
-# sandboxed ladder (128 MiB limit, 256 MiB own swap file, rungs 0.5x and
+# sandboxed ladder (256 MiB limit, 1 GiB own swap file, as the issue asks, rungs 0.5x and
 # 1.5x), stopping it with SIGINT and killing it with SIGKILL. After every
 # sandbox run: no cgroup, no swap file, nothing of ours in `swapon --show`.
 # A trap removes whatever a failure leaves (swap files by name, cgroups by
@@ -159,11 +159,11 @@ fi
 trap 'cleanup_sandbox; rm -rf "$T_TMP"' EXIT
 trap 'cleanup_sandbox; rm -rf "$T_TMP"; exit 1' INT TERM
 
-run_mem --ladder --sandbox 128M --swapfile 256M --swapdir "$SD" --sizes 0.5x,1.5x --swaptest-format --json
+run_mem --ladder --sandbox 256M --swapfile 1G --swapdir "$SD" --sizes 0.5x,1.5x --swaptest-format --json
 check "sandbox ladder exits 0" [ "$RC" = 0 ]
 jqt "both rungs ok" '[.results[].status] == ["ok", "ok"]' "$T_TMP/out"
-jqt "sizes are relative to the sandbox limit" '[.results[].metrics.size_bytes] == [67108864, 201326592]' "$T_TMP/out"
-jqt "the sandbox is a memory cgroup with the limit" '.results[0].parameters.sandbox | test("memory cgroup v[12] .*limit 128.00 MiB")' "$T_TMP/out"
+jqt "sizes are relative to the sandbox limit" '[.results[].metrics.size_bytes] == [134217728, 402653184]' "$T_TMP/out"
+jqt "the sandbox is a memory cgroup with the limit" '.results[0].parameters.sandbox | test("memory cgroup v[12] .*limit 256.00 MiB")' "$T_TMP/out"
 jqt "the swap device type is file, page-cluster named" '.results[1].parameters | .swap_device_type == "file" and
 	(.page_cluster | test("^[0-9]+ "))' "$T_TMP/out"
 jqt "0.5x: resident, no major fault, none of its pages in swap" '.results[0].metrics | .resident == 1 and
@@ -176,7 +176,7 @@ jqt "1.5x: swapped out, not resident, labelled a swap speed" '.results[1] | .met
 jqt "1.5x reads at least 5x slower than 0.5x" '.results[0].metrics.read_bytes_per_second >=
 	5 * .results[1].metrics.read_bytes_per_second' "$T_TMP/out"
 jqt "1.5x hit the sandbox limit" '.results[1].metrics.sandbox_limit_hits > 0' "$T_TMP/out"
-jqt "swaptest lines on both rungs" '[.results[].notes | any(test("^swaptest: 1 iterations: (64|192).00 MB in"))] | all' "$T_TMP/out"
+jqt "swaptest lines on both rungs" '[.results[].notes | any(test("^swaptest: 1 iterations: (128|384).00 MB in"))] | all' "$T_TMP/out"
 nothing_left "after the sandbox ladder: no cgroup, no swap file, none of ours in swapon"
 
 # Without an own swap file and without system swap, the rung past the limit
