@@ -15,10 +15,9 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "core/proc.h"
 #include "core/xalloc.h"
 
-/* mountinfo is small, but a box with thousands of mounts exists. */
-#define READ_MAX (16u << 20)
 
 static const char *root_or(const char *root, const char *def)
 {
@@ -28,76 +27,19 @@ static const char *root_or(const char *root, const char *def)
 /* Reads a whole file into a NUL-terminated allocation (*OUT, caller frees). */
 static int slurp(const char *path, char **out, size_t *outlen)
 {
-	size_t cap = 8192, len = 0;
-	char *buf;
-	int fd, err = 0;
+	struct proc_buf b = PROC_BUF_INIT;
+	int r = proc_buf_read_file(&b, path);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	buf = xmalloc(cap);
-	for (;;) {
-		ssize_t r;
-
-		if (cap - len < 2) {
-			if (cap >= READ_MAX) {
-				err = -EFBIG;
-				break;
-			}
-			cap *= 2;
-			buf = xrealloc(buf, cap);
-		}
-		r = read(fd, buf + len, cap - len - 1);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
-			break;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
-	}
-	close(fd);
-	if (err) {
-		free(buf);
-		return err;
-	}
-	buf[len] = '\0';
-	*out = buf;
-	if (outlen)
-		*outlen = len;
-	return 0;
-}
-
-/* First line of PATH into BUF, trailing white space removed. */
-static int read_line(const char *path, char *buf, size_t len)
-{
-	ssize_t r;
-	int fd;
-	size_t n;
-
-	if (!len)
-		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	do
-		r = read(fd, buf, len - 1);
-	while (r < 0 && errno == EINTR);
 	if (r < 0) {
-		int e = -errno;
-		close(fd);
-		return e;
+		proc_buf_release(&b);
+		return r;
 	}
-	close(fd);
-	buf[r] = '\0';
-	n = strcspn(buf, "\n");
-	buf[n] = '\0';
-	while (n && (buf[n - 1] == ' ' || buf[n - 1] == '\t' || buf[n - 1] == '\r'))
-		buf[--n] = '\0';
+	*out = b.data;	/* ours now: proc_buf_release() is not called */
+	if (outlen)
+		*outlen = b.len;
 	return 0;
 }
+
 
 /* Writes VALUE (plus a newline) to PATH in one write(). */
 static int write_value(const char *path, const char *value)
@@ -133,7 +75,7 @@ static int64_t read_int(const char *dir, const char *rel)
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, rel) >= sizeof(path))
 		return -1;
-	if (read_line(path, buf, sizeof(buf)) || !buf[0])
+	if (proc_read_line(path, buf, sizeof(buf)) || !buf[0])
 		return -1;
 	errno = 0;
 	v = strtoll(buf, &end, 10);
@@ -148,7 +90,7 @@ static void read_str(const char *dir, const char *rel, char *buf, size_t len)
 
 	buf[0] = '\0';
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, rel) >= sizeof(path) ||
-	    read_line(path, buf, len))
+	    proc_read_line(path, buf, len))
 		buf[0] = '\0';
 }
 
@@ -304,7 +246,7 @@ int blkdev_queue_get(const struct blkdev_info *info, const char *attr, char *buf
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/queue/%s", info->disk_dir, attr) >= sizeof(path))
 		return -ENAMETOOLONG;
-	return read_line(path, buf, len);
+	return proc_read_line(path, buf, len);
 }
 
 /* Decodes the \ooo octal escapes of mountinfo in place. */
@@ -435,7 +377,7 @@ static size_t devnums(const struct blkdev_info *info, unsigned (*nums)[2], size_
 		if (access(sub, F_OK))
 			continue;
 		snprintf(sub, sizeof(sub), "%s/%s/dev", info->disk_dir, e->d_name);
-		if (read_line(sub, buf, sizeof(buf)) || sscanf(buf, "%u:%u", &ma, &mi) != 2)
+		if (proc_read_line(sub, buf, sizeof(buf)) || sscanf(buf, "%u:%u", &ma, &mi) != 2)
 			continue;
 		nums[n][0] = ma;
 		nums[n][1] = mi;
@@ -520,7 +462,7 @@ int blkdev_tune_readahead(struct blkdev_tune *t, int64_t kb)
 	if (!t->ra_set) {
 		char *end;
 
-		if ((r = read_line(path, buf, sizeof(buf))))
+		if ((r = proc_read_line(path, buf, sizeof(buf))))
 			return r;
 		old = strtoll(buf, &end, 10);
 		if (*end || old < 0)
@@ -543,7 +485,7 @@ int blkdev_tune_scheduler(struct blkdev_tune *t, const char *name)
 
 	if ((r = queue_path(t, "scheduler", path, sizeof(path))))
 		return r;
-	if ((r = read_line(path, buf, sizeof(buf))))
+	if ((r = proc_read_line(path, buf, sizeof(buf))))
 		return r;
 	if (blkdev_parse_scheduler(buf, active, sizeof(active), list, sizeof(list)) || !blkdev_offers(list, name))
 		return -EINVAL;

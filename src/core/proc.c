@@ -267,6 +267,39 @@ int proc_buf_pread(struct proc_buf *b, int fd)
 	return 0;
 }
 
+int proc_read_line(const char *path, char *buf, size_t len)
+{
+	ssize_t r;
+	size_t n, start = 0;
+	int fd;
+
+	if (!len)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	do
+		r = read(fd, buf, len - 1);
+	while (r < 0 && errno == EINTR);
+	if (r < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	close(fd);
+	buf[r] = '\0';
+	n = strcspn(buf, "\n");
+	buf[n] = '\0';
+	while (n && (buf[n - 1] == ' ' || buf[n - 1] == '\t' || buf[n - 1] == '\r'))
+		buf[--n] = '\0';
+	while (buf[start] == ' ' || buf[start] == '\t')
+		start++;
+	if (start)
+		memmove(buf, buf + start, n - start + 1);
+	return 0;
+}
+
 int proc_buf_read_file(struct proc_buf *b, const char *path)
 {
 	int fd, ret;

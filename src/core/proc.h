@@ -81,6 +81,14 @@ MUST_CHECK int proc_buf_pread(struct proc_buf *b, int fd);
  */
 MUST_CHECK int proc_buf_read_file(struct proc_buf *b, const char *path);
 
+/*
+ * Reads the first line of a small file (sysfs attributes, /proc/sys
+ * values) into BUF of LEN bytes, without its newline and with white space
+ * trimmed at both ends; a longer line is cut at LEN - 1 bytes. Returns 0
+ * or -errno (-EINVAL when LEN is 0).
+ */
+MUST_CHECK int proc_read_line(const char *path, char *buf, size_t len);
+
 /* Free the buffer's memory and reset it to PROC_BUF_INIT. */
 void proc_buf_release(struct proc_buf *b);
 

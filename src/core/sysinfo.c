@@ -92,39 +92,6 @@ static char *trim(char *s)
 	return s;
 }
 
-/*
- * Reads the first line of a small file into BUF (trimmed). Returns 0 or
- * -errno; a read error (sysfs "speed" of a virtual link gives EINVAL) is an
- * error like any other.
- */
-static int read_line(const char *path, char *buf, size_t n)
-{
-	ssize_t r;
-	char *nl, *t;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	do
-		r = read(fd, buf, n - 1);
-	while (r < 0 && errno == EINTR);
-	if (r < 0) {
-		int e = -errno;
-
-		close(fd);
-		return e;
-	}
-	close(fd);
-	buf[r] = '\0';
-	nl = strchr(buf, '\n');
-	if (nl)
-		*nl = '\0';
-	t = trim(buf);
-	if (t != buf)
-		memmove(buf, t, strlen(t) + 1);
-	return 0;
-}
 
 /* Strict decimal parse: the whole string (bar white space) must be the number. */
 static bool parse_i64(const char *s, int64_t *v)
@@ -181,7 +148,7 @@ static int rootf_line(char *buf, size_t n, const char *root, const char *fmt, ..
 	va_end(ap);
 	if (!ok)
 		return -ENAMETOOLONG;
-	return read_line(path, buf, n);
+	return proc_read_line(path, buf, n);
 }
 
 /* First line of ROOT/FMT as a new string, or NULL if unreadable or empty. */
@@ -195,7 +162,7 @@ static char *rootf_dup(const char *root, const char *fmt, ...)
 	va_start(ap, fmt);
 	ok = vjoin(path, sizeof(path), root, fmt, ap);
 	va_end(ap);
-	if (!ok || read_line(path, buf, sizeof(buf)) || !buf[0])
+	if (!ok || proc_read_line(path, buf, sizeof(buf)) || !buf[0])
 		return NULL;
 	return xstrdup(buf);
 }
@@ -212,7 +179,7 @@ static int64_t rootf_nonneg(const char *root, const char *fmt, ...)
 	va_start(ap, fmt);
 	ok = vjoin(path, sizeof(path), root, fmt, ap);
 	va_end(ap);
-	if (!ok || read_line(path, buf, sizeof(buf)) || !parse_i64(buf, &v) || v < 0)
+	if (!ok || proc_read_line(path, buf, sizeof(buf)) || !parse_i64(buf, &v) || v < 0)
 		return -1;
 	return v;
 }
@@ -228,7 +195,7 @@ static enum sysinfo_tri rootf_tri(const char *root, const char *fmt, ...)
 	va_start(ap, fmt);
 	ok = vjoin(path, sizeof(path), root, fmt, ap);
 	va_end(ap);
-	if (!ok || read_line(path, buf, sizeof(buf)))
+	if (!ok || proc_read_line(path, buf, sizeof(buf)))
 		return SYSINFO_UNKNOWN;
 	if (!strcmp(buf, "0"))
 		return SYSINFO_NO;

@@ -916,10 +916,30 @@ static void test_cpulist(void **state)
 				 proc_cpulist_count(cases[i].s, strlen(cases[i].s)), cases[i].n);
 }
 
+/* proc_read_line: first line only, trimmed at both ends, cut to the buffer. */
+static void test_read_line(void **state)
+{
+	char path[] = "/tmp/proc_read_line.XXXXXX", buf[32], small[6];
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "  mq-deadline \t\nsecond line\n", 29), 29);
+	close(fd);
+	assert_int_equal(proc_read_line(path, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "mq-deadline");
+	assert_int_equal(proc_read_line(path, small, sizeof(small)), 0);
+	assert_string_equal(small, "mq-");	/* 5 bytes read, then trimmed */
+	assert_int_equal(proc_read_line(path, buf, 0), -EINVAL);
+	unlink(path);
+	assert_int_equal(proc_read_line(path, buf, sizeof(buf)), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_buf),
+		cmocka_unit_test(test_read_line),
 		cmocka_unit_test(test_stat_parse),
 		cmocka_unit_test(test_cpu_delta),
 		cmocka_unit_test(test_cpu_guest),
