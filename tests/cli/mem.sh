@@ -89,9 +89,10 @@ if [ -z "$why" ]; then
 	SD=$(mktemp -d /var/tmp/engpass-memtest.XXXXXX 2>/dev/null) || SD=""
 	[ -n "$SD" ] || why="cannot make a directory in /var/tmp for the swap file"
 fi
-if [ -z "$why" ] && [ "$(stat -f -c %T "$SD")" = tmpfs ]; then
-	why="/var/tmp is a tmpfs, which cannot hold a swap file"
-fi
+case "$([ -z "$why" ] && stat -f -c %T "$SD")" in
+tmpfs|overlayfs|btrfs|nfs|fuseblk)
+	why="/var/tmp is on $(stat -f -c %T "$SD"), which cannot hold a swap file here" ;;
+esac
 
 # Other test runs (other build directories) may run sandboxes at the same
 # time, so everything below is scoped to what this script started: the
