@@ -162,6 +162,13 @@ int disk_create_temp(const struct bench_env *env, const struct disk_opts *o, str
 		     bool *direct_out, char **path);
 
 /*
+ * Removes the temp file PATH made by disk_create_temp() and frees PATH
+ * (NULL is a no-op); a failure becomes a note on RES (the registry tries
+ * again at exit).
+ */
+void disk_remove_temp(const struct bench_env *env, struct result *res, char *path);
+
+/*
  * Opens the target itself (file or block device) for writing with EXTRA
  * flags; a block device is claimed exclusively (O_EXCL), so nobody can
  * mount it meanwhile. Returns the descriptor or -errno (result failed).

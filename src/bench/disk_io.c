@@ -579,12 +579,5 @@ void disk_step_io(const struct bench_env *env, const struct disk_opts *o, struct
 	free(r);
 	close(fd);
 out:
-	if (tmp_path) {
-		int rr = tmpfile_remove(env->tmp, tmp_path);
-
-		if (rr < 0)
-			result_note(res, "could not remove '%s' (%s); engpass tries again at exit", tmp_path,
-				    strerror(-rr));
-		free(tmp_path);
-	}
+	disk_remove_temp(env, res, tmp_path);
 }

@@ -398,6 +398,18 @@ int disk_open_data(const struct bench_env *env, const struct disk_opts *o, struc
 	return fd;
 }
 
+void disk_remove_temp(const struct bench_env *env, struct result *res, char *path)
+{
+	int r;
+
+	if (!path)
+		return;
+	r = tmpfile_remove(env->tmp, path);
+	if (r < 0)
+		result_note(res, "could not remove '%s' (%s); engpass tries again at exit", path, strerror(-r));
+	free(path);
+}
+
 int disk_create_temp(const struct bench_env *env, const struct disk_opts *o, struct result *res, int extra,
 		     bool *direct_out, char **path)
 {

@@ -452,14 +452,7 @@ void disk_step_torrent(const struct bench_env *env, const struct disk_opts *o, s
 out_fd:
 	close(fd);
 out:
-	if (tmp_path) {
-		int rr = tmpfile_remove(env->tmp, tmp_path);
-
-		if (rr < 0)
-			result_note(res, "could not remove '%s' (%s); engpass tries again at exit", tmp_path,
-				    strerror(-rr));
-		free(tmp_path);
-	}
+	disk_remove_temp(env, res, tmp_path);
 #if HAVE_OPENSSL
 	EVP_MD_CTX_free(vctx);
 #endif
