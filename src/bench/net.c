@@ -20,12 +20,16 @@
 #include <string.h>
 
 #include "bench/net_priv.h"
+#include "bench/net_rr.h"
 #include "config.h"
 #include "core/clock.h"
 #include "core/xalloc.h"
 
 #define NET_DEFAULT_PORT 5201
 #define NET_DEFAULT_TIMEOUT_NS (10 * NS_PER_SEC)
+#define NET_DEFAULT_BLOCK (60 << 10)	/* seed 002's SMB block */
+
+static const char *const modes[] = { "iperf3", "rr", "stream", NULL };
 
 static const struct opt net_options[] = {
 	OPT_INT("port", 'p', struct net_opts, port, 1, 65535, "PORT", "TCP (and UDP) port (default 5201)"),
@@ -36,6 +40,16 @@ static const struct opt net_options[] = {
 		     "server: stop when no test has run for this long (default: never)"),
 	OPT_DURATION("read-timeout", 0, struct net_opts, read_timeout_ns, 10 * NS_PER_MS, 600 * NS_PER_SEC,
 		     "server: longest wait for any control message or handshake (default 10s)"),
+	OPT_DURATION("delay", 0, struct net_opts, delay_ns, 1 * NS_PER_US, 10 * NS_PER_SEC,
+		     "server: answer each rr request this long after it arrived (an emulated round trip)"),
+	OPT_RATE("rate", 0, struct net_opts, rate, "server: pace rr answers to this rate, e.g. 1Gbit/s"),
+	OPT_CHOICE("mode", 0, struct net_opts, mode, modes, "MODE",
+		   "client: iperf3 (default: iperf3's test), rr (request/response) or stream (one rr request)"),
+	OPT_SIZE("block", 0, struct net_opts, block, 1, RR_BLOCK_MAX, "client, rr: bytes per request (default 60K)"),
+	OPT_INT("depth", 0, struct net_opts, depth, 1, RR_DEPTH_MAX, "N",
+		"client, rr: requests kept in flight (default 1 = stop-and-wait)"),
+	OPT_SIZE("size", 0, struct net_opts, size, 1, RR_STREAM_UNBOUNDED,
+		 "client, rr/stream: total bytes to fetch (default: run for --time)"),
 	OPT_INT("parallel", 'P', struct net_opts, parallel, 1, IPERF3_MAX_STREAMS, "N",
 		"client: streams (per direction), 1..128 (default 1)"),
 	OPT_FLAG("reverse", 'R', struct net_opts, reverse, "client: the server sends, the client receives"),
@@ -64,10 +78,11 @@ static void net_defaults(void *p)
 	o->port = NET_DEFAULT_PORT;
 	o->server_pin = -1;
 	o->bitrate = -1;
+	o->rate = -1;
 }
 
-/* The first client-only option that was given, or NULL. */
-static const char *client_only(const struct net_opts *o)
+/* The first option of iperf3's test (not of --mode rr/stream) that was given, or NULL. */
+static const char *iperf3_only(const struct net_opts *o)
 {
 	if (o->parallel)
 		return "--parallel";
@@ -89,8 +104,26 @@ static const char *client_only(const struct net_opts *o)
 		return "--bitrate";
 	if (o->capacity)
 		return "--capacity";
+	return NULL;
+}
+
+/* The first client-only option that was given, or NULL. */
+static const char *client_only(const struct net_opts *o)
+{
+	const char *bad = iperf3_only(o);
+
+	if (bad)
+		return bad;
 	if (o->connect_timeout_ns)
 		return "--connect-timeout";
+	if (o->mode != NET_MODE_IPERF3)
+		return "--mode";
+	if (o->block)
+		return "--block";
+	if (o->depth)
+		return "--depth";
+	if (o->size)
+		return "--size";
 	return NULL;
 }
 
@@ -105,6 +138,10 @@ static const char *server_only(const struct net_opts *o)
 		return "--idle-timeout";
 	if (o->read_timeout_ns)
 		return "--read-timeout";
+	if (o->delay_ns)
+		return "--delay";
+	if (o->rate >= 0)
+		return "--rate";
 	return NULL;
 }
 
@@ -144,6 +181,24 @@ static int net_check(void *p, char **pos, size_t npos, char *err, size_t errlen)
 		snprintf(err, errlen, "option '%s' is for the server", bad);
 		return -EINVAL;
 	}
+	if (o->mode != NET_MODE_IPERF3 && (bad = iperf3_only(o))) {
+		snprintf(err, errlen, "option '%s' is not for --mode %s", bad, modes[o->mode]);
+		return -EINVAL;
+	}
+	if (o->mode != NET_MODE_RR && (o->block || o->depth)) {
+		snprintf(err, errlen, "option '%s' needs --mode rr", o->block ? "--block" : "--depth");
+		return -EINVAL;
+	}
+	if (o->mode == NET_MODE_IPERF3 && o->size) {
+		snprintf(err, errlen, "option '--size' needs --mode rr or stream");
+		return -EINVAL;
+	}
+	if (o->mode == NET_MODE_RR) {
+		if (!o->block)
+			o->block = NET_DEFAULT_BLOCK;
+		if (!o->depth)
+			o->depth = 1;
+	}
 	if (o->reverse && o->bidir) {
 		snprintf(err, errlen, "options '--reverse' and '--bidir' exclude each other");
 		return -EINVAL;
@@ -182,7 +237,7 @@ static void net_run(const struct bench_env *env, const void *p, struct result *r
 
 	free(res->step);
 	res->step = xstrdup(o->role == NET_ROLE_SERVER ? "server" : "client");
-	if (!HAVE_JANSSON) {
+	if (!HAVE_JANSSON && (o->role == NET_ROLE_SERVER || o->mode == NET_MODE_IPERF3)) {
 		result_set_status(res, RESULT_SKIPPED, "built without jansson (needed to parse iperf3's JSON messages)");
 		return;
 	}
@@ -190,6 +245,8 @@ static void net_run(const struct bench_env *env, const void *p, struct result *r
 		if (env->common->time_ns)
 			result_note(res, "--time is ignored by the server: each client sets its test's length");
 		net_server_run(env, o, res);
+	} else if (o->mode != NET_MODE_IPERF3) {
+		net_rr_client_run(env, o, res);
 	} else {
 		net_client_run(env, o, res);
 	}
@@ -208,7 +265,11 @@ const struct bench bench_net = {
 		"speed and a verdict are added; --capacity extrapolates as seed 004 did.\n"
 		"--pin CPUS pins the client's stream threads (stream i to the i-th CPU of the list,\n"
 		"cycling); --server-pin CPU asks an engpass server to pin its stream threads.\n"
-		"--interval sets the system sampling interval. See docs/net.md.",
+		"--interval sets the system sampling interval.\n"
+		"--mode rr asks for --block bytes at a time with --depth requests in flight (seed\n"
+		"002: stop-and-wait vs pipelined); --mode stream fetches the same as one stream. An\n"
+		"engpass server answers them, after --delay and paced to --rate when given.\n"
+		"See docs/net.md and docs/net-rr.md.",
 	.flags = BENCH_NETWORK,
 	.opts = net_options,
 	.opts_size = sizeof(struct net_opts),

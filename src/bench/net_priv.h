@@ -25,6 +25,13 @@ enum net_role {
 	NET_ROLE_CLIENT,
 };
 
+/* The client's kinds of test: iperf3's, or engpass's request/response protocol. */
+enum net_mode {
+	NET_MODE_IPERF3,
+	NET_MODE_RR,
+	NET_MODE_STREAM,
+};
+
 /* `engpass net` options; one table for both roles, check() sorts them out. */
 struct net_opts {
 	/* server */
@@ -32,6 +39,8 @@ struct net_opts {
 	bool one_off;
 	uint64_t idle_timeout_ns;	/* 0 = serve forever */
 	uint64_t read_timeout_ns;	/* every control read */
+	uint64_t delay_ns;		/* rr: answer each request this long after it arrived */
+	double rate;			/* rr: pace the answers, bytes/s; < 0 = not given */
 	/* both */
 	int64_t port;
 	/* client */
@@ -46,6 +55,10 @@ struct net_opts {
 	double bitrate;			/* bytes/s per stream; < 0 = not given */
 	bool capacity;
 	uint64_t connect_timeout_ns;
+	int mode;			/* enum net_mode */
+	uint64_t block;			/* rr: bytes per request; 0 = not given */
+	int64_t depth;			/* rr: requests in flight; 0 = not given */
+	uint64_t size;			/* rr/stream: total bytes; 0 = run for --time */
 	/* filled by check() */
 	int role;			/* enum net_role */
 	const char *host;
@@ -162,5 +175,17 @@ char *net_results_message(const struct net_test *t, bool with_extra, size_t *len
 /* The two roles; each fills RES (and emits results, for the server). */
 void net_server_run(const struct bench_env *env, const struct net_opts *o, struct result *res);
 void net_client_run(const struct bench_env *env, const struct net_opts *o, struct result *res);
+
+/*
+ * The server side of an rr session whose first IPERF3_COOKIE_LEN bytes
+ * (read in place of a cookie) are FIRST, on connection CFD from PEER.
+ * Returns the session's result to emit, or NULL for a bad or silent
+ * handshake. net_rr_server.c.
+ */
+struct result *net_rr_serve(const struct bench_env *env, const struct net_opts *o, int cfd,
+			    const uint8_t first[IPERF3_COOKIE_LEN], const char *peer);
+
+/* The client of --mode rr and --mode stream; net_rr_client.c. */
+void net_rr_client_run(const struct bench_env *env, const struct net_opts *o, struct result *res);
 
 #endif

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "bench/net_priv.h"
+#include "bench/net_rr.h"
 #include "core/affinity.h"
 #include "core/clock.h"
 #include "core/sampler.h"
@@ -456,8 +457,26 @@ static void serve_one(struct server *sv, int cfd)
 	if (setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0) {
 		/* Only latency of the state bytes suffers. */
 	}
-	if ((r = net_read_full(cfd, cookie, sizeof(cookie), sv->rto, env->stop)) < 0 ||
-	    (r = iperf3_send_state(cfd, IPERF3_PARAM_EXCHANGE, sv->rto, env->stop)) < 0 ||
+	if ((r = net_read_full(cfd, cookie, sizeof(cookie), sv->rto, env->stop)) < 0) {
+		sv->bad_handshakes++;
+		close(cfd);
+		return;
+	}
+	if (rr_is_hello(cookie, sizeof(cookie))) {
+		struct result *res = net_rr_serve(env, sv->o, cfd, (const uint8_t *)cookie, t.peer);
+
+		if (res) {
+			sv->tests++;
+			if (res->incomplete)
+				sv->ended_early++;
+			env->emit(env, res);
+		} else {
+			sv->bad_handshakes++;
+		}
+		close(cfd);
+		return;
+	}
+	if ((r = iperf3_send_state(cfd, IPERF3_PARAM_EXCHANGE, sv->rto, env->stop)) < 0 ||
 	    (r = iperf3_recv_json(cfd, IPERF3_PARAMS_MAX, sv->rto, env->stop, &msg, &len)) < 0) {
 		sv->bad_handshakes++;
 		close(cfd);
@@ -513,8 +532,12 @@ void net_server_run(const struct bench_env *env, const struct net_opts *o, struc
 	result_param(res, "read_timeout", "%.3g s", (double)o->read_timeout_ns / 1e9);
 	if (o->idle_timeout_ns)
 		result_param(res, "idle_timeout", "%.3g s", (double)o->idle_timeout_ns / 1e9);
-	result_method(res, "protocol", "iperf3 3.x wire protocol (TCP and UDP); one test at a time, others get "
-		      "ACCESS_DENIED; one result per test served");
+	result_method(res, "protocol", "iperf3 3.x wire protocol (TCP and UDP) and engpass rr (docs/net-rr.md); one "
+		      "test at a time, others get ACCESS_DENIED; one result per test served");
+	if (o->delay_ns)
+		result_param(res, "delay", "%.6g ms", (double)o->delay_ns / 1e6);
+	if (o->rate > 0)
+		result_param(res, "rate", "%.6g bytes/s", o->rate);
 	if ((r = net_listen(o->bind, (uint16_t)o->port, SOCK_STREAM, NULL, &sv.lfd)) < 0) {
 		result_set_status(res, RESULT_FAILED, "cannot listen on %s port %lld: %s",
 				  o->bind ? o->bind : "any address", (long long)o->port, errstr(r));

@@ -33,30 +33,7 @@ if command -v iperf3 >/dev/null 2>&1; then
 	ln -s "$(command -v iperf3)" "$IPERF3"
 fi
 
-NEXT_PORT=$((52000 + ($$ % 300) * 3))
-port_free() {
-	! ss -Htan "( sport = :$1 )" 2>/dev/null | grep -q . && ! ss -Huan "( sport = :$1 )" 2>/dev/null | grep -q .
-}
-new_port() {
-	while :; do
-		NEXT_PORT=$((NEXT_PORT + 1))
-		[ "$NEXT_PORT" -gt 52999 ] && NEXT_PORT=52000
-		port_free "$NEXT_PORT" && break
-	done
-	PORT=$NEXT_PORT
-}
-not_listening() {
-	! ss -Hltn "( sport = :$1 )" 2>/dev/null | grep -q .
-}
-wait_listen() {
-	_w=0
-	while [ $_w -lt 50 ]; do
-		ss -Hltn "( sport = :$1 )" 2>/dev/null | grep -q . && return 0
-		sleep 0.1
-		_w=$((_w + 1))
-	done
-	return 1
-}
+. "$(dirname "$0")/netlib.sh"
 
 # start_server OUT ARGS...: an engpass server on a new port; $SPID, $PORT.
 start_server() {

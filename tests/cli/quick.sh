@@ -12,6 +12,9 @@ check "the summary has the memory rows" sh -c "grep -q '^mem  *bandwidth' '$T_TM
 check "the summary has the disk rows, torrent with and without cache" sh -c "grep -q '^disk  *device' '$T_TMP/out' && grep -q '^disk  *torrent cache 8M' '$T_TMP/out'"
 check "quick prints findings" grep -q "Mbit/s per GHz" "$T_TMP/out"
 check "the summary has the loopback net row" grep -q "^net  *client over loopback" "$T_TMP/out"
+check "the summary has the rr depth 1 and 2 rows, bound by the round trip" \
+	sh -c "grep -q '^net  *client rr depth 1 .*round trip' '$T_TMP/out' && grep -q '^net  *client rr depth 2 .*round trip' '$T_TMP/out'"
+check "quick compares rr depth 1 and 2 in a finding" grep -q "requests one at a time moved .* two in flight" "$T_TMP/out"
 case "$(stat -f -c %T "$T_TMP/cwd")" in
 overlayfs|tmpfs|fuseblk|nfs)
 	skip "the torrent finding compares device write requests" \

@@ -1,0 +1,28 @@
+# SPDX-License-Identifier: MIT
+# Port helpers for the network tests (sourced after lib.sh): a free port
+# that is never 5201, and waits for a listener to come or go.
+NEXT_PORT=$((52000 + ($$ % 300) * 3))
+port_free() {
+	! ss -Htan "( sport = :$1 )" 2>/dev/null | grep -q . && ! ss -Huan "( sport = :$1 )" 2>/dev/null | grep -q .
+}
+new_port() {
+	while :; do
+		NEXT_PORT=$((NEXT_PORT + 1))
+		[ "$NEXT_PORT" -gt 52999 ] && NEXT_PORT=52000
+		port_free "$NEXT_PORT" && break
+	done
+	PORT=$NEXT_PORT
+}
+not_listening() {
+	! ss -Hltn "( sport = :$1 )" 2>/dev/null | grep -q .
+}
+wait_listen() {
+	_w=0
+	while [ $_w -lt 50 ]; do
+		ss -Hltn "( sport = :$1 )" 2>/dev/null | grep -q . && return 0
+		sleep 0.1
+		_w=$((_w + 1))
+	done
+	return 1
+}
+
