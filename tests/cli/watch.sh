@@ -1,9 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # engpass watch against known loads: a busy loop pinned to CPU 0 must be
-# seen as CPU 0 busy and the process near 100 % of one core, on CPU 0; an
-# iperf3 transfer on lo must be seen at iperf3's own rate within 10 % over
-# the same seconds. Plus bad input (one line, exit 2), a process that
+# seen as CPU 0 busy and the process near 100 % of one core, on CPU 0; a
+# transfer by engpass's own net client and server on lo must be seen at the
+# net result's rate within 10 %. Plus bad input (one line, exit 2), a process that
 # exits during the watch, SIGINT as the normal end, the capacity estimate's
 # arithmetic, and a disk read of known size. Speeds are never asserted.
 # Every process started here is killed by PID in the trap. About 20 s.
@@ -132,23 +132,25 @@ jqt "process exiting: status ok, with a note" \
 jqt "process exiting: the watch ended with it" '.results[0].metrics.watched_seconds < 2.5' "$T_TMP/out"
 jqt "process exiting: what was seen is reported" '.results[0].metrics.intervals >= 3' "$T_TMP/out"
 
-# --- traffic on lo against iperf3's own figure -----------------------------
+# --- traffic on lo against engpass net's own figure ------------------------
 # lo is shared on a shared machine (other tests run iperf3 and engpass net
-# there), so iperf3 and watch run in a private network namespace with its
-# own lo, which carries only this transfer; where unshare -n is not
-# possible, on the host's lo. iperf3 runs 5 s; watch starts 1 s in and runs
-# 3 s, inside the transfer. iperf3's receiver intervals (0.5 s) are weighted
-# by their overlap with the watch's window (the client's start time, taken
-# just before launching it, is the origin of iperf3's interval times).
+# there), so the transfer and watch run in a private network namespace with
+# its own lo, which carries only this transfer; where unshare -n is not
+# possible, on the host's lo. The known load is engpass's own net client and
+# server: one stream (--mode stream) paced by the server to 40 MB/s, so its
+# rate is the same in every second of the test and the net result's figure
+# (payload over the whole test) is the rate watch must see in any window
+# inside it. The client runs 5 s; watch starts 1 s in and runs 3 s.
 cat >"$T_TMP/lo.sh" <<'EOS'
 set -u
 [ -n "$NETNS" ] && { ip link set lo up || exit 3; }
 PIDS=""
 trap 'for p in $PIDS; do kill $p 2>/dev/null; done' EXIT INT TERM
-iperf3 -s -p $PORT -1 -i 0.5 -J >"$D/srv.json" 2>&1 & SRV=$!; PIDS="$PIDS $SRV"
+"$ENGPASS" net server --bind 127.0.0.1 --port $PORT --one-off --idle-timeout 20s --rate 40MB/s --no-history -q \
+	>/dev/null 2>&1 & SRV=$!; PIDS="$PIDS $SRV"
 sleep 0.3
-date +%s.%N >"$D/tc"
-iperf3 -c 127.0.0.1 -p $PORT -t 5 -i 0.5 -J >"$D/cli.json" 2>&1 & CLI=$!; PIDS="$PIDS $CLI"
+"$ENGPASS" net client 127.0.0.1 --port $PORT --mode stream --time 5s --no-history --json >"$D/cli.json" 2>&1 &
+CLI=$!; PIDS="$PIDS $CLI"
 sleep 1
 "$ENGPASS" watch --pid $CLI --iface lo --time 3s --interval 250ms --json >"$D/lo.json" 2>"$D/lo.err"
 echo $? >"$D/rc"
@@ -159,25 +161,19 @@ PORT=$((20000 + $$ % 20000))
 NETNS=""
 unshare -n true 2>/dev/null && NETNS="unshare -n"
 [ -n "$NETNS" ] || echo "# lo: no private network namespace; using the host's lo, which others may share"
-D="$T_TMP" PORT=$PORT NETNS="$NETNS" $NETNS sh "$T_TMP/lo.sh" & LO=$!; track $LO
+D="$T_TMP" PORT=$PORT NETNS="$NETNS" ENGPASS="$ENGPASS" $NETNS sh "$T_TMP/lo.sh" & LO=$!; track $LO
 wait $LO
 check "lo: watch exits 0" [ "$(cat "$T_TMP/rc" 2>/dev/null)" = 0 ]
-jqt "lo: iperf3 ran" '.end.sum_received.bytes > 0' "$T_TMP/srv.json"
-T_C=$(cat "$T_TMP/tc")
-W0=$(jq -r '.results[0].method.window | capture("unix (?<t>[0-9.]+) s").t' "$T_TMP/lo.json")
-WS=$(jq -r '.results[0].metrics.watched_seconds' "$T_TMP/lo.json")
-A=$(awk -v w="$W0" -v c="$T_C" 'BEGIN { printf "%.6f", w - c }')
-IPERF=$(jq --argjson a "$A" --argjson w "$WS" '($a + $w) as $b |
-	[.intervals[].sum | select(.end > $a and .start < $b) |
-	 .bytes * ((([.end, $b] | min) - ([.start, $a] | max)) / (.end - .start))] | add * 8 / $w' "$T_TMP/srv.json")
+jqt "lo: engpass net moved the paced stream" '.results[0] | .status == "ok" and .verdict.resource == "server --rate"' "$T_TMP/cli.json"
+NET=$(jq '.results[0].metrics.throughput_bytes_per_second * 8' "$T_TMP/cli.json")
 WATCH=$(jq '.results[0].metrics.net_traffic_bits_per_second' "$T_TMP/lo.json")
-if jq -n -e --argjson i "$IPERF" --argjson w "$WATCH" '($w / $i) >= 0.9 and ($w / $i) <= 1.1' >/dev/null 2>&1; then
-	ok "lo: watch's bits/s agree with iperf3's within 10 % over the same seconds"
+WS=$(jq -r '.results[0].metrics.watched_seconds' "$T_TMP/lo.json")
+if jq -n -e --argjson i "$NET" --argjson w "$WATCH" '($w / $i) >= 0.9 and ($w / $i) <= 1.1' >/dev/null 2>&1; then
+	ok "lo: watch's bits/s agree with engpass net's within 10 %"
 else
-	not_ok "lo: watch's bits/s agree with iperf3's within 10 % over the same seconds" \
-		"watch $WATCH bit/s, iperf3 $IPERF bit/s (window starts $A s into iperf3)"
+	not_ok "lo: watch's bits/s agree with engpass net's within 10 %" "watch $WATCH bit/s, engpass net $NET bit/s"
 fi
-echo "# lo: watch $WATCH bit/s, iperf3 $IPERF bit/s over ${WS}s starting ${A}s into the transfer${NETNS:+ (private namespace)}"
+echo "# lo: watch $WATCH bit/s over ${WS}s inside the test, engpass net $NET bit/s${NETNS:+ (private namespace)}"
 jqt "lo: rx and tx are both counted on lo" '.results[0].metrics | .net_rx_bits_per_second > 0 and .net_tx_bits_per_second > 0' "$T_TMP/lo.json"
 # The estimate is either there, consistent with its inputs and marked as an
 # estimate, or absent with the reason; which depends on how busy the
@@ -199,12 +195,13 @@ jqt "lo: per GHz names its frequency source" '.results[0] |
 jq -r '.results[0].notes[] | "# " + .' "$T_TMP/lo.json"
 
 # --uplink caps the total. A busy loop on CPU 0 keeps the busiest core busy
-# enough for the estimate while iperf3 sends 20 Mbit/s on lo.
+# enough for the estimate while engpass net sends 2.5 MB/s on lo.
 taskset -c 0 sh -c 'while :; do :; done' & LOOP=$!; track $LOOP
 PORT=$((PORT + 1))
-iperf3 -s -p $PORT -1 >/dev/null 2>&1 & SRV=$!; track $SRV
+"$ENGPASS" net server --bind 127.0.0.1 --port $PORT --one-off --idle-timeout 20s --rate 2.5MB/s --no-history -q \
+	>/dev/null 2>&1 & SRV=$!; track $SRV
 sleep 0.3
-iperf3 -c 127.0.0.1 -p $PORT -t 3 -b 20M >/dev/null 2>&1 & CLI=$!; track $CLI
+"$ENGPASS" net client 127.0.0.1 --port $PORT --mode stream --time 3s --no-history -q >/dev/null 2>&1 & CLI=$!; track $CLI
 sleep 0.5
 run watch --iface lo --time 1s --uplink 1Kbit/s --json
 jqt "--uplink: the total is capped at the given rate" '.results[0] |
