@@ -8,6 +8,8 @@
 #ifndef ENGPASS_CMD_H
 #define ENGPASS_CMD_H
 
+#include <sys/types.h>
+
 #include "bench/bench.h"
 
 #define EXIT_OK 0
@@ -50,6 +52,18 @@ int report_write_file(const char *file, struct json_t *doc, const char *source, 
  * Returns the exit status, 128 + N when killed by signal N, or -errno.
  */
 int child_run_engpass(char **argv, char **out);
+
+/*
+ * While a command runs children (child.c): SIGINT, SIGTERM and SIGHUP are
+ * caught, recorded and forwarded to the child being run, or to the one
+ * given to child_track() (e.g. a server the command started; 0 = none).
+ * child_stop_signal() is the first signal received (0 none): the caller's
+ * loop stops on it and exits 128 + it. Install returns 0 or -errno.
+ */
+int child_signals_install(void);
+void child_signals_restore(void);
+int child_stop_signal(void);
+void child_track(pid_t pid);
 int cmd_sweep(int argc, char **argv);
 int cmd_exporter(int argc, char **argv);
 

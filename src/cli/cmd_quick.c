@@ -389,6 +389,8 @@ int cmd_quick(int argc, char **argv)
 	if (!o.no_report)
 		report = o.report ? xstrdup(o.report) : xasprintf("engpass-quick-%s.html", when);
 
+	if (child_signals_install() < 0)
+		fprintf(stderr, "engpass quick: cannot catch signals; a signal stops quick at once\n");
 	for (size_t i = 0; i < ARRAY_SIZE(steps); i++) {
 		const struct quick_step *s = &steps[i];
 		const struct bench *b = bench_find(s->bench);
@@ -401,6 +403,11 @@ int cmd_quick(int argc, char **argv)
 
 		if (skipped(o.skip, s->group))
 			continue;
+		if (child_stop_signal()) {
+			fprintf(stderr, "engpass quick: stopped by signal %d before %s\n", child_stop_signal(), s->group);
+			rc = 128 + child_stop_signal();
+			break;
+		}
 		if (!b || b->unsupported_reason) {
 			json_array_append_new(results, status_result(s, "skipped", b ? b->unsupported_reason
 										    : "not in this build"));
@@ -547,6 +554,7 @@ int cmd_quick(int argc, char **argv)
 	}
 	free(report);
 	json_decref(doc);
+	child_signals_restore();
 	return rc;
 }
 

@@ -346,6 +346,8 @@ int cmd_sweep(int argc, char **argv)
 		}
 	}
 	labels = xcalloc(ncombo, sizeof(*labels));
+	if (child_signals_install() < 0)
+		fprintf(stderr, "engpass sweep: cannot catch signals; a signal stops the sweep at once\n");
 	for (size_t k = 0; k < ncombo; k++) {
 		char *cargv[SWEEP_MAX_ARGS + 2 * SWEEP_MAX_AXES + 12], *out = NULL;
 		json_error_t jerr;
@@ -353,6 +355,11 @@ int cmd_sweep(int argc, char **argv)
 		size_t i;
 
 		labels[k] = combo_label(&sw, k);
+		if (child_stop_signal()) {
+			fprintf(stderr, "engpass sweep: stopped by signal %d before %s\n", child_stop_signal(), labels[k]);
+			worst = 128 + child_stop_signal();
+			break;
+		}
 		combo_argv(&sw, k, cargv, true);
 		if (!sw.json)
 			fprintf(stderr, "engpass sweep: %zu/%zu %s\n", k + 1, ncombo, labels[k]);
@@ -455,6 +462,7 @@ int cmd_sweep(int argc, char **argv)
 	free(labels);
 	json_decref(merged);
 	sweep_release(&sw);
+	child_signals_restore();
 	return worst;
 }
 
