@@ -43,6 +43,8 @@ static const struct opt disk_options[] = {
 		 "hdparm -T: re-read one 2 MiB block from the page cache for 2 s (a memory-copy figure)"),
 	OPT_FLAG("device", 't', struct disk_opts, device,
 		 "hdparm -t: sequential 2 MiB reads for 3 s, caches defeated (O_DIRECT by default)"),
+	OPT_DURATION("settle", 0, struct disk_opts, settle_ns, 1 * NS_PER_MS, 60 * NS_PER_SEC,
+		     "-T/-t: sync, then wait this long before timing, as hdparm does (3s); default: no wait"),
 	OPT_CHOICE("workload", 0, struct disk_opts, workload, workloads, "NAME",
 		   "the workload to run (docs/disk.md)"),
 	OPT_SIZE("bs", 0, struct disk_opts, bs, 512, 64 * 1024 * 1024,
@@ -215,6 +217,8 @@ static int disk_check(void *p, char **pos, size_t npos, char *err, size_t errlen
 		return bad(err, errlen, "unexpected argument '%s' (one TARGET at most)", pos[1]);
 	if ((r = check_options(o, err, errlen)))
 		return r;
+	if (o->settle_ns && !o->cached && !o->device)
+		return bad(err, errlen, "option '--settle' is for -T and -t");
 	if ((r = disk_target_check(o, npos ? pos[0] : ".", err, errlen)))
 		return r;
 	return check_tuning(o, err, errlen);

@@ -85,6 +85,7 @@ struct disk_data {
 struct disk_opts {
 	/* From the option table. */
 	bool cached, device;
+	uint64_t settle_ns;		/* -T/-t: sync, then idle this long before timing (hdparm: 3 s) */
 	int workload;			/* enum disk_workload */
 	uint64_t bs;			/* 0: the workload's default */
 	int64_t qd;

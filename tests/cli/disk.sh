@@ -106,6 +106,11 @@ jqt "device settings are in the method" '.results[1].method | has("scheduler") o
 jqt "O_DIRECT reads reach the device" '.results[1].metrics | (has("device_read_requests") | not) or .device_read_requests >= .ios' "$J"
 jqt "each step has a system view and a verdict" '[.results[] | (.system.samples >= 1) and (.verdict.resource | type == "string")] | all' "$J"
 check "-T -t leaves nothing behind" empty "$CWD"
+jqt "without --settle there is no pause before timing" '[.results[].method | has("settle") | not] | all' "$J"
+run disk -t --settle 200ms --size 32M --time 300ms --json --no-sample
+jqt "--settle: sync and the pause are named in the method" '.results[0].method.settle | test("sync\\(\\) and 0.2 s idle")' "$J"
+run disk --workload seq-read --settle 1s
+check "--settle without -T/-t is exit 2" [ "$RC" = 2 ]
 
 head -c 8388608 /dev/urandom >"$T_TMP/data8m"
 SUM=$(sha1sum <"$T_TMP/data8m")
