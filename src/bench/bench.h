@@ -36,6 +36,7 @@ struct tmpfile_reg;
 	X(net) \
 	X(cpu) \
 	X(watch) \
+	X(fetch) \
 	X(null)
 
 /* Capabilities the command layer checks before running (never by name). */

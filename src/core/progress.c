@@ -60,6 +60,19 @@ static size_t fitted(int n, size_t size)
 	return (size_t)n < size ? (size_t)n : size - 1;
 }
 
+/* Redraws the line as LINE (LEN characters), padding over a longer one. */
+static void put_line(struct progress *p, mono_ns now, const char *line, size_t len)
+{
+	fprintf(p->f, "\r%.*s%*s", (int)len, line,
+		p->width > len ? (int)(p->width - len) : 0, "");
+	fflush(p->f);
+	/* the padding stays on the line until overwritten */
+	if (len > p->width)
+		p->width = len;
+	p->last_draw = now;
+	p->force = false;
+}
+
 static void draw(struct progress *p, mono_ns now, uint64_t done,
 		 uint64_t total, const char *extra)
 {
@@ -67,7 +80,6 @@ static void draw(struct progress *p, mono_ns now, uint64_t done,
 	char el[32], lf[32] = "--:--";
 	const char *sep = *p->label ? "  " : "";
 	uint64_t elapsed = elapsed_ns(p->start, now), left;
-	size_t len;
 	int n;
 
 	fmt_clock(el, sizeof(el), elapsed);
@@ -87,15 +99,7 @@ static void draw(struct progress *p, mono_ns now, uint64_t done,
 			     extra ? "  " : "", extra ? extra : "");
 	}
 	/* a line cut at PROGRESS_WIDTH is intended */
-	len = fitted(n, sizeof(line));
-	fprintf(p->f, "\r%s%*s", line,
-		p->width > len ? (int)(p->width - len) : 0, "");
-	fflush(p->f);
-	/* the padding stays on the line until overwritten */
-	if (len > p->width)
-		p->width = len;
-	p->last_draw = now;
-	p->force = false;
+	put_line(p, now, line, fitted(n, sizeof(line)));
 }
 
 void progress_update(struct progress *p, mono_ns now, uint64_t done,
@@ -111,6 +115,23 @@ void progress_update(struct progress *p, mono_ns now, uint64_t done,
 	if (!p->force && elapsed_ns(p->last_draw, now) < PROGRESS_INTERVAL_NS)
 		return;
 	draw(p, now, done, total, extra);
+}
+
+void progress_show(struct progress *p, mono_ns now, const char *line)
+{
+	size_t len;
+
+	if (!p->enabled)
+		return;
+	if (!p->started) {
+		p->start = now;
+		p->started = true;
+		p->force = true;
+	}
+	if (!p->force && elapsed_ns(p->last_draw, now) < PROGRESS_INTERVAL_NS)
+		return;
+	len = strlen(line);
+	put_line(p, now, line, len > PROGRESS_WIDTH ? PROGRESS_WIDTH : len);
 }
 
 void progress_clear(struct progress *p)

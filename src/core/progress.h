@@ -67,6 +67,14 @@ void progress_update(struct progress *p, mono_ns now, uint64_t done,
 		     uint64_t total, const char *extra);
 
 /*
+ * Like progress_update(), at the same pace, but draws LINE as given (cut
+ * to PROGRESS_WIDTH) instead of the label, percent and times: for a
+ * benchmark whose progress has a format of its own (fetch prints dl's).
+ * LINE is only read during the call.
+ */
+void progress_show(struct progress *p, mono_ns now, const char *line);
+
+/*
  * Erase the line, leaving the cursor at its start, so the caller can print
  * a message; the next progress_update() draws again at once.
  */

@@ -242,6 +242,34 @@ static void test_width_limit(void **state)
 	sink_close(&s);
 }
 
+/* progress_show(): the caller's line as given, at the same pace, cut to the width. */
+static void test_show_own_line(void **state)
+{
+	char longline[200];
+	struct progress p;
+	struct sink s;
+
+	(void)state;
+	sink_open(&s);
+	progress_init(&p, s.f, true, "fetch");
+	progress_show(&p, 10 * SEC, "55.11% done; got 382.9MiB of 694.7MiB in 7 sec (54.7MiB/sec), 5 sec to go.");
+	assert_string_equal(sink_text(&s),
+			    "\r55.11% done; got 382.9MiB of 694.7MiB in 7 sec (54.7MiB/sec), 5 sec to go.");
+	/* too soon: nothing drawn */
+	progress_show(&p, 10 * SEC + 10 * MS, "x");
+	assert_int_equal(count_char(sink_text(&s), '\r'), 1);
+	/* later, a shorter line pads over the longer one; a long one is cut */
+	memset(longline, 'y', sizeof(longline) - 1);
+	longline[sizeof(longline) - 1] = 0;
+	progress_show(&p, 11 * SEC, longline);
+	assert_null(strstr(sink_text(&s), "yyyyy\n"));
+	assert_int_equal(strlen(strrchr(sink_text(&s), '\r') + 1), PROGRESS_WIDTH);
+	progress_finish(&p);
+	progress_show(&p, 20 * SEC, "after finish");
+	assert_null(strstr(sink_text(&s), "after finish"));
+	sink_close(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -252,6 +280,7 @@ int main(void)
 		cmocka_unit_test(test_padding_and_erase),
 		cmocka_unit_test(test_clear_forces_redraw),
 		cmocka_unit_test(test_width_limit),
+		cmocka_unit_test(test_show_own_line),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,204 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# engpass fetch: usage errors (exit 2, one line); every good and bad answer
+# of a scripted server (tests/helpers/http_bad_server.c): ranges with a
+# pipeline, a server that closes without saying so, one that ignores Range,
+# chunked and until-EOF bodies, redirects, --output -, then a wrong
+# Content-Range, a truncated body, a head over 64 KiB, a reset mid-body,
+# redirect loops, a redirect to https, a server that never answers (exit 1,
+# one line, no output file left behind); and a real nginx with
+# keepalive_requests 100 serving 20 MiB: 60 KiB blocks at depth 1 and 4
+# and a whole GET, each byte-identical to the source, the ranged runs
+# having reconnected.
+#
+# Never asserts a speed. Servers are started here on free ports, stop by
+# themselves (the helper after 120 s) and are killed by PID in the trap.
+. "$(dirname "$0")/lib.sh"
+
+PIDS=""
+cleanup() {
+	for p in $PIDS; do kill "$p" 2>/dev/null; done
+	for p in $PIDS; do wait "$p" 2>/dev/null; done
+	rm -rf "$T_TMP"
+}
+trap cleanup EXIT
+trap 'cleanup; exit 1' INT TERM
+
+sum() { sha256sum <"$1" | cut -d' ' -f1; }
+lines() { wc -l <"$1" | tr -d ' '; }
+# leftovers DIR: passes when DIR holds no file at all (no output, no temp name).
+empty_dir() { [ -z "$(ls -A "$1")" ]; }
+
+# --- usage errors: exit 2 and one line, before anything is sent ---
+run fetch
+check "no URL: exit 2" [ "$RC" = 2 ]
+for bad in "https://example.org/x|no TLS support" "http:///x|no host" "http://127.0.0.1:99999/|bad port" \
+	"http://h:0/|bad port" "ftp://h/x|unsupported scheme" "http://u:p@h/|passwords"; do
+	url=${bad%%|*}
+	says=${bad#*|}
+	run fetch "$url"
+	check "'$url': exit 2" [ "$RC" = 2 ]
+	check "'$url': one line saying '$says'" sh -c "[ \"\$(wc -l <'$T_TMP/err')\" = 1 ] && grep -q '$says' '$T_TMP/err'"
+	check "'$url': nothing on stdout" [ ! -s "$T_TMP/out" ]
+done
+run fetch http://127.0.0.1/x --depth 4
+check "--depth without --block: exit 2" [ "$RC" = 2 ]
+run fetch http://127.0.0.1/x --block 0
+check "--block 0: exit 2" [ "$RC" = 2 ]
+run fetch http://127.0.0.1/x --block 60K --depth 65
+check "--depth 65: exit 2" [ "$RC" = 2 ]
+run fetch http://127.0.0.1/x --block 6O
+check "--block 6O: exit 2" [ "$RC" = 2 ]
+run fetch --help
+check "--help names --block, --depth, --output, --timeout" sh -c \
+	"grep -q -- --block '$T_TMP/out' && grep -q -- --depth '$T_TMP/out' && grep -q -- --output '$T_TMP/out' && grep -q -- --timeout '$T_TMP/out'"
+
+if "$ENGPASS" fetch http://127.0.0.1:1/ --no-history --no-sample 2>&1 | grep -q "built without support"; then
+	skip "fetch against servers" "this engpass was built without libhttp-parser"
+	done_testing
+	exit
+fi
+
+# Connection refused: a measurement failure, exit 1, one line.
+run fetch http://127.0.0.1:1/x --no-history --no-sample --timeout 2s
+check "connection refused: exit 1" [ "$RC" = 1 ]
+check "connection refused: one line" sh -c "[ \"\$(wc -l <'$T_TMP/err')\" = 1 ] && grep -q 'cannot connect' '$T_TMP/err'"
+
+# --- the scripted server ---
+if [ -z "${ENGPASS_HTTP_BAD_SERVER:-}" ] || [ ! -x "$ENGPASS_HTTP_BAD_SERVER" ]; then
+	skip "scripted server" "ENGPASS_HTTP_BAD_SERVER is not set (run through meson test)"
+else
+	"$ENGPASS_HTTP_BAD_SERVER" "$T_TMP/bad.port" "$T_TMP/content" &
+	PIDS="$PIDS $!"
+	n=0
+	while [ ! -s "$T_TMP/bad.port" ] && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
+	B="http://127.0.0.1:$(cat "$T_TMP/bad.port")"
+	WANT=$(sum "$T_TMP/content")
+	mkdir -p "$T_TMP/dl"
+
+	# good: PATH ARGS... ; the body must equal the content
+	good() {
+		g_name=$1; shift
+		rm -f "$T_TMP/dl/got"
+		run fetch "$@" --output "$T_TMP/dl/got" --json --no-history --no-sample --timeout 5s
+		if [ "$RC" = 0 ] && [ -f "$T_TMP/dl/got" ] && [ "$(sum "$T_TMP/dl/got")" = "$WANT" ]; then
+			ok "$g_name: exit 0, bytes identical"
+		else
+			not_ok "$g_name: exit 0, bytes identical" "rc $RC" "$(cat "$T_TMP/err")"
+		fi
+	}
+	good "ranges, depth 3" "$B/data" --block 60K --depth 3
+	jqt "ranges, depth 3: no reconnects, 5 requests" \
+		'.results[0].metrics | .reconnects == 0 and .requests == 5 and .body_bytes == 300007' "$T_TMP/out"
+	good "a server closing every 3rd response unannounced, depth 4" "$B/close3" --block 20K --depth 4
+	jqt "closing server: reconnected and re-sent" \
+		'.results[0].metrics | .reconnects >= 4 and .resent > 0' "$T_TMP/out"
+	good "block larger than the resource" "$B/data" --block 1M
+	good "whole GET" "$B/data"
+	good "server ignoring Range" "$B/norange" --block 60K --depth 2
+	jqt "server ignoring Range: said in a note" '.results[0].notes | any(test("ignored Range"))' "$T_TMP/out"
+	good "chunked body" "$B/chunked"
+	good "chunked body to a Range request" "$B/chunked" --block 60K
+	good "body until the connection ends" "$B/eof" --block 60K
+	good "three redirects (relative, absolute, relative)" "$B/redirect" --block 60K --depth 2
+	jqt "redirects counted and noted" \
+		'.results[0].metrics.redirects == 3 and (.results[0].notes | any(test("3 redirects")))' "$T_TMP/out"
+
+	# --output -: the body on stdout, the result (here JSON) on stderr
+	run fetch "$B/data" --block 100K --depth 2 --output - --json --no-history --no-sample
+	check "--output -: exit 0, stdout is the body" sh -c "[ $RC = 0 ] && [ \"\$(sha256sum <'$T_TMP/out' | cut -d' ' -f1)\" = $WANT ]"
+	jqt "--output -: the result on stderr" '.results[0].metrics.body_bytes == 300007' "$T_TMP/err"
+
+	# bad: NAME SAYS ARGS... ; exit 1, one line on stderr, nothing left in dl/
+	bad() {
+		b_name=$1; says=$2; shift 2
+		rm -rf "$T_TMP/dl"; mkdir -p "$T_TMP/dl"
+		run fetch "$@" --output "$T_TMP/dl/got" --no-history --no-sample
+		if [ "$RC" = 1 ] && [ "$(lines "$T_TMP/err")" = 1 ] && grep -Eq "$says" "$T_TMP/err"; then
+			ok "$b_name: exit 1, one line"
+		else
+			not_ok "$b_name: exit 1, one line matching '$says'" "rc $RC" "$(cat "$T_TMP/err")"
+		fi
+		check "$b_name: no output file, no temp file" empty_dir "$T_TMP/dl"
+	}
+	bad "wrong Content-Range" "wrong Content-Range 'bytes 1-61440/300007'" "$B/badrange" --block 60K
+	bad "truncated body" "truncated after 150003 body bytes" "$B/truncated"
+	bad "truncated body, ranged fallback" "truncated" "$B/truncated" --block 60K --depth 2
+	bad "response header over 64 KiB" "response header over 64 KiB" "$B/bigheader"
+	# The helper waits 100 ms before the reset, so the head is normally read
+	# first; a client too slow for that loses it to the reset and retries.
+	bad "reset mid-body" "reset mid-response|truncated|without answering" "$B/reset"
+	bad "redirect loop" "more than 5 redirects" "$B/loop"
+	bad "redirect to https" "no TLS support" "$B/tls"
+	bad "404" "status 404" "$B/nothing"
+	bad "404 to a Range request" "status 404 to 'Range: bytes=0-61439'" "$B/nothing" --block 60K
+	start=$(date +%s)
+	bad "a server that never answers, --timeout 1s" "no answer from 127.0.0.1:[0-9]+ within 1 s" "$B/slow" --timeout 1s
+	check "never answering: gave up within 8 s" [ $(($(date +%s) - start)) -lt 8 ]
+fi
+
+# --- a real nginx ---
+if ! command -v nginx >/dev/null 2>&1; then
+	skip "nginx downloads" "nginx is not installed (scripts/deps installs it)"
+	done_testing
+	exit
+fi
+NX="$T_TMP/nginx"
+mkdir -p "$NX/www" "$NX/logs" "$NX/tmp"
+head -c 20971520 /dev/urandom >"$NX/www/file.bin"
+SRC=$(sum "$NX/www/file.bin")
+port_free() { ! ss -Htan "( sport = :$1 )" 2>/dev/null | grep -q .; }
+PORT=$((41000 + $$ % 2000))
+while ! port_free $PORT; do PORT=$((PORT + 1)); done
+USER_LINE=""
+[ "$(id -u)" = 0 ] && USER_LINE="user root;"
+cat >"$NX/nginx.conf" <<EOF
+$USER_LINE
+worker_processes 1;
+daemon off;
+pid $NX/nginx.pid;
+error_log $NX/logs/error.log;
+events { worker_connections 64; }
+http {
+	access_log off;
+	default_type application/octet-stream;
+	client_body_temp_path $NX/tmp/body;
+	proxy_temp_path $NX/tmp/proxy;
+	fastcgi_temp_path $NX/tmp/fastcgi;
+	uwsgi_temp_path $NX/tmp/uwsgi;
+	scgi_temp_path $NX/tmp/scgi;
+	keepalive_requests 100;
+	server {
+		listen 127.0.0.1:$PORT;
+		root $NX/www;
+	}
+}
+EOF
+nginx -c "$NX/nginx.conf" -p "$NX" -e "$NX/logs/error.log" &
+PIDS="$PIDS $!"
+n=0
+while ! ss -Hltn "( sport = :$PORT )" 2>/dev/null | grep -q . && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
+if [ $n -ge 50 ]; then
+	not_ok "nginx started" "$(cat "$NX/logs/error.log" 2>/dev/null)"
+	done_testing
+	exit
+fi
+U="http://127.0.0.1:$PORT/file.bin"
+for mode in "depth 1|--block 60K --depth 1" "depth 4|--block 60K --depth 4" "whole GET|"; do
+	label=${mode%%|*}
+	# shellcheck disable=SC2086
+	run fetch "$U" ${mode#*|} --output "$T_TMP/nginx-got" --json --no-history
+	check "nginx, $label: exit 0" [ "$RC" = 0 ]
+	check "nginx, $label: SHA-256 equals the source" [ "$(sum "$T_TMP/nginx-got")" = "$SRC" ]
+	jqt "nginx, $label: all bytes, verdict and latency present" \
+		'.results[0] | .metrics.body_bytes == 20971520 and (.verdict.resource | length > 0) and .metrics.lat_p50_ns > 0' \
+		"$T_TMP/out"
+	case $label in
+	depth*)
+		jqt "nginx, $label: keepalive_requests 100 forced reconnects (342 requests)" \
+			'.results[0].metrics | .reconnects > 0 and .requests >= 342' "$T_TMP/out"
+		;;
+	esac
+	rm -f "$T_TMP/nginx-got"
+done
+done_testing
