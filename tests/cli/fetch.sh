@@ -171,6 +171,7 @@ http {
 	server {
 		listen 127.0.0.1:$PORT;
 		root $NX/www;
+		location /slow/ { alias $NX/www/; limit_rate 2m; }
 	}
 }
 EOF
@@ -200,5 +201,24 @@ for mode in "depth 1|--block 60K --depth 1" "depth 4|--block 60K --depth 4" "who
 		;;
 	esac
 	rm -f "$T_TMP/nginx-got"
+done
+
+# SIGINT mid-body (nginx sends /slow/ at 2 MB/s): exit 130, the figures so
+# far marked incomplete, and neither the output file nor its temp left.
+for sig in INT TERM; do
+	mkdir -p "$T_TMP/sig"
+	(cd "$T_TMP/sig" && exec env --default-signal=INT "$ENGPASS" fetch "http://127.0.0.1:$PORT/slow/file.bin" \
+		--block 60K --depth 2 --output got.bin --json --no-history) >"$T_TMP/sig.json" 2>"$T_TMP/sig.err" </dev/null &
+	fp=$!
+	sleep 1
+	kill -"$sig" $fp
+	rc=0
+	wait $fp || rc=$?
+	want=$((128 + $([ $sig = INT ] && echo 2 || echo 15)))
+	check "SIG$sig mid-body: exit $want" [ "$rc" = "$want" ]
+	jqt "SIG$sig mid-body: what arrived is reported, marked incomplete" \
+		'.results[0] | .incomplete == true and .metrics.body_bytes > 0 and .metrics.body_bytes < 20971520' "$T_TMP/sig.json"
+	check "SIG$sig mid-body: no output file and no temp file left" [ -z "$(ls -A "$T_TMP/sig")" ]
+	rm -rf "$T_TMP/sig"
 done
 done_testing
