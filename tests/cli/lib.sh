@@ -16,6 +16,39 @@ not_ok() {
 	for line in "$@"; do printf '#   %s\n' "$line"; done
 }
 skip() { T_N=$((T_N + 1)); echo "ok $T_N - $1 # SKIP $2"; }
+
+# A cross build under qemu user emulation (tests/meson.build sets these):
+# $ENGPASS becomes a script that runs the binary through the wrapper.
+if [ -n "${ENGPASS_EMULATED:-}" ]; then
+	if [ -z "${ENGPASS_EXE_WRAPPER:-}" ]; then
+		echo "1..0 # SKIP cross build without engpass_exe_wrapper in its cross file"
+		exit 0
+	fi
+	# Outside $T_TMP (mode 700), so that tests running it as another user can.
+	T_WRAP=$(mktemp /tmp/engpass-emulated.XXXXXX)
+	trap 'rm -rf "$T_TMP" "$T_WRAP"' EXIT INT TERM
+	printf '#!/bin/sh\nexec %s %s "$@"\n' "$ENGPASS_EXE_WRAPPER" "$ENGPASS" >"$T_WRAP"
+	chmod 755 "$T_WRAP"
+	ENGPASS=$T_WRAP
+fi
+# needs_feature LIB...: skips the whole script when engpass was built without
+# one of these optional libraries (engpass info's "features").
+needs_feature() {
+	for f in "$@"; do
+		if ! "$ENGPASS" info --json --no-calibrate --no-history 2>/dev/null | jq -e ".info.features.$f" >/dev/null; then
+			echo "1..0 # SKIP built without $f"
+			exit 0
+		fi
+	done
+}
+# not_emulated REASON: skips the whole script under emulation, saying why
+# (root, network namespaces, loop devices, or too slow under qemu).
+not_emulated() {
+	if [ -n "${ENGPASS_EMULATED:-}" ]; then
+		echo "1..0 # SKIP under qemu ($ENGPASS_EMULATED): $1"
+		exit 0
+	fi
+}
 # check NAME COMMAND...: passes when the command succeeds.
 check() {
 	name=$1; shift

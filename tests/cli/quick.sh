@@ -3,6 +3,8 @@
 # engpass quick, reduced (no ladder, no latency): the summary table, the
 # findings, the stored profile, the HTML report and the Prometheus output.
 . "$(dirname "$0")/lib.sh"
+needs_feature sqlite jansson
+not_emulated "the whole-box profile takes many minutes on an emulated CPU"
 DB="$T_TMP/h.db"
 
 run quick --skip latency,ladder --db "$DB" --report "$T_TMP/q.html" --prom "$T_TMP/q.prom"
