@@ -68,6 +68,7 @@ struct quick_opts {
 	const char *skip;
 	const char *report;
 	bool no_report;
+	bool no_net;
 	bool json;
 	bool no_history;
 	const char *db;
@@ -78,6 +79,7 @@ struct quick_opts {
 static const struct opt quick_options[] = {
 	OPT_STRING("skip", 0, struct quick_opts, skip, "LIST",
 		   "leave out these parts: cpu,mem,disk,net,latency,ladder"),
+	OPT_FLAG("no-net", 0, struct quick_opts, no_net, "leave out the loopback net step (same as --skip net)"),
 	OPT_STRING("report", 0, struct quick_opts, report, "FILE",
 		   "HTML report path (default engpass-quick-TIME.html in the current directory)"),
 	OPT_FLAG("no-report", 0, struct quick_opts, no_report, "do not write the HTML report"),
@@ -329,6 +331,26 @@ static void findings(FILE *f, json_t *results)
 		fprintf(f, "- nothing stood out.\n");
 }
 
+/* The steps that scaled their sizes down to fit this box, with what they scaled (their "scaled down" notes). */
+static void scaled(FILE *f, json_t *results)
+{
+	size_t i, j, n = 0;
+	json_t *r, *note;
+
+	json_array_foreach(results, i, r) {
+		json_array_foreach(json_object_get(r, "notes"), j, note) {
+			const char *t = json_string_value(note);
+
+			if (!t || strncmp(t, "scaled down", 11))
+				continue;
+			if (!n++)
+				fprintf(f, "\nscaled to fit this box\n");
+			fprintf(f, "- %s %s: %s\n", json_string_value(json_object_get(r, "bench")),
+				json_string_value(json_object_get(r, "step")), t);
+		}
+	}
+}
+
 int cmd_quick(int argc, char **argv)
 {
 	struct quick_opts o = { 0 };
@@ -381,7 +403,7 @@ int cmd_quick(int argc, char **argv)
 		pid_t server = -1;
 		int st;
 
-		if (skipped(o.skip, s->group))
+		if (skipped(o.skip, s->group) || (o.no_net && !strcmp(s->group, "net")))
 			continue;
 		if (!b || b->unsupported_reason) {
 			json_array_append_new(results, status_result(s, "skipped", b ? b->unsupported_reason
@@ -473,6 +495,7 @@ int cmd_quick(int argc, char **argv)
 				printf("%-34.34s %s\n", head, res ? res : "");
 		}
 		findings(stdout, results);
+		scaled(stdout, results);
 		printf("\n(%.0f s; every figure with its method: engpass show RUN, or the report)\n",
 		       elapsed_s(t0, clock_mono()));
 	}
