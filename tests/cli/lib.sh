@@ -70,5 +70,5 @@ run() {
 # jqt NAME FILTER FILE: passes when jq -e FILTER is true on FILE.
 jqt() {
 	# jq 1.6 -e exits 0 on empty input: an empty file must fail too.
-	if [ -s "$3" ] && jq -e "$2" "$3" >/dev/null 2>&1; then ok "$1"; else not_ok "$1" "jq -e '$2' was false, failed or had no input"; fi
+	if [ -s "$3" ] && jq -e "$2" "$3" >/dev/null 2>&1; then ok "$1"; else not_ok "$1" "jq -e '$(printf %s "$2" | tr '\n\t' '  ')' was false, failed or had no input"; fi
 }
