@@ -169,8 +169,13 @@ static uint64_t scale_down(uint64_t bytes, unsigned parts, uint64_t limit, const
 
 static void *map_big(uint64_t bytes)
 {
-	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *p;
 
+	if ((size_t)bytes != bytes) {	/* mmap takes a size_t: a 32-bit address space */
+		errno = ENOMEM;
+		return NULL;
+	}
+	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	return p == MAP_FAILED ? NULL : p;
 }
 

@@ -24,12 +24,11 @@ if [ -n "${ENGPASS_EMULATED:-}" ]; then
 		echo "1..0 # SKIP cross build without engpass_exe_wrapper in its cross file"
 		exit 0
 	fi
-	# Outside $T_TMP (mode 700), so that tests running it as another user can.
-	T_WRAP=$(mktemp /tmp/engpass-emulated.XXXXXX)
-	trap 'rm -rf "$T_TMP" "$T_WRAP"' EXIT INT TERM
-	printf '#!/bin/sh\nexec %s %s "$@"\n' "$ENGPASS_EXE_WRAPPER" "$ENGPASS" >"$T_WRAP"
-	chmod 755 "$T_WRAP"
-	ENGPASS=$T_WRAP
+	# Tests that run it as another user must reach it: $T_TMP opens up.
+	chmod 755 "$T_TMP"
+	printf '#!/bin/sh\nexec %s %s "$@"\n' "$ENGPASS_EXE_WRAPPER" "$ENGPASS" >"$T_TMP/engpass-emulated"
+	chmod 755 "$T_TMP/engpass-emulated"
+	ENGPASS=$T_TMP/engpass-emulated
 fi
 # needs_feature LIB...: skips the whole script when engpass was built without
 # one of these optional libraries (engpass info's "features").
