@@ -47,6 +47,8 @@ check "... naming it" grep -q "'gpu'" "$T_TMP/err"
 CG=
 if [ "$(id -u)" != 0 ]; then
 	skip "quick in a 64 MiB memory cgroup" "needs root (a memory cgroup)"
+elif grep -q __asan_init "$ENGPASS"; then
+	skip "quick in a 64 MiB memory cgroup" "AddressSanitizer's shadow memory and quarantine do not fit a 64 MiB box"
 elif [ -w /sys/fs/cgroup/memory ]; then
 	CG=/sys/fs/cgroup/memory/engpass-test-$$; LIMIT=memory.limit_in_bytes
 elif grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
