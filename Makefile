@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # The two commands of the README. Both install what is missing first
 # (scripts/deps), then use Meson + Ninja in build/.
-.PHONY: all run test deps build clean
+.PHONY: all run test deps build clean cross test-cross
 
 all: build
 
@@ -21,5 +21,13 @@ run: build
 test:
 	@scripts/test
 
+# Cross builds (mipsel, armhf, aarch64, static mipsel on musl) and their
+# tests under qemu; see docs/embedded.md.
+cross:
+	@scripts/cross
+
+test-cross:
+	@scripts/cross --test
+
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-cross-* build-footprint

@@ -124,7 +124,7 @@ static int split_list(const char *opt, const char *text, char *buf, size_t bufle
 	char *p;
 
 	if (strlen(text) >= buflen) {
-		snprintf(err, errlen, "option '--%s': list '%s' is too long", opt, text);
+		snprintf(err, errlen, "option '--%s': list '%.64s...' is too long", opt, text);
 		return -E2BIG;
 	}
 	memcpy(buf, text, strlen(text) + 1);

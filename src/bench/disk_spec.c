@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/mul64.h"
+
 uint64_t disk_rand(uint64_t *s)
 {
 	uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
@@ -20,7 +22,10 @@ uint64_t disk_rand(uint64_t *s)
 
 uint64_t disk_rand_below(uint64_t *s, uint64_t n)
 {
-	return (uint64_t)(((unsigned __int128)disk_rand(s) * n) >> 64);
+	uint64_t hi, lo;
+
+	mul64(disk_rand(s), n, &hi, &lo);
+	return hi;
 }
 
 void disk_pattern(void *buf, size_t len, uint64_t seed, uint64_t index)

@@ -63,11 +63,15 @@ struct task_load {
 	struct lat_acct *acct;
 };
 
-/* Shared with the memload child (MAP_SHARED), so lock-free atomics only. */
+/*
+ * Shared with the memload child (MAP_SHARED), so lock-free atomics only:
+ * 32-bit counters of MEM_CHUNK blocks, since a 32-bit CPU has no lock-free
+ * 64-bit atomics (libatomic's locks would not reach the other process).
+ */
 struct mem_shared {
-	_Atomic uint64_t touched;	/* bytes filled in the current round */
-	_Atomic uint64_t peak;		/* most bytes held at once */
-	_Atomic uint64_t rounds;	/* rounds completed */
+	atomic_uint touched;	/* blocks filled in the current round */
+	atomic_uint peak;	/* most blocks held at once */
+	atomic_uint rounds;	/* rounds completed */
 };
 
 struct lat_loads {
@@ -238,7 +242,7 @@ static int file_size_for(const char *dir, uint64_t asked, unsigned nfiles, uint6
 		result_set_status(res, RESULT_FAILED, "cannot look at '%s' for the file loads: %s", dir, strerror(e));
 		return -e;
 	}
-	if (sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC) {
+	if ((uint32_t)sf.f_type == TMPFS_MAGIC || (uint32_t)sf.f_type == RAMFS_MAGIC) {
 		result_set_status(res, RESULT_SKIPPED,
 				  "'%s' is in memory (tmpfs or ramfs): the write and read loads would never reach a "
 				  "device; give --dir on a disk", dir);
@@ -406,6 +410,8 @@ static _Noreturn void mem_child(struct mem_shared *sh, uint64_t size, uint64_t l
 		(void)!write(fd, "1000", 4);
 		close(fd);
 	}
+	if (size > SIZE_MAX / 2)	/* a 32-bit address space: mmap takes a size_t */
+		size = SIZE_MAX / 2;
 	for (;;) {
 		char *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		uint64_t n = 0;
@@ -428,9 +434,9 @@ static _Noreturn void mem_child(struct mem_shared *sh, uint64_t size, uint64_t l
 					w[i + j] = x + j;
 			}
 			n++;
-			atomic_store(&sh->touched, n * MEM_CHUNK);
-			if (n * MEM_CHUNK > atomic_load(&sh->peak))
-				atomic_store(&sh->peak, n * MEM_CHUNK);
+			atomic_store(&sh->touched, (unsigned)n);
+			if (n > atomic_load(&sh->peak))
+				atomic_store(&sh->peak, (unsigned)n);
 		}
 		for (uint64_t i = 0; n > 1 && i < n; i++) {
 			if (i % MEM_CHECK_CHUNKS == 0 && mem_room() < low_water / 2)
@@ -527,14 +533,14 @@ static void mem_stop(struct lat_loads *l, struct result *res)
 	}
 	if (l->mem) {
 		result_metric(res, "load_memload_target", UNIT_BYTES, (double)l->mem_size.size, "memload size asked");
-		result_metric(res, "load_memload_peak", UNIT_BYTES, (double)atomic_load(&l->mem->peak),
+		result_metric(res, "load_memload_peak", UNIT_BYTES, (double)atomic_load(&l->mem->peak) * MEM_CHUNK,
 			      "memload held at most");
 		result_metric(res, "load_memload_rounds", UNIT_COUNT, (double)atomic_load(&l->mem->rounds),
 			      "memload rounds completed");
-		if (!atomic_load(&l->mem->rounds) && atomic_load(&l->mem->peak) < l->mem_size.size)
+		if (!atomic_load(&l->mem->rounds) && atomic_load(&l->mem->peak) * MEM_CHUNK < l->mem_size.size)
 			result_note(res, "memload filled %llu of its %llu MiB while the cell ran (it grows as fast as "
 				    "the machine hands out fresh pages); a longer --warmup lets it reach its size",
-				    (unsigned long long)(atomic_load(&l->mem->peak) >> 20),
+				    (unsigned long long)atomic_load(&l->mem->peak),	/* MEM_CHUNK is 1 MiB */
 				    (unsigned long long)(l->mem_size.size >> 20));
 		munmap(l->mem, sizeof(*l->mem));
 		l->mem = NULL;

@@ -215,7 +215,7 @@ static int load_item(struct lat_plan *p, const char *item, char *err, size_t err
 		size_t n = strlen(item);
 
 		if (n >= LAT_NAME_MAX) {
-			snprintf(err, errlen, "option '--load': '%s' is longer than %d characters", item,
+			snprintf(err, errlen, "option '--load': '%.64s' is longer than %d characters", item,
 				 LAT_NAME_MAX - 1);
 			return -EINVAL;
 		}

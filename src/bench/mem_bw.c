@@ -58,6 +58,7 @@
 
 #define AUTO_FLOOR (64ull << 20)
 #define LLC_FALLBACK (32ull << 20)
+#define SCALE_FLOOR (1ull << 20)	/* scaled-down sizes stop here */
 #define MAX_THREADS 256
 #define STAGGER (17 * 64)	/* bytes between the arrays: 17 cache lines */
 
@@ -118,33 +119,63 @@ static uint64_t auto_size(const struct mem_caches *c)
 	return v;
 }
 
-/* What may be allocated without swapping: available memory minus the margin. */
+/*
+ * What may be allocated without swapping: available memory minus the
+ * margin, a share of the effective memory (the cgroup limit when that is
+ * smaller than MemTotal: 5 % of a 24 GiB host would leave nothing of 64 MiB).
+ */
 static bool budget(unsigned margin_pct, uint64_t *out, char *why, size_t len)
 {
 	struct proc_meminfo mi;
 	struct sysinfo si;
 	struct sysinfo_opts so = { "/proc", "/sys", false, false };
-	uint64_t avail;
+	uint64_t avail, of;
 	char b1[UNITS_FMT_LEN], b2[UNITS_FMT_LEN];
 
 	if (!mem_read_meminfo(&mi))
 		return false;
 	avail = mi.mem_available;
+	of = mi.mem_total;
 	if (sysinfo_collect(&si, &so) == 0) {
 		if (si.mem.effective_bytes > 0 && (uint64_t)si.mem.effective_bytes < avail)
 			avail = (uint64_t)si.mem.effective_bytes;
+		if (si.mem.effective_bytes > 0 && (uint64_t)si.mem.effective_bytes < of)
+			of = (uint64_t)si.mem.effective_bytes;
 		sysinfo_release(&si);
 	}
-	*out = mem_budget(avail, 0, margin_pct, mi.mem_total);
-	snprintf(why, len, "available %s - %u %% of MemTotal = %s", units_fmt_bytes(b1, sizeof(b1), avail),
-		 margin_pct, units_fmt_bytes(b2, sizeof(b2), *out));
+	*out = mem_budget(avail, 0, margin_pct, of);
+	snprintf(why, len, "available %s - %u %% of %s = %s", units_fmt_bytes(b1, sizeof(b1), avail), margin_pct,
+		 of < mi.mem_total ? "the memory limit" : "MemTotal", units_fmt_bytes(b2, sizeof(b2), *out));
 	return true;
+}
+
+/*
+ * An automatic size halved until PARTS sixteenths of it fit in LIMIT (not
+ * below SCALE_FLOOR); the note says so when it shrank.
+ */
+static uint64_t scale_down(uint64_t bytes, unsigned parts, uint64_t limit, const char *what, const char *why,
+			   struct result *res)
+{
+	uint64_t want = bytes;
+	char b1[UNITS_FMT_LEN], b2[UNITS_FMT_LEN];
+
+	while (bytes > SCALE_FLOOR && bytes / 16 * parts > limit)
+		bytes /= 2;
+	if (bytes < want)
+		result_note(res, "scaled down to fit the memory budget: %s %s instead of %s (%s)", what,
+			    units_fmt_bytes(b1, sizeof(b1), bytes), units_fmt_bytes(b2, sizeof(b2), want), why);
+	return bytes;
 }
 
 static void *map_big(uint64_t bytes)
 {
-	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *p;
 
+	if ((size_t)bytes != bytes) {	/* mmap takes a size_t: a 32-bit address space */
+		errno = ENOMEM;
+		return NULL;
+	}
+	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	return p == MAP_FAILED ? NULL : p;
 }
 
@@ -361,7 +392,13 @@ void mem_bandwidth_run(const struct bench_env *env, const struct mem_bw_cfg *cfg
 
 	result_set_step(res, "bandwidth");
 	mem_caches_read("/sys", &caches);
+	if (!budget(cfg->margin_pct, &limit, why, sizeof(why))) {
+		result_set_status(res, RESULT_FAILED, "cannot read /proc/meminfo");
+		return;
+	}
 	bytes = cfg->array_bytes ? cfg->array_bytes : auto_size(&caches);
+	if (!cfg->array_bytes && !cfg->force)
+		bytes = scale_down(bytes, 3 * 16, limit, "each array", why, res);
 	bytes = bytes / sizeof(double) * sizeof(double);
 	if (bytes / sizeof(double) < cfg->threads)
 		bytes = cfg->threads * sizeof(double);
@@ -383,14 +420,10 @@ void mem_bandwidth_run(const struct bench_env *env, const struct mem_bw_cfg *cfg
 	result_method(res, "loops", "plain loops (compiler may vectorise), no memset/memcpy, no non-temporal "
 		      "stores; with threads each runs its slice, timed from release to the last one done");
 	result_method(res, "rate", "best of the timed passes, bytes / time, 1 MB/s = 10^6 B/s in compare/mem");
-	if (cfg->array_bytes && caches.llc_bytes && cfg->array_bytes < 4 * caches.llc_bytes)
+	if (caches.llc_bytes && bytes < 4 * caches.llc_bytes)
 		result_note(res, "arrays smaller than 4 x the last-level cache (%s): partly a cache bandwidth",
 			    units_fmt_bytes(b1, sizeof(b1), caches.llc_bytes));
 
-	if (!budget(cfg->margin_pct, &limit, why, sizeof(why))) {
-		result_set_status(res, RESULT_FAILED, "cannot read /proc/meminfo");
-		return;
-	}
 	if (3 * bytes > limit && !cfg->force) {
 		result_set_status(res, RESULT_SKIPPED, "the arrays (%s) are more than the budget: %s; --force runs "
 				  "them anyway", units_fmt_bytes(b1, sizeof(b1), 3 * bytes), why);
@@ -526,7 +559,13 @@ void mem_latency_run(const struct bench_env *env, const struct mem_lat_cfg *cfg,
 
 	result_set_step(res, "latency");
 	mem_caches_read("/sys", &caches);
+	if (!budget(cfg->margin_pct, &limit, why, sizeof(why))) {
+		result_set_status(res, RESULT_FAILED, "cannot read /proc/meminfo");
+		return;
+	}
 	maxb = cfg->max_bytes ? cfg->max_bytes : auto_size(&caches);
+	if (!cfg->max_bytes && !cfg->force)	/* the set and its index: 17/16 of it */
+		maxb = scale_down(maxb, 17, limit, "largest working set", why, res);
 	for (uint64_t s = 4096; s <= maxb && nsizes + 2 <= sizeof(sizes) / sizeof(sizes[0]); s <<= 1) {
 		sizes[nsizes++] = s;
 		if (s + s / 2 <= maxb)
@@ -543,10 +582,6 @@ void mem_latency_run(const struct bench_env *env, const struct mem_lat_cfg *cfg,
 		      "do not hide the cache levels: where it gets none, large sets include TLB misses");
 	result_method(res, "timing", "CLOCK_MONOTONIC over at least 2^18 loads (at most 2^22) after one warm-up "
 		      "walk of the set; ns per load = time / loads, best of the runs");
-	if (!budget(cfg->margin_pct, &limit, why, sizeof(why))) {
-		result_set_status(res, RESULT_FAILED, "cannot read /proc/meminfo");
-		return;
-	}
 	maxb = sizes[nsizes - 1];
 	if (maxb + maxb / LINE * sizeof(uint32_t) > limit && !cfg->force) {
 		result_set_status(res, RESULT_SKIPPED, "a %s working set is more than the budget: %s; --force runs "

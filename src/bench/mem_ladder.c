@@ -217,6 +217,11 @@ static int row_child(void *arg)
 		if (r > 0)
 			got += (size_t)r;
 	}
+	if ((size_t)sh->bytes != sh->bytes) {	/* mmap takes a size_t: a 32-bit address space */
+		sh->err = ENOMEM;
+		sh->err_what = "the test area is larger than this process's address space";
+		return 2;
+	}
 	if (sh->order == 1) {
 		uint64_t x = sh->seed | 1;
 

@@ -9,6 +9,8 @@
 
 #include <math.h>
 
+#include "core/mul64.h"
+
 /*
  * Bucket index of v: values are first clamped to HIST_RANGE_MAX, whose
  * index is HIST_OVERFLOW. s = msb(v | 64) - 6 is 0 for v < 128, so the
@@ -29,33 +31,9 @@ static inline size_t bucket_of(uint64_t v)
 /*
  * Multi-word unsigned arithmetic on little-endian arrays of 64-bit limbs,
  * for the exact sums behind the mean and the standard deviation. Only
- * mul64() and the additions run in hist_record(); the general product and
- * the subtraction run when the SD is asked for.
+ * mul64() (core/mul64.h) and the additions run in hist_record(); the
+ * general product and the subtraction run when the SD is asked for.
  */
-#if defined(__SIZEOF_INT128__) && !defined(HIST_PORTABLE_MUL)
-__extension__ typedef unsigned __int128 u128;
-
-/* *hi:*lo = a * b, the full 128-bit product. */
-static inline void mul64(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo)
-{
-	u128 p = (u128)a * b;
-
-	*lo = (uint64_t)p;
-	*hi = (uint64_t)(p >> 64);
-}
-#else
-/* *hi:*lo = a * b from four 32x32-bit products, for 32-bit targets. */
-static inline void mul64(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo)
-{
-	uint64_t al = a & 0xffffffffU, ah = a >> 32;
-	uint64_t bl = b & 0xffffffffU, bh = b >> 32;
-	uint64_t ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
-	uint64_t mid = (ll >> 32) + (lh & 0xffffffffU) + (hl & 0xffffffffU);
-
-	*lo = (mid << 32) | (ll & 0xffffffffU);
-	*hi = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
-}
-#endif
 
 /*
  * acc[0..n) += add[0..m), m <= n; the carry out of limb n - 1 is dropped

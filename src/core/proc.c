@@ -613,12 +613,22 @@ static void disk_rates_nan(struct proc_disk_rates *o)
 	o->r_await_ms = o->w_await_ms = o->await_ms = o->aqu_sz = NAN;
 }
 
-/* b - a into *d; false if the counter went backwards. */
+/*
+ * b - a into *d; false if the counter went backwards (a reset). A 32-bit
+ * kernel prints unsigned long counters in /proc/diskstats (and older
+ * drivers' in /proc/net/dev) that wrap at 2^32: a value that fits in 32 bits
+ * and comes back smaller by less than half that range has wrapped once.
+ */
 static bool sub(uint64_t a, uint64_t b, uint64_t *d)
 {
-	if (b < a)
+	const uint64_t wrap = 1ULL << 32;
+
+	if (b >= a)
+		*d = b - a;
+	else if (a < wrap && wrap - a + b < wrap / 2)
+		*d = wrap - a + b;
+	else
 		return false;
-	*d = b - a;
 	return true;
 }
 

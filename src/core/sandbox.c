@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/swap.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -204,7 +205,7 @@ static void guardian_main(int fd)
 			_exit(1);
 		fd = 3;
 	}
-	if (close_range(4, ~0U, 0))
+	if (syscall(SYS_close_range, 4U, ~0U, 0U))	/* musl has no close_range() wrapper */
 		for (int i = 4; i < 1024; i++)
 			close(i);
 	nullfd = open("/dev/null", O_RDWR);

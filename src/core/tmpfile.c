@@ -52,7 +52,7 @@ struct tmpfile_reg {
 	struct tmpfile_slot slot[TMPFILE_MAX];
 	uint64_t (*rand_fn)(void *);
 	void *rand_arg;
-	atomic_uint_fast64_t counter;	/* for the fallback name source */
+	atomic_uint counter;	/* for the fallback name source (32 bits: lock-free on 32-bit CPUs too) */
 	bool saved[NSIGNALS];		/* old action saved and replaced */
 	struct sigaction old[NSIGNALS];
 	struct sigaction ours;		/* the action we install, to re-arm it */

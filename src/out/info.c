@@ -14,9 +14,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "core/sysinfo.h"
 #include "core/xalloc.h"
 #include "out/jw.h"
+
+/* The optional libraries (meson_options.txt) this binary was built with or without. */
+static const struct {
+	const char *name;
+	bool on;
+} features[] = {
+	{ "liburing", HAVE_LIBURING }, { "libsodium", HAVE_LIBSODIUM }, { "openssl", HAVE_OPENSSL },
+	{ "sqlite", HAVE_SQLITE },     { "jansson", HAVE_JANSSON },   { "http_parser", HAVE_HTTP_PARSER },
+};
 
 /* ---- JSON -------------------------------------------------------------------- */
 
@@ -234,6 +244,11 @@ void info_render_json(struct jw *w, const char *key, const struct sysinfo *si)
 		jw_null(w, "reason");
 	}
 	j_i64(w, "io_uring_disabled", si->uring.disabled_sysctl);
+	jw_obj_end(w);
+
+	jw_obj_begin(w, "features");
+	for (size_t i = 0; i < sizeof(features) / sizeof(features[0]); i++)
+		jw_bool(w, features[i].name, features[i].on);
 	jw_obj_end(w);
 
 	jw_obj_end(w);
@@ -612,6 +627,30 @@ static void text_rest(FILE *f, const struct sysinfo *si)
 	}
 }
 
+/* "liburing, sqlite" of the features that are ON (or off), or "none". */
+static void feature_list(char *buf, size_t len, bool on)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < sizeof(features) / sizeof(features[0]); i++)
+		if (features[i].on == on && n < len)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "", features[i].name);
+	if (!n)
+		snprintf(buf, len, "none");
+}
+
+static void text_features(FILE *f)
+{
+	char with[128], without[128];
+
+	feature_list(with, sizeof(with), true);
+	feature_list(without, sizeof(without), false);
+	fputs("\nbuild\n", f);
+	field(f, "built with", "%s", with);
+	field(f, "built without", "%s%s", without, strcmp(without, "none") ? " (the steps that need them are skipped)" : "");
+}
+
 void info_render_table(FILE *f, const struct sysinfo *si)
 {
 	text_cpu(f, &si->cpu);
@@ -621,4 +660,5 @@ void info_render_table(FILE *f, const struct sysinfo *si)
 	text_mounts(f, si);
 	text_net(f, si);
 	text_rest(f, si);
+	text_features(f);
 }

@@ -140,7 +140,8 @@ mkdir -p "$T_TMP/cwd"
 (cd "$T_TMP/cwd" && exec env --default-signal=INT "$ENGPASS" cpu --cipher none --size 1400 --time 30s --json --no-sample) \
 	>"$T_TMP/out" 2>"$T_TMP/err" &
 pid=$!
-sleep 1
+# Under qemu the start takes longer: let it measure something first.
+if [ -n "${ENGPASS_EMULATED:-}" ]; then sleep 4; else sleep 1; fi
 kill -INT $pid
 RC=0
 wait $pid || RC=$?

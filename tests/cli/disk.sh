@@ -120,6 +120,12 @@ jqt "-t --buffered on a file drops its cache with fadvise" '.results[0].method.c
 jqt "-t stops at the end of the data and says so" '.results[0] | (.notes | map(test("end of the data")) | any) and .metrics.read_total_bytes == 8388608' "$J"
 check "reading leaves the file unchanged" [ "$(sha1sum <"$T_TMP/data8m")" = "$SUM" ]
 
+# Past 4 GiB: a 32-bit build (64-bit off_t) reads a 6 GiB sparse file to its end.
+truncate -s 6G "$T_TMP/sparse6g"
+run disk "$T_TMP/sparse6g" -t --time 20s --json --no-sample
+jqt "-t reads a 6 GiB file to its end (offsets past 4 GiB)" '.results[0].metrics.read_total_bytes == 6442450944' "$J"
+rm -f "$T_TMP/sparse6g"
+
 # ---- workloads ------------------------------------------------------------
 
 W="--size 32M --time 300ms --json --no-sample"

@@ -4,6 +4,7 @@
 # requests are answered or dropped without hanging it; a real Prometheus
 # server scrapes it and its query API returns an engpass_ series.
 . "$(dirname "$0")/lib.sh"
+needs_feature sqlite
 DB="$T_TMP/h.db"
 PIDS=""
 trap 'for p in $PIDS; do kill $p 2>/dev/null; done; rm -rf "$T_TMP"' EXIT INT TERM

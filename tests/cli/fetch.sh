@@ -14,6 +14,8 @@
 # Never asserts a speed. Servers are started here on free ports, stop by
 # themselves (the helper after 120 s) and are killed by PID in the trap.
 . "$(dirname "$0")/lib.sh"
+needs_feature http_parser
+not_emulated "nginx and the scripted server run natively; the transfers are too slow under qemu"
 
 PIDS=""
 cleanup() {

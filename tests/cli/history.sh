@@ -4,6 +4,7 @@
 # compared with ratios and noise; bad databases refused with one line; a
 # run killed while writing never leaves the database half-written.
 . "$(dirname "$0")/lib.sh"
+needs_feature sqlite
 DB="$T_TMP/h/history.db"
 
 run null --no-sample --values 1000 --repeat 3 --db "$DB"

@@ -8,6 +8,7 @@
 # loads are stopped and their temp files removed (also on SIGINT), and bad
 # input is a usage error with one clear line.
 . "$(dirname "$0")/lib.sh"
+not_emulated "deadlines timed on an emulated CPU say nothing, and every cell takes seconds"
 
 # no_procs PATTERN: no process runs whose command line matches PATTERN. The
 # pattern holds a directory unique to this test run, so a concurrent run of

@@ -16,6 +16,38 @@ not_ok() {
 	for line in "$@"; do printf '#   %s\n' "$line"; done
 }
 skip() { T_N=$((T_N + 1)); echo "ok $T_N - $1 # SKIP $2"; }
+
+# A cross build under qemu user emulation (tests/meson.build sets these):
+# $ENGPASS becomes a script that runs the binary through the wrapper.
+if [ -n "${ENGPASS_EMULATED:-}" ]; then
+	if [ -z "${ENGPASS_EXE_WRAPPER:-}" ]; then
+		echo "1..0 # SKIP cross build without engpass_exe_wrapper in its cross file"
+		exit 0
+	fi
+	# Tests that run it as another user must reach it: $T_TMP opens up.
+	chmod 755 "$T_TMP"
+	printf '#!/bin/sh\nexec %s %s "$@"\n' "$ENGPASS_EXE_WRAPPER" "$ENGPASS" >"$T_TMP/engpass-emulated"
+	chmod 755 "$T_TMP/engpass-emulated"
+	ENGPASS=$T_TMP/engpass-emulated
+fi
+# needs_feature LIB...: skips the whole script when engpass was built without
+# one of these optional libraries (engpass info's "features").
+needs_feature() {
+	for f in "$@"; do
+		if ! "$ENGPASS" info --json --no-calibrate --no-history 2>/dev/null | jq -e ".info.features.$f" >/dev/null; then
+			echo "1..0 # SKIP built without $f"
+			exit 0
+		fi
+	done
+}
+# not_emulated REASON: skips the whole script under emulation, saying why
+# (root, network namespaces, loop devices, or too slow under qemu).
+not_emulated() {
+	if [ -n "${ENGPASS_EMULATED:-}" ]; then
+		echo "1..0 # SKIP under qemu ($ENGPASS_EMULATED): $1"
+		exit 0
+	fi
+}
 # check NAME COMMAND...: passes when the command succeeds.
 check() {
 	name=$1; shift
@@ -37,5 +69,5 @@ run() {
 # jqt NAME FILTER FILE: passes when jq -e FILTER is true on FILE.
 jqt() {
 	# jq 1.6 -e exits 0 on empty input: an empty file must fail too.
-	if [ -s "$3" ] && jq -e "$2" "$3" >/dev/null 2>&1; then ok "$1"; else not_ok "$1" "jq -e '$2' was false, failed or had no input"; fi
+	if [ -s "$3" ] && jq -e "$2" "$3" >/dev/null 2>&1; then ok "$1"; else not_ok "$1" "jq -e '$(printf %s "$2" | tr '\n\t' '  ')' was false, failed or had no input"; fi
 }

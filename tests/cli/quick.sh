@@ -3,6 +3,8 @@
 # engpass quick, reduced (no ladder, no latency): the summary table, the
 # findings, the stored profile, the HTML report and the Prometheus output.
 . "$(dirname "$0")/lib.sh"
+needs_feature sqlite jansson
+not_emulated "the whole-box profile takes many minutes on an emulated CPU"
 DB="$T_TMP/h.db"
 
 run quick --skip latency,ladder --db "$DB" --report "$T_TMP/q.html" --prom "$T_TMP/q.prom"
@@ -42,5 +44,34 @@ fi
 run quick --skip gpu
 check "an unknown --skip part is exit 2" [ "$RC" = 2 ]
 check "... naming it" grep -q "'gpu'" "$T_TMP/err"
+
+# A 64 MiB box: cpu and mem in a memory cgroup limited to 64 MiB finish
+# and say what they scaled down (root: the cgroup, removed on exit).
+CG=
+if [ "$(id -u)" != 0 ]; then
+	skip "quick in a 64 MiB memory cgroup" "needs root (a memory cgroup)"
+elif grep -q __asan_init "$ENGPASS"; then
+	skip "quick in a 64 MiB memory cgroup" "AddressSanitizer's shadow memory and quarantine do not fit a 64 MiB box"
+elif [ -w /sys/fs/cgroup/memory ]; then
+	CG=/sys/fs/cgroup/memory/engpass-test-$$; LIMIT=memory.limit_in_bytes
+elif grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+	CG=/sys/fs/cgroup/engpass-test-$$; LIMIT=memory.max
+else
+	skip "quick in a 64 MiB memory cgroup" "no memory cgroup controller here"
+fi
+if [ -n "$CG" ]; then
+	trap 'rmdir "$CG" 2>/dev/null; rm -rf "$T_TMP"' EXIT INT TERM
+	if mkdir "$CG" && echo $((64 << 20)) >"$CG/$LIMIT"; then
+		RC=0
+		(cd "$T_TMP/cwd" && sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" quick --no-net --skip disk,latency,ladder \
+			--no-history --no-report' sh "$CG" "$ENGPASS") >"$T_TMP/out" 2>"$T_TMP/err" </dev/null || RC=$?
+		check "quick --no-net in a 64 MiB cgroup exits 0" [ "$RC" = 0 ]
+		check "... runs the memory bandwidth step" grep -q "^mem  *bandwidth .*/s" "$T_TMP/out"
+		check "... and says what it scaled down to fit" grep -q "^- mem bandwidth: scaled down .*MiB instead of" "$T_TMP/out"
+		rmdir "$CG" 2>/dev/null || true
+	else
+		skip "quick in a 64 MiB memory cgroup" "cannot make a memory cgroup with a 64 MiB limit here"
+	fi
+fi
 
 done_testing

@@ -7,6 +7,7 @@
 # expected chart, and keeps a screenshot next to the binary as an artefact
 # (report.png, report-steps.png). Bad input: one line, exit 2.
 . "$(dirname "$0")/lib.sh"
+needs_feature sqlite jansson
 DB="$T_TMP/h/history.db"
 H="$T_TMP/html"
 ART=$(dirname "$ENGPASS")

@@ -14,6 +14,7 @@
 # bash, for /dev/tcp. Every process is killed by PID in the trap; the
 # server and the exporter also stop by themselves (--idle-timeout, wrk -d).
 . "$(dirname "$0")/lib.sh"
+not_emulated "a thousand network tests take far too long on an emulated CPU"
 . "$(dirname "$0")/netlib.sh"
 
 N=${SOAK_TESTS:-1000}

@@ -3,6 +3,7 @@
 # engpass sweep: the cross product of option values, one table; every
 # combination checked before the first runs.
 . "$(dirname "$0")/lib.sh"
+needs_feature sqlite jansson
 DB="$T_TMP/h.db"
 
 run sweep 'null --no-sample' --values 10,20 --seed 1,2 --db "$DB"

@@ -696,6 +696,55 @@ static const struct netdev_case netdev_cases[] = {
 	{ "edge/stat.empty", -ENODATA, 0, 0, "" },
 };
 
+/*
+ * A 32-bit kernel's counters wrap at 2^32 (unsigned long in /proc/diskstats,
+ * older drivers in /proc/net/dev): 50 days of io_ticks milliseconds, or 4 GiB
+ * through a router's NIC. A wrap is a step forward; a reset is not.
+ */
+static void test_counter_wrap_32bit(void **state)
+{
+	struct proc_netif na, nb;
+	struct proc_disk da, db;
+	struct proc_net_rates nr;
+	struct proc_disk_rates dr;
+
+	(void)state;
+	memset(&na, 0, sizeof(na));
+	snprintf(na.name, sizeof(na.name), "eth0");
+	nb = na;
+	na.rx_bytes = UINT32_MAX - 299;		/* 300 bytes before the wrap */
+	nb.rx_bytes = 700;
+	na.tx_bytes = (1ULL << 32) + 5;		/* a 64-bit counter never wraps at 2^32 */
+	nb.tx_bytes = (1ULL << 32) + 4005;
+	assert_int_equal(proc_netif_delta(&na, &nb, 1.0, &nr), 0);
+	assert_int_equal(nr.d_rx_bytes, 1000);
+	assert_int_equal(nr.d_tx_bytes, 4000);
+	/* Re-created: small values going back are a reset, not a 4 GiB step. */
+	na.rx_bytes = 20;
+	nb.rx_bytes = 5;
+	assert_int_equal(proc_netif_delta(&na, &nb, 1.0, &nr), -ERANGE);
+	/* Past 2^32 going back is a reset too. */
+	na.rx_bytes = (1ULL << 32) + 10;
+	nb.rx_bytes = 10;
+	assert_int_equal(proc_netif_delta(&na, &nb, 1.0, &nr), -ERANGE);
+
+	memset(&da, 0, sizeof(da));
+	da.major = 8;
+	snprintf(da.name, sizeof(da.name), "sda");
+	db = da;
+	da.io_ticks_ms = UINT32_MAX - 99;	/* 49.7 days of busy milliseconds */
+	db.io_ticks_ms = 400;
+	da.rd_sectors = UINT32_MAX;
+	db.rd_sectors = 2047;
+	da.rd_ios = UINT32_MAX;
+	db.rd_ios = 0;
+	assert_int_equal(proc_disk_delta(&da, &db, 1.0, &dr), 0);
+	assert_int_equal(dr.d_io_ticks_ms, 500);
+	assert_int_equal(dr.d_rd_sectors, 2048);
+	assert_int_equal(dr.d_rd_ios, 1);
+	check_d(dr.util_pct, 50, "util across the wrap");
+}
+
 static void test_netdev(void **state)
 {
 	struct proc_buf b = PROC_BUF_INIT;
@@ -955,6 +1004,7 @@ int main(void)
 		cmocka_unit_test(test_pid_cpu),
 		cmocka_unit_test(test_pid_status),
 		cmocka_unit_test(test_cpulist),
+		cmocka_unit_test(test_counter_wrap_32bit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

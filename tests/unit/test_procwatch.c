@@ -449,8 +449,9 @@ static void test_real_proc(void **state)
 	assert_true(iv.busiest_cpu >= 0 && iv.busiest_cpu < iv.ncpu_slots);
 	assert_true(iv.busiest_pct >= 0 && iv.busiest_pct <= 100);
 	assert_false(iv.proc_gone);
-	assert_true(iv.proc_rss_bytes > 0);
-	assert_int_equal(iv.proc_threads, 1);
+	/* qemu user emulation writes zeros past the first fields of /proc/self/stat, and has a thread of its own. */
+	assert_true(iv.proc_rss_bytes > 0 || getenv("ENGPASS_EMULATED"));
+	assert_true(iv.proc_threads == 1 || getenv("ENGPASS_EMULATED"));
 	assert_true(iv.rx_bytes_per_s >= 0);
 	procwatch_summary(pw, &s);
 	assert_true(s.cpus_allowed[0] != '\0');

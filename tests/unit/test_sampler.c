@@ -515,7 +515,8 @@ static void test_real_run(void **state)
 			assert_true(isnan(x->cpu_pct[c]) || (x->cpu_pct[c] >= 0 && x->cpu_pct[c] <= 100));
 		assert_true(isnan(x->disk_util_pct) || (x->disk_util_pct >= 0 && x->disk_util_pct <= 100));
 		assert_true(x->mem_available_bytes > 0);
-		assert_true(x->proc_rss_bytes > 0);
+		/* qemu user emulation writes zeros past the first fields of /proc/self/stat. */
+		assert_true(x->proc_rss_bytes > 0 || getenv("ENGPASS_EMULATED"));
 		assert_false(x->flags & SAMPLE_PROC_GONE);
 	}
 	sampler_summary(s, &v);
@@ -526,7 +527,7 @@ static void test_real_run(void **state)
 	assert_true(v.cpu_busy_pct >= 0 && v.cpu_busy_pct <= 100);
 	assert_true(v.run_queue_avg >= 1);	/* the sampler itself was running */
 	assert_true(v.mem_available_min_bytes > 0);
-	assert_true(v.have_proc && v.proc_rss_max_bytes > 0);
+	assert_true(v.have_proc && (v.proc_rss_max_bytes > 0 || getenv("ENGPASS_EMULATED")));
 	assert_true(sampler_cpu_ns(s) > 0);
 	sampler_free(s);
 }
