@@ -32,12 +32,7 @@
 #if HAVE_LIBSODIUM
 #include <sodium.h>
 #endif
-#if HAVE_OPENSSL
-#include <openssl/crypto.h>
-#include <openssl/err.h>
-#include <openssl/evp.h>
-#include <openssl/provider.h>
-#endif
+#include "core/ossl.h"
 
 /* Re-initialise OpenSSL stream contexts this often (AES-GCM allows 2^36 - 32 bytes per IV). */
 #define STREAM_REKEY_BYTES (1ULL << 30)
@@ -286,6 +281,8 @@ static int ossl_new(struct cpu_cipher *c, char *why, size_t whylen)
 
 	if (!name)
 		return -EINVAL;
+	if (ossl_load(why, whylen) < 0)
+		return -ENOTSUP;
 	if (c->id == CPU_RC4) {
 		c->libctx = OSSL_LIB_CTX_new();
 		if (!c->libctx) {
@@ -318,6 +315,9 @@ static int ossl_new(struct cpu_cipher *c, char *why, size_t whylen)
 
 static void ossl_free(struct cpu_cipher *c)
 {
+	/* Nothing was made when libcrypto could not be loaded (and its functions are not there). */
+	if (!c->enc && !c->dec && !c->evp && !c->legacy && !c->libctx)
+		return;
 	EVP_CIPHER_CTX_free(c->enc);
 	EVP_CIPHER_CTX_free(c->dec);
 	EVP_CIPHER_free(c->evp);

@@ -51,7 +51,7 @@ void history_metrics_release(struct history_metrics *m)
 }
 
 #if HAVE_SQLITE
-#include <sqlite3.h>
+#include "store/sqlite_dl.h"
 
 struct history {
 	sqlite3 *db;
@@ -202,6 +202,10 @@ int history_open(struct history **out, const char *path, bool create, char *err,
 	int rc, r;
 
 	*out = NULL;
+	if ((r = sqlite_load(err, errlen)) < 0) {
+		free(h);
+		return r;
+	}
 	if (stat(path, &stbuf) < 0) {
 		if (!create) {
 			seterr(err, errlen, "no history database at '%s'", path);
