@@ -30,6 +30,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'cleanup; exit 1' INT TERM
 
+# jqq ARGS...: jq -e, quiet (for check; jqt takes one filter and one file).
+jqq() { jq -e "$@" >/dev/null 2>&1; }
+
 start_server() {
 	out=$1
 	shift
@@ -101,10 +104,10 @@ jqt "the server still serves after a killed client and garbage" '.results[0].met
 kill "$SPID"
 wait "$SPID" 2>/dev/null
 check "server: one result per session, the killed and the garbage one incomplete with the reason" \
-	jq -e -s 'map(.results[0] | select(.parameters.mode == "rr")) | length == 7 and
+	jqq -s 'map(.results[0] | select(.parameters.mode == "rr")) | length == 7 and
 		(map(select(.incomplete)) | length == 2 and all(.notes | map(test("ended early: .")) | any))' "$T_TMP/srv.json"
 check "server: the garbage session counted as a bad handshake or an early end" \
-	jq -e -s 'map(.results[0]) | map(select(.parameters.role == "server" and .parameters.mode == null)) | .[0].metrics | .bad_handshakes + .tests_ended_early >= 2' "$T_TMP/srv.json"
+	jqq -s 'map(.results[0]) | map(select(.parameters.role == "server" and .parameters.mode == null)) | .[0].metrics | .bad_handshakes + .tests_ended_early >= 2' "$T_TMP/srv.json"
 
 # --- pacing: --rate 20MB/s ---
 start_server "$T_TMP/srv2.json" --rate 20MB/s
@@ -112,7 +115,7 @@ run net client 127.0.0.1 --port "$PORT" --mode stream --size 8M --json --no-hist
 jqt "--rate: bound by the server's pacing" '.results[0].verdict.resource == "server --rate"' "$T_TMP/out"
 jqt "--rate: the welcome tells the client" '.results[0].parameters.server_rate == "20000000 bytes/s"' "$T_TMP/out"
 check "--rate: throughput near 20 MB/s (pacing, not speed: 15..21)" \
-	jq -e '.results[0].metrics.throughput_bytes_per_second | (. > 15e6 and . < 21e6)' "$T_TMP/out"
+	jqq '.results[0].metrics.throughput_bytes_per_second | (. > 15e6 and . < 21e6)' "$T_TMP/out"
 kill "$SPID"
 
 # --- an iperf3 server facing an rr client: one line, exit 1, no hang ---
