@@ -21,5 +21,10 @@ run: build
 test:
 	@scripts/test
 
+# Every parser of outside input under libFuzzer, FUZZ_SECONDS (default 60) each.
+.PHONY: fuzz
+fuzz: deps
+	@scripts/fuzz
+
 clean:
 	rm -rf build build-asan
