@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Fuzz target for the /proc and /sys text parsers of src/core/proc.c and
- * src/core/blkdev.c. The first byte picks the parser, the rest is the
- * file's text, handed over in a buffer of exactly its length (no NUL after
+ * Fuzz target for the /proc and /sys text parsers of src/core/proc.c,
+ * src/core/blkdev.c and src/core/sandbox.c. The first byte picks the
+ * parser, the rest is the file's text, handed over in a buffer of exactly its length (no NUL after
  * it), so a parser that reads past LEN is caught by AddressSanitizer. What
  * parses is fed to the lookup and delta functions against itself, the way
  * the sampler uses two snapshots.
@@ -12,6 +12,7 @@
 
 #include "core/blkdev.h"
 #include "core/proc.h"
+#include "core/sandbox.h"
 #include "fuzz.h"
 
 static void stat_text(const char *buf, size_t len)
@@ -117,6 +118,19 @@ static void scheduler_text(const uint8_t *data, size_t size)
 	free(s);
 }
 
+/* /proc/self/mountinfo, a NUL, then /proc/self/cgroup, as sandbox_find_memcg() takes them. */
+static void memcg_text(const uint8_t *data, size_t size)
+{
+	char *mi = fuzz_cstr(data, size);
+	size_t milen = strlen(mi);
+	struct sandbox_memcg mc;
+
+	if (sandbox_find_memcg(mi, milen < size ? mi + milen + 1 : "", &mc)) {
+		/* no memory controller found: fine */
+	}
+	free(mi);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *buf;
@@ -125,9 +139,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1)
 		return 0;
-	which = data[0] % 10;
+	which = data[0] % 11;
 	if (which == 9) {
 		scheduler_text(data + 1, size - 1);
+		return 0;
+	}
+	if (which == 10) {
+		memcg_text(data + 1, size - 1);
 		return 0;
 	}
 	/* Exactly LEN bytes on the heap: no NUL after them to hide an over-read. */

@@ -63,6 +63,16 @@ def proc():
     for path in glob.glob(os.path.join(FIX, "sysinfo", "*", "sys", "block", "*", "queue", "scheduler")):
         put("proc", bytes([9]) + open(path, "rb").read())
     put("proc", bytes([9]) + b"mq-deadline kyber [bfq] none\n")
+    # mountinfo NUL cgroup: a cgroup v1/v2 hybrid and pure v2 (Debian 12 with systemd).
+    put("proc", bytes([10]) + text(
+        "31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755\n"
+        "35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
+        "41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n"
+        "\0" "9:name=systemd:/\n4:memory:/docker/abc\n1:cpu:/\n0::/\n"))
+    put("proc", bytes([10]) + text(
+        "22 1 254:1 / / rw,relatime shared:1 - ext4 /dev/vda1 rw\n"
+        "26 21 0:23 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:4 - cgroup2 cgroup2 rw,nsdelegate\n"
+        "\0" "0::/user.slice/user-0.slice/session-1.scope\n"))
 
 
 def sysinfo():
