@@ -138,7 +138,9 @@ def iperf3(capdir):
 
 def load_json(jsondir):
     for path in sorted(glob.glob(os.path.join(jsondir, "*.json"))):
-        put("load_json", open(path, "rb").read())
+        data = open(path, "rb").read()
+        if data:  # a command that failed wrote nothing
+            put("load_json", data)
 
 
 units()
