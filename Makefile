@@ -29,5 +29,10 @@ cross:
 test-cross:
 	@scripts/cross --test
 
+# Every parser of outside input under libFuzzer, FUZZ_SECONDS (default 60) each.
+.PHONY: fuzz
+fuzz: deps
+	@scripts/fuzz
+
 clean:
 	rm -rf build build-asan build-cross-* build-footprint

@@ -164,7 +164,8 @@ char *iperf3_results_format(const struct iperf3_results *r, size_t *len)
 
 		jw_obj_begin(&w, NULL);
 		jw_int(&w, "id", s->id);
-		jw_uint(&w, "bytes", (uint64_t)(s->bytes > 0 ? s->bytes : 0));
+		/* A peer's count may be 2^64 (3.12 prints uint64 max), beyond what converts. */
+		jw_uint(&w, "bytes", s->bytes >= 0x1p64 ? UINT64_MAX : (uint64_t)(s->bytes > 0 ? s->bytes : 0));
 		jw_int(&w, "retransmits", s->retransmits);
 		jw_num(&w, "jitter", isfinite(s->jitter_s) ? s->jitter_s : 0);
 		jw_int(&w, "errors", s->errors);

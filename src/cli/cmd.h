@@ -73,6 +73,12 @@ int cmd_exporter(int argc, char **argv);
  * SQLite it stores nothing and returns 0.
  */
 int history_store_run(const struct run *run, const char *db);
+/*
+ * Writes the Prometheus text of RUN to FILE atomically: a temp file in the
+ * same directory, fsync, rename. A reader never sees half a file. Returns
+ * 0 or -errno.
+ */
+int prom_write(const char *file, const struct run *run);
 /* Runs benchmark B with the arguments after its name. */
 int cmd_bench(const struct bench *b, int argc, char **argv);
 

@@ -549,13 +549,10 @@ int cmd_quick(int argc, char **argv)
 				free(path);
 			}
 			if (o.prom) {
-				FILE *f = fopen(o.prom, "w");
+				int r = prom_write(o.prom, run);
 
-				if (f) {
-					render_prom(f, run);
-					fclose(f);
-				} else {
-					fprintf(stderr, "engpass quick: cannot write '%s': %s\n", o.prom, strerror(errno));
+				if (r < 0) {
+					fprintf(stderr, "engpass quick: cannot write '%s': %s\n", o.prom, strerror(-r));
 					rc = rc ? rc : EXIT_MEASURE_FAILED;
 				}
 			}

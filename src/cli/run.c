@@ -148,12 +148,7 @@ static int prom_check(const char *file)
 	return r;
 }
 
-/*
- * Writes the Prometheus text of RUN to FILE atomically: a temp file in the
- * same directory, fsync, rename. A reader never sees half a file. Returns
- * 0 or -errno.
- */
-static int prom_write(const char *file, const struct run *run)
+int prom_write(const char *file, const struct run *run)
 {
 	char *tmp = xasprintf("%s.tmp.%ld", file, (long)getpid());
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644), r = 0;

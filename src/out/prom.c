@@ -258,7 +258,8 @@ void render_prom(FILE *f, const struct run *run)
 
 	for (size_t i = 0; i < run->nresults; i++)
 		result_lines(&l, run, run->results[i]);
-	qsort(l.v, l.n, sizeof(*l.v), cmp_line);
+	if (l.n)	/* a run without results (the exporter's empty history) has no array */
+		qsort(l.v, l.n, sizeof(*l.v), cmp_line);
 	fprintf(f, "# HELP engpass_run_timestamp_seconds start of the engpass run\n"
 		   "# TYPE engpass_run_timestamp_seconds gauge\n"
 		   "engpass_run_timestamp_seconds %.3f\n", (double)run->time_ns / 1e9);

@@ -33,6 +33,7 @@ if promtool check metrics <"$T_TMP/q.prom" >"$T_TMP/lint" 2>&1; then
 else
 	not_ok "promtool accepts quick's --prom" "$(head -5 "$T_TMP/lint")"
 fi
+check "quick's --prom is written atomically (no temp file left)" sh -c "! ls '$T_TMP' | grep -q 'q.prom.tmp'"
 
 run quick --skip cpu,mem,disk,net,latency --json --no-history --no-report
 if [ "$(id -u)" = 0 ]; then

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Fuzz target for the /proc and /sys text parsers of src/core/proc.c,
+ * src/core/blkdev.c and src/core/sandbox.c. The first byte picks the
+ * parser, the rest is the file's text, handed over in a buffer of exactly its length (no NUL after
+ * it), so a parser that reads past LEN is caught by AddressSanitizer. What
+ * parses is fed to the lookup and delta functions against itself, the way
+ * the sampler uses two snapshots.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "core/blkdev.h"
+#include "core/proc.h"
+#include "core/sandbox.h"
+#include "fuzz.h"
+
+static void stat_text(const char *buf, size_t len)
+{
+	struct proc_stat st;
+	struct proc_cpu_pct pct;
+
+	proc_stat_init(&st);
+	if (proc_stat_parse(&st, buf, len) == 0) {
+		for (size_t i = 0; i < st.ncpu; i++) {
+			const struct proc_cpu_times *c = proc_stat_find_cpu(&st, st.cpu[i].cpu);
+
+			if (!c || proc_cpu_delta(c, &st.cpu[i], &pct) != -ENODATA)
+				abort();	/* it must find its own lines, and no tick passed */
+		}
+		if (proc_cpu_delta(&st.all, &st.all, &pct) != -ENODATA)
+			abort();
+	}
+	proc_stat_release(&st);
+}
+
+static void diskstats_text(const char *buf, size_t len)
+{
+	struct proc_diskstats ds;
+	struct proc_disk_rates r;
+
+	proc_diskstats_init(&ds);
+	if (proc_diskstats_parse(&ds, buf, len) == 0) {
+		for (size_t i = 0; i < ds.n; i++) {
+			const struct proc_disk *d = proc_diskstats_find(&ds, ds.disk[i].major, ds.disk[i].minor, i);
+
+			if (!d || proc_disk_delta(d, &ds.disk[i], 1.0, &r))
+				abort();
+		}
+	}
+	proc_diskstats_release(&ds);
+}
+
+static void netdev_text(const char *buf, size_t len)
+{
+	struct proc_netdev nd;
+	struct proc_net_rates r;
+
+	proc_netdev_init(&nd);
+	if (proc_netdev_parse(&nd, buf, len) == 0) {
+		for (size_t i = 0; i < nd.n; i++) {
+			const struct proc_netif *f = proc_netdev_find(&nd, nd.iface[i].name, i);
+
+			if (!f || proc_netif_delta(f, &nd.iface[i], 1.0, &r))
+				abort();
+		}
+	}
+	proc_netdev_release(&nd);
+}
+
+static void other_text(unsigned which, const char *buf, size_t len)
+{
+	struct proc_meminfo mi;
+	struct proc_vmstat vm;
+	struct proc_vm_rates vr;
+	struct proc_psi psi;
+	struct proc_pid_stat ps;
+	struct proc_pid_status pst;
+	double pct;
+
+	switch (which) {
+	case 3:
+		if (proc_meminfo_parse(&mi, buf, len)) {
+			/* rejected: nothing more to check */
+		}
+		break;
+	case 4:
+		if (proc_vmstat_parse(&vm, buf, len) == 0 && proc_vmstat_delta(&vm, &vm, 1.0, &vr))
+			abort();
+		break;
+	case 5:
+		if (proc_psi_parse(&psi, buf, len) == 0 && proc_psi_delta(&psi.some, &psi.some, 1.0, &pct))
+			abort();
+		break;
+	case 6:
+		if (proc_pid_stat_parse(&ps, buf, len) == 0 && proc_pid_cpu_pct(&ps, &ps, 100, 1.0, &pct))
+			abort();
+		break;
+	case 7:
+		if (proc_pid_status_parse(&pst, buf, len)) {
+			/* rejected: nothing more to check */
+		}
+		break;
+	default:
+		if (proc_cpulist_count(buf, len) < -EINVAL)
+			abort();
+		break;
+	}
+}
+
+/* /sys/block/DEV/queue/scheduler, which blkdev reads as a C string. */
+static void scheduler_text(const uint8_t *data, size_t size)
+{
+	char *s = fuzz_cstr(data, size), active[32], list[128];
+
+	if (blkdev_parse_scheduler(s, active, sizeof(active), list, sizeof(list)) == 0)
+		(void)blkdev_offers(list, active);
+	free(s);
+}
+
+/* /proc/self/mountinfo, a NUL, then /proc/self/cgroup, as sandbox_find_memcg() takes them. */
+static void memcg_text(const uint8_t *data, size_t size)
+{
+	char *mi = fuzz_cstr(data, size);
+	size_t milen = strlen(mi);
+	struct sandbox_memcg mc;
+
+	if (sandbox_find_memcg(mi, milen < size ? mi + milen + 1 : "", &mc)) {
+		/* no memory controller found: fine */
+	}
+	free(mi);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *buf;
+	size_t len;
+	unsigned which;
+
+	if (size < 1)
+		return 0;
+	which = data[0] % 11;
+	if (which == 9) {
+		scheduler_text(data + 1, size - 1);
+		return 0;
+	}
+	if (which == 10) {
+		memcg_text(data + 1, size - 1);
+		return 0;
+	}
+	/* Exactly LEN bytes on the heap: no NUL after them to hide an over-read. */
+	len = size - 1;
+	buf = xmalloc(len ? len : 1);
+	memcpy(buf, data + 1, len);
+	if (which == 0)
+		stat_text(buf, len);
+	else if (which == 1)
+		diskstats_text(buf, len);
+	else if (which == 2)
+		netdev_text(buf, len);
+	else
+		other_text(which, buf, len);
+	free(buf);
+	return 0;
+}
