@@ -131,6 +131,18 @@ cleanup_sandbox() {
 }
 # True when the swap directory is empty.
 sd_empty() { [ -z "$(ls -A "$SD")" ]; }
+# Wait (at most 20 s) until a sandbox is up: swap file made, cgroup there, swap on.
+sandbox_up() {
+	i=0
+	while [ $i -lt 200 ]; do
+		if ! sd_empty && [ -n "$(our_cgroups)" ] && [ -n "$(our_swaps)" ]; then
+			return 0
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
 # Passes when nothing of our sandboxes is left: no swap file, no active swap in $SD, no cgroup.
 nothing_left() {
 	name=$1
@@ -193,11 +205,15 @@ nothing_left "after the swapless sandbox: nothing left"
 
 # SIGINT: the rung stops, what ran is reported as incomplete, exit 130, all torn down.
 mkdir -p "$T_TMP/cwd"
+# Twenty random read passes over 3x the limit keep the rung busy for far longer
+# than the wait below, also on a fast quiet disk; the signal goes out once the
+# sandbox is up (cgroup, swap file and swap on), so it is not a race.
 (cd "$T_TMP/cwd" && exec env --default-signal=INT "$ENGPASS" mem --ladder --sandbox 64M --swapfile 256M \
-	--swapdir "$SD" --sizes 3x --json --quiet) >"$T_TMP/out" 2>"$T_TMP/err" &
+	--swapdir "$SD" --sizes 3x --order random --passes 20 --json --quiet) >"$T_TMP/out" 2>"$T_TMP/err" &
 pid=$!
 echo $pid >>"$T_TMP/pids"
-sleep 1.5
+sandbox_up || :
+sleep 0.5
 kill -INT $pid
 RC=0
 wait $pid || RC=$?
@@ -207,10 +223,10 @@ nothing_left "after SIGINT: no cgroup, no swap file, none of ours in swapon"
 
 # SIGKILL: engpass cannot clean up; its guardian must.
 (cd "$T_TMP/cwd" && exec "$ENGPASS" mem --ladder --sandbox 64M --swapfile 256M --swapdir "$SD" --sizes 3x \
-	--json --quiet) >"$T_TMP/out" 2>"$T_TMP/err" &
+	--order random --passes 20 --json --quiet) >"$T_TMP/out" 2>"$T_TMP/err" &
 pid=$!
 echo $pid >>"$T_TMP/pids"
-sleep 1.5
+sandbox_up || :
 # This also proves our_cgroups and our_swaps see a live sandbox, so the "nothing left" checks can fail.
 if ! sd_empty && [ -n "$(our_cgroups)" ] && [ -n "$(our_swaps)" ]; then
 	ok "SIGKILL test: the sandbox was up (cgroup, swap file, swap on)"
