@@ -323,7 +323,7 @@ static int run_uring(struct io_run *r, struct io_slot *slots)
 			}
 			inflight += (unsigned)ret;
 			if (ret < 1 && !r->err) {
-				set_err(r, -EAGAIN, "submitting to io_uring (partial)", 0);
+				set_err(r, -EAGAIN, "submitting to io_uring (the I/O was not taken)", 0);
 				stopping = true;
 			}
 			if (inflight > r->qd_max)
