@@ -51,6 +51,7 @@
 #endif
 
 #include "bench/disk_common.h"
+#include "core/iobuf.h"
 #include "core/ratelimit.h"
 #include "core/xalloc.h"
 
@@ -159,6 +160,30 @@ static int do_sync(struct io_run *r, bool full)
 static void progress(struct io_run *r, mono_ns now)
 {
 	disk_progress(r->env, now, r->start, now - r->start, r->time_ns, r->rd_bytes + r->wr_bytes, &r->last_prog);
+}
+
+/* Name the I/O buffers in the result: a direct request's pages reach the
+ * device one segment per physically contiguous run (core/iobuf.h). */
+static void disk_report_iobuf(struct result *res, const struct iobuf *iob, size_t bs, unsigned qd)
+{
+	long long huge = iob->huge_asked ? iobuf_huge_bytes(iob) : 0;
+	char a[32], h[32];
+
+	disk_fmt_bytes(a, sizeof(a), bs);
+	if (!iob->huge_asked && bs > DISK_ALIGN)
+		result_method(res, "buffer", "%u buffer(s) of %s in 4 KiB pages (the kernel refused MADV_HUGEPAGE): "
+			      "a request is up to one segment per page", qd, a);
+	else if (!iob->huge_asked)
+		result_method(res, "buffer", "%u buffer(s) of %s, each request within one page", qd, a);
+	else if (huge >= (long long)iob->len)
+		result_method(res, "buffer", "%u buffer(s) of %s in transparent huge pages (MADV_HUGEPAGE): each "
+			      "request is physically contiguous, one segment", qd, a);
+	else
+		result_method(res, "buffer", "%u buffer(s) of %s, MADV_HUGEPAGE asked, %s in huge pages (THP "
+			      "\"never\" or memory fragmented): the rest is 4 KiB pages, up to one segment per page",
+			      qd, a, huge < 0 ? "unknown amount" : disk_fmt_bytes(h, sizeof(h), (uint64_t)huge));
+	result_param(res, "buffer_huge", "%s", huge >= (long long)iob->len && iob->huge_asked ? "yes" :
+		     huge > 0 ? "partly" : "no");
 }
 
 static void run_psync(struct io_run *r, struct io_slot *slot)
@@ -423,7 +448,9 @@ void disk_step_io(const struct bench_env *env, const struct disk_opts *o, struct
 	bool direct = false;
 	uint64_t size;
 	double s;
-	int fd;
+	struct iobuf iob;
+	size_t stride;
+	int fd, ir;
 
 	result_param(res, "workload", "%s", disk_workload_name(wl));
 	result_param(res, "bs", "%s", disk_fmt_bytes(a, sizeof(a), o->bs));
@@ -526,17 +553,26 @@ void disk_step_io(const struct bench_env *env, const struct disk_opts *o, struct
 	hist_init(&r->wr_lat);
 	hist_init(&r->sync_lat);
 	slots = xcalloc(r->qd, sizeof(*slots));
+	stride = ((size_t)o->bs + DISK_ALIGN - 1) / DISK_ALIGN * DISK_ALIGN;
+	ir = iobuf_alloc(&iob, stride * r->qd, (size_t)o->bs);
+	if (ir < 0) {
+		disk_fail_errno(res, ir, "mapping the I/O buffers");
+		free(slots);
+		free(r);
+		close(fd);
+		goto out;
+	}
 	for (unsigned i = 0; i < r->qd; i++) {
-		if (posix_memalign(&slots[i].buf, DISK_ALIGN, o->bs))
-			abort();
+		slots[i].buf = (char *)iob.buf + (size_t)i * stride;
 		disk_pattern(slots[i].buf, o->bs, (uint64_t)o->seed, i);
 	}
+	disk_report_iobuf(res, &iob, (size_t)o->bs, r->qd);
 	result_param(res, "time", "%.3f s", (double)r->time_ns / 1e9);
 
 	disk_meas_begin(o, &m);
 	if (engine == ENGINE_URING) {
 #if HAVE_LIBURING
-		int ir = run_uring(r, slots);
+		ir = run_uring(r, slots);
 
 		if (ir < 0) {
 			result_note(res, "io_uring_queue_init() failed (%s): fell back to psync, queue depth 1",
@@ -619,8 +655,7 @@ void disk_step_io(const struct bench_env *env, const struct disk_opts *o, struct
 			 disk_fmt_bytes(a, sizeof(a), (uint64_t)((double)(r->rd_bytes + r->wr_bytes) / s)),
 			 disk_fmt_bytes(b, sizeof(b), (uint64_t)o->rate));
 	}
-	for (unsigned i = 0; i < r->qd; i++)
-		free(slots[i].buf);
+	iobuf_free(&iob);
 	free(slots);
 	free(r);
 	close(fd);

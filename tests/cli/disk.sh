@@ -133,6 +133,14 @@ run disk --workload seq-read $W
 jqt "seq-read: reads, one at a time" '.results[0].metrics | .read_bytes_per_second > 0 and .qd_max == 1 and .ios > 0' "$J"
 jqt "seq-read: the histogram holds every I/O" '.results[0] | .histograms.lat_ns.count == .metrics.ios' "$J"
 jqt "seq-read: latency type is named" '.results[0].method.latency | test("submit to complete")' "$J"
+jqt "seq-read 1 MiB: the I/O buffer and what backs it are named" \
+	'.results[0] | (.parameters.buffer_huge | IN("yes", "partly", "no")) and (.method.buffer | test("1 MiB"))' "$J"
+if grep -q '\[never\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null ||
+	[ ! -e /sys/kernel/mm/transparent_hugepage/enabled ]; then
+	jqt "seq-read 1 MiB without THP: 4 KiB pages, said so" '.results[0].parameters.buffer_huge == "no"' "$J"
+else
+	jqt "seq-read 1 MiB: MADV_HUGEPAGE asked (THP on)" '.results[0].method.buffer | test("HUGEPAGE")' "$J"
+fi
 
 run disk --workload seq-write $W
 jqt "seq-write: writes with one final fdatasync" '.results[0].metrics | .write_total_bytes > 0 and .syncs == 1' "$J"
@@ -150,6 +158,9 @@ else
 	jqt "rand-read --qd 8 reaches more than one I/O in flight, never more than 8" \
 		'.results[0].metrics | .qd_max > 1 and .qd_max <= 8 and .qd_mean <= 8' "$J"
 fi
+
+jqt "rand-read 4 KiB: one-page requests, no huge page asked" \
+	'.results[0] | .parameters.buffer_huge == "no" and (.method.buffer | test("within one page"))' "$J"
 
 run disk --workload rand-write --engine psync --qd 4 $W
 jqt "psync with --qd 4 reaches depth 1 and says so" \
