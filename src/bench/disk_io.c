@@ -167,23 +167,23 @@ static void progress(struct io_run *r, mono_ns now)
 static void disk_report_iobuf(struct result *res, const struct iobuf *iob, size_t bs, unsigned qd)
 {
 	long long huge = iob->huge_asked ? iobuf_huge_bytes(iob) : 0;
+	bool all = iob->huge_asked && huge >= (long long)iob->len;
 	char a[32], h[32];
 
 	disk_fmt_bytes(a, sizeof(a), bs);
-	if (!iob->huge_asked && bs > DISK_ALIGN)
-		result_method(res, "buffer", "%u buffer(s) of %s in 4 KiB pages (the kernel refused MADV_HUGEPAGE): "
-			      "a request is up to one segment per page", qd, a);
-	else if (!iob->huge_asked)
-		result_method(res, "buffer", "%u buffer(s) of %s, each request within one page", qd, a);
-	else if (huge >= (long long)iob->len)
+	if (!iob->huge_asked)
+		result_method(res, "buffer", bs > DISK_ALIGN ?
+			      "%u buffer(s) of %s in 4 KiB pages (the kernel refused MADV_HUGEPAGE): "
+			      "a request is up to one segment per page" :
+			      "%u buffer(s) of %s, each request within one page", qd, a);
+	else if (all)
 		result_method(res, "buffer", "%u buffer(s) of %s in transparent huge pages (MADV_HUGEPAGE): each "
 			      "request is physically contiguous, one segment", qd, a);
 	else
 		result_method(res, "buffer", "%u buffer(s) of %s, MADV_HUGEPAGE asked, %s in huge pages (THP "
 			      "\"never\" or memory fragmented): the rest is 4 KiB pages, up to one segment per page",
 			      qd, a, huge < 0 ? "unknown amount" : disk_fmt_bytes(h, sizeof(h), (uint64_t)huge));
-	result_param(res, "buffer_huge", "%s", huge >= (long long)iob->len && iob->huge_asked ? "yes" :
-		     huge > 0 ? "partly" : "no");
+	result_param(res, "buffer_huge", "%s", all ? "yes" : huge > 0 ? "partly" : "no");
 }
 
 static void run_psync(struct io_run *r, struct io_slot *slot)

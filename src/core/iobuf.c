@@ -3,7 +3,6 @@
 #include "iobuf.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,31 +17,27 @@ static size_t round_up(size_t v, size_t to)
 int iobuf_alloc(struct iobuf *b, size_t len, size_t piece)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	uintptr_t p;
+	bool huge = piece > page;
+	size_t align = huge ? IOBUF_HUGE_SIZE : page;
 
 	memset(b, 0, sizeof(*b));
 	if (!len)
 		return -EINVAL;
-	if (piece <= page) {
-		b->map_len = round_up(len, page);
-		b->map = mmap(NULL, b->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (b->map == MAP_FAILED)
-			return -errno;
-		b->buf = b->map;
-		b->len = len;
-		return 0;
-	}
-	/* One extra huge page of address space buys the alignment. */
-	b->map_len = round_up(len, IOBUF_HUGE_SIZE) + IOBUF_HUGE_SIZE;
+	/* For huge pages, one extra huge page of address space buys the alignment. */
+	b->map_len = round_up(len, align) + (huge ? align : 0);
 	b->map = mmap(NULL, b->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (b->map == MAP_FAILED)
-		return -errno;
-	p = ((uintptr_t)b->map + IOBUF_HUGE_SIZE - 1) & ~(uintptr_t)(IOBUF_HUGE_SIZE - 1);
-	b->buf = (void *)p;
+	if (b->map == MAP_FAILED) {
+		int err = errno;
+
+		memset(b, 0, sizeof(*b));
+		return -err;
+	}
+	b->buf = (void *)(((uintptr_t)b->map + align - 1) & ~(uintptr_t)(align - 1));
 	b->len = len;
 #ifdef MADV_HUGEPAGE
 	/* EINVAL without THP in the kernel: the buffer is plain pages then. */
-	b->huge_asked = madvise(b->buf, round_up(len, IOBUF_HUGE_SIZE), MADV_HUGEPAGE) == 0;
+	if (huge)
+		b->huge_asked = madvise(b->buf, round_up(len, align), MADV_HUGEPAGE) == 0;
 #endif
 	return 0;
 }
@@ -65,7 +60,7 @@ long long iobuf_huge_bytes(const struct iobuf *b)
 		unsigned long long kb;
 
 		/* A mapping's header line: "lo-hi perms offset dev inode path". */
-		if (sscanf(line, "%jx-%jx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+		if (sscanf(line, "%jx-%jx ", &lo, &hi) == 2) {
 			inside = lo < end && hi > want;
 			seen |= inside;
 			continue;
@@ -81,7 +76,7 @@ long long iobuf_huge_bytes(const struct iobuf *b)
 
 void iobuf_free(struct iobuf *b)
 {
-	if (b->map && b->map != MAP_FAILED)
+	if (b->map)
 		munmap(b->map, b->map_len);
 	memset(b, 0, sizeof(*b));
 }
