@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "core/xalloc.h"
+#include "lib/xalloc.h"
 
 /* Runs one input; always returns 0 (a crash or a sanitizer report is the finding). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

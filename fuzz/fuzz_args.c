@@ -9,10 +9,10 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "bench/disk_spec.h"
-#include "bench/latency_spec.h"
-#include "bench/mem_sizes.h"
-#include "cli/opt.h"
+#include "bench/disk/disk_spec.h"
+#include "bench/latency/latency_spec.h"
+#include "bench/mem/mem_sizes.h"
+#include "lib/opt.h"
 #include "fuzz.h"
 
 #define FUZZ_MAX_ARGS 32

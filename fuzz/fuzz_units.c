@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Fuzz target for the strict unit parsers of src/cli/units.c, which read
+ * Fuzz target for the strict unit parsers of src/lib/units.c, which read
  * every size, rate, duration, CPU list and number given on the command
  * line (and in sweep lists). The first byte picks the parser, the rest is
  * the text. A value that parses is formatted back, so the formatters see
@@ -9,7 +9,7 @@
 #include <sched.h>
 #include <stdlib.h>
 
-#include "cli/units.h"
+#include "lib/units.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,27 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engpass: where does this box's throughput go? This file is the command
- * table and the dispatch, nothing else. Benchmarks are commands too: a name
- * not in the table below is looked up in the benchmark registry.
+ * engpass: where does this box's throughput go? This file is the dispatch,
+ * nothing else: the command table is src/cli/commands.c (help lists it, so
+ * it lives in the layer that prints help), and a name not in it is looked
+ * up in the benchmark registry, for benchmarks are commands too.
  */
 #include <string.h>
 
 #include "cli/cmd.h"
-
-const struct cmd cmd_table[] = {
-	{ "quick", cmd_quick, "[--skip LIST] [--report FILE]", "the whole-box profile in about a minute (the main job)" },
-	{ "info", cmd_info, "[--json]", "describe the box: CPU, memory, swap, disks, mounts, network" },
-	{ "history", cmd_history, "[--limit N] [--command NAME]", "list the stored runs" },
-	{ "show", cmd_show, "RUN [--json]", "show a stored run" },
-	{ "compare", cmd_compare, "RUN|FILE.json RUN|FILE.json ...", "put runs side by side with ratios" },
-	{ "report", cmd_report, "RUN|FILE.json --html FILE", "write an HTML report with SVG charts" },
-	{ "sweep", cmd_sweep, "'CMD ARGS' --OPT a,b,c ...", "run a command over a parameter matrix, one table" },
-	{ "exporter", cmd_exporter, "[--listen ADDR:PORT] [--db PATH]", "serve the newest results as Prometheus metrics" },
-	{ "list", cmd_list, "", "list the benchmarks and whether this build and machine can run them" },
-	{ "help", cmd_help, "[COMMAND]", "show help for engpass or for one command" },
-	{ "version", cmd_version, "", "print the version" },
-	{ NULL, NULL, NULL, NULL },
-};
 
 int main(int argc, char **argv)
 {

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The benchmark interface and the one registry of benchmarks. Each
- * src/bench/NAME.c exports exactly one `const struct bench bench_NAME`
- * written with designated initializers; everything else in it is static.
- * Adding a benchmark touches three places: its file, one line of BENCHES
- * below, and the source list in meson.build.
+ * benchmark is a folder src/bench/NAME/ whose NAME.c exports exactly one
+ * `const struct bench bench_NAME` written with designated initializers;
+ * everything else in it is static or private to the folder. Adding a
+ * benchmark touches three places: its folder (with its own meson.build),
+ * one line of BENCHES below, and one subdir() in src/bench/meson.build
+ * (docs/architecture.md has the recipe).
  *
  * A benchmark never prints and never exits: it fills the result it is
  * given (metrics, method, notes, status). The command layer parses its
@@ -20,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cli/opt.h"
+#include "lib/opt.h"
 #include "core/result.h"
 #include "core/sampler.h"
 
@@ -56,31 +58,16 @@ enum bench_flags {
 	BENCH_NO_TIME = 1 << 6,
 };
 
-enum output_format {
-	FORMAT_TABLE,
-	FORMAT_JSON,
-};
-
-/* Options every benchmark command takes; filled from common_opts_table. */
-struct common_opts {
-	bool json;
-	int format;		/* enum output_format */
-	bool quiet;
-	uint64_t time_ns;	/* --time: 0 = the benchmark's default */
-	int64_t repeat;		/* --repeat N, >= 1 */
-	cpu_set_t pin;		/* --pin CPUS */
-	bool pin_set;
-	uint64_t interval_ns;	/* --interval: sampler interval */
-	bool no_sample;		/* --no-sample: do not run the sampler */
-	const char *prom;	/* --prom FILE: also write Prometheus text format */
-	bool no_history;	/* --no-history: do not store the run */
-	const char *db;		/* --db PATH: history database */
-	bool help;
-};
-
 /* What a running benchmark may use; owned by the command layer. */
 struct bench_env {
-	const struct common_opts *common;
+	/*
+	 * The common options a benchmark may read (the command layer parses
+	 * them; the output options are none of a benchmark's business).
+	 */
+	uint64_t time_ns;	/* --time: 0 = the benchmark's default */
+	uint64_t interval_ns;	/* --interval: the sampling interval */
+	bool sample;		/* false with --no-sample: do not sample the system */
+	const cpu_set_t *pin;	/* --pin: the CPUs given, NULL without --pin */
 	char **pos;		/* positional arguments after the command */
 	size_t npos;
 	struct tmpfile_reg *tmp;	/* register temp files here */

@@ -8,6 +8,9 @@
 #ifndef ENGPASS_CMD_H
 #define ENGPASS_CMD_H
 
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "bench/bench.h"
@@ -18,6 +21,33 @@
 
 #define ENGPASS_VERSION "0.1.0"
 
+enum output_format {
+	FORMAT_TABLE,
+	FORMAT_JSON,
+};
+
+/*
+ * Options every benchmark command takes; filled from common_opts_table.
+ * The runner hands a benchmark only what it measures by (struct
+ * bench_env: time, interval, sampling, pinning); the output and storage
+ * options stay here.
+ */
+struct common_opts {
+	bool json;
+	int format;		/* enum output_format */
+	bool quiet;
+	uint64_t time_ns;	/* --time: 0 = the benchmark's default */
+	int64_t repeat;		/* --repeat N, >= 1 */
+	cpu_set_t pin;		/* --pin CPUS */
+	bool pin_set;
+	uint64_t interval_ns;	/* --interval: sampler interval */
+	bool no_sample;		/* --no-sample: do not run the sampler */
+	const char *prom;	/* --prom FILE: also write Prometheus text format */
+	bool no_history;	/* --no-history: do not store the run */
+	const char *db;		/* --db PATH: history database */
+	bool help;
+};
+
 struct cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -25,7 +55,7 @@ struct cmd {
 	const char *summary;
 };
 
-/* The top-level command table, NULL-name terminated (defined in main.c). */
+/* The top-level command table, NULL-name terminated (commands.c). */
 extern const struct cmd cmd_table[];
 
 int cmd_info(int argc, char **argv);
@@ -68,17 +98,11 @@ int cmd_sweep(int argc, char **argv);
 int cmd_exporter(int argc, char **argv);
 
 /*
- * Stores RUN in the history database DB (NULL = the default path). On
- * failure prints one line on stderr and returns -errno; built without
- * SQLite it stores nothing and returns 0.
+ * Stores RUN in the history database DB (NULL = the default path) through
+ * history_store_run(); on failure prints one line on stderr naming CMD and
+ * returns -errno. Built without SQLite it stores nothing and returns 0.
  */
-int history_store_run(const struct run *run, const char *db);
-/*
- * Writes the Prometheus text of RUN to FILE atomically: a temp file in the
- * same directory, fsync, rename. A reader never sees half a file. Returns
- * 0 or -errno.
- */
-int prom_write(const char *file, const struct run *run);
+int cmd_store_run(const char *cmd, const struct run *run, const char *db);
 /* Runs benchmark B with the arguments after its name. */
 int cmd_bench(const struct bench *b, int argc, char **argv);
 

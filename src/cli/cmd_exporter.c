@@ -24,9 +24,9 @@
 #include <unistd.h>
 
 #include "cli/cmd.h"
-#include "cli/units.h"
+#include "lib/units.h"
 #include "core/clock.h"
-#include "core/xalloc.h"
+#include "lib/xalloc.h"
 #include "out/render.h"
 #include "store/history.h"
 

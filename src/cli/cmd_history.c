@@ -14,9 +14,9 @@
 #include <time.h>
 
 #include "cli/cmd.h"
-#include "cli/units.h"
+#include "lib/units.h"
 #include "core/proc.h"
-#include "core/xalloc.h"
+#include "lib/xalloc.h"
 #include "out/render.h"
 #include "store/history.h"
 
@@ -26,39 +26,15 @@ static char *db_path(const char *opt)
 	return opt ? xstrdup(opt) : history_default_path();
 }
 
-int history_store_run(const struct run *run, const char *db)
+int cmd_store_run(const char *cmd, const struct run *run, const char *db)
 {
-	char *path = db_path(db), *doc = NULL, err[256] = "";
-	size_t len = 0;
-	struct history *h;
-	FILE *f;
+	char err[320] = "";
 	int64_t id;
-	int r;
+	int r = history_store_run(run, db, &id, err, sizeof(err));
 
-	if (!path) {
-		fprintf(stderr, "engpass: history not stored: neither XDG_DATA_HOME nor HOME is set (use --db or --no-history)\n");
-		return -ENOENT;
-	}
-	r = history_open(&h, path, true, err, sizeof(err));
-	if (r == -ENOTSUP) {
-		free(path);
-		return 0;	/* built without SQLite: there is no history to keep */
-	}
-	if (r < 0) {
-		fprintf(stderr, "engpass: history not stored in '%s': %s\n", path, err);
-		free(path);
-		return r;
-	}
-	f = open_memstream(&doc, &len);
-	render_json(f, run, false, true);
-	fclose(f);
-	r = history_store(h, run, doc, &id, err, sizeof(err));
-	if (r < 0)
-		fprintf(stderr, "engpass: history not stored in '%s': %s\n", path, err);
-	history_close(h);
-	free(doc);
-	free(path);
-	return r;
+	if (r < 0 && r != -ENOTSUP)
+		fprintf(stderr, "engpass %s: history not stored: %s\n", cmd, err);
+	return r == -ENOTSUP ? 0 : r;
 }
 
 struct history_opts {

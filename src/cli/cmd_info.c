@@ -7,7 +7,7 @@
 #include "cli/cmd.h"
 #include "core/clock.h"
 #include "core/sysinfo.h"
-#include "core/xalloc.h"
+#include "lib/xalloc.h"
 #include "out/render.h"
 
 struct info_opts {
@@ -69,7 +69,7 @@ int cmd_info(int argc, char **argv)
 	else
 		render_table(stdout, run);
 	if (!o.no_history)
-		(void)history_store_run(run, o.db);
+		(void)cmd_store_run("info", run, o.db);
 	run_free(run);
 	return EXIT_OK;
 }

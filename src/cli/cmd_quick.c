@@ -25,7 +25,7 @@
 #include "cli/cmd.h"
 #include "config.h"
 #include "core/clock.h"
-#include "core/xalloc.h"
+#include "lib/xalloc.h"
 #include "out/render.h"
 #include "store/history.h"
 

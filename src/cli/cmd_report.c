@@ -22,10 +22,10 @@
 #include <unistd.h>
 
 #include "cli/cmd.h"
-#include "cli/units.h"
+#include "lib/units.h"
 #include "config.h"
 #include "core/tmpfile.h"
-#include "core/xalloc.h"
+#include "lib/xalloc.h"
 #include "out/html.h"
 #include "store/history.h"
 

@@ -20,7 +20,7 @@
 
 #include "cli/cmd.h"
 #include "config.h"
-#include "core/xalloc.h"
+#include "lib/xalloc.h"
 #include "out/render.h"
 #include "store/history.h"
 

@@ -20,7 +20,7 @@
 #include "core/sysinfo.h"
 #include "core/tmpfile.h"
 #include "core/verdict.h"
-#include "core/xalloc.h"
+#include "lib/xalloc.h"
 #include "out/render.h"
 
 static const char *const formats[] = { "table", "json", NULL };
@@ -66,14 +66,30 @@ static size_t common_index(const char *name)
 	return (size_t)(opt_find(common_opts_table, name) - common_opts_table);
 }
 
+/*
+ * The runner's state around the environment it hands a benchmark: the
+ * benchmark sees ENV only; emit_now() gets back to the output options
+ * from it.
+ */
+struct runner {
+	struct bench_env env;
+	const struct common_opts *common;
+};
+
+static const struct common_opts *env_common(const struct bench_env *env)
+{
+	return ((const struct runner *)((const char *)env - offsetof(struct runner, env)))->common;
+}
+
 /* Runs the repetitions of one step; returns the merged result (caller owns). */
 static struct result *run_reps(const struct bench *b, struct bench_env *env, const void *opts)
 {
-	struct result **reps = xcalloc((size_t)env->common->repeat, sizeof(*reps));
+	const struct common_opts *c = env_common(env);
+	struct result **reps = xcalloc((size_t)c->repeat, sizeof(*reps));
 	struct result *merged;
 	size_t n = 0;
 
-	for (unsigned i = 0; i < (unsigned)env->common->repeat; i++) {
+	for (unsigned i = 0; i < (unsigned)c->repeat; i++) {
 		struct result *r = result_new(b->name, NULL);
 		mono_ns t0 = clock_mono();
 
@@ -100,7 +116,7 @@ static struct result *run_reps(const struct bench *b, struct bench_env *env, con
 /* Runs one step under the sampler and judges its verdict. */
 static struct result *run_step(const struct bench *b, struct bench_env *env, const void *opts)
 {
-	const struct common_opts *c = env->common;
+	const struct common_opts *c = env_common(env);
 	struct sampler *sampler = NULL;
 	struct result *res;
 
@@ -148,36 +164,6 @@ static int prom_check(const char *file)
 	return r;
 }
 
-int prom_write(const char *file, const struct run *run)
-{
-	char *tmp = xasprintf("%s.tmp.%ld", file, (long)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644), r = 0;
-	FILE *f;
-
-	if (fd < 0) {
-		r = -errno;
-		free(tmp);
-		return r;
-	}
-	f = fdopen(fd, "w");
-	if (!f) {
-		r = -errno;
-		close(fd);
-	} else {
-		render_prom(f, run);
-		if (fflush(f) != 0 || fsync(fd) < 0)
-			r = -errno;
-		if (fclose(f) != 0 && !r)
-			r = -errno;
-	}
-	if (!r && rename(tmp, file) < 0)
-		r = -errno;
-	if (r)
-		unlink(tmp);
-	free(tmp);
-	return r;
-}
-
 static void render(const struct common_opts *c, const struct run *run)
 {
 	if (c->json || c->format == FORMAT_JSON)
@@ -190,10 +176,11 @@ static void render(const struct common_opts *c, const struct run *run)
 /* bench_env.emit: render one result now, on its own. */
 static void emit_now(const struct bench_env *env, struct result *r)
 {
+	const struct common_opts *c = env_common(env);
 	struct run *run = run_new(ENGPASS_VERSION, 0, NULL);
 
 	run_add(run, r);
-	if (env->common->json || env->common->format == FORMAT_JSON)
+	if (c->json || c->format == FORMAT_JSON)
 		render_json(stdout, run, false, false);
 	else
 		render_table(stdout, run);
@@ -217,7 +204,8 @@ int cmd_bench(const struct bench *b, int argc, char **argv)
 	int ncpu = ncpu_configured();
 	struct tmpfile_reg *tmp;
 	struct progress progress;
-	struct bench_env env;
+	struct runner rn;
+	struct bench_env *env = &rn.env;
 	static volatile sig_atomic_t stop;
 	struct result *res;
 	struct run *run;
@@ -266,9 +254,13 @@ int cmd_bench(const struct bench *b, int argc, char **argv)
 	}
 	tmpfile_set_stop_flag(tmp, &stop);
 	progress_init(&progress, stderr, !common.quiet && isatty(2), b->name);
-	env = (struct bench_env){
-		.common = &common, .pos = pos, .npos = npos, .tmp = tmp, .progress = &progress, .ncpu = ncpu,
-		.stop = &stop, .emit = emit_now,
+	rn = (struct runner){
+		.env = {
+			.time_ns = common.time_ns, .interval_ns = common.interval_ns, .sample = !common.no_sample,
+			.pin = common.pin_set ? &common.pin : NULL, .pos = pos, .npos = npos, .tmp = tmp,
+			.progress = &progress, .ncpu = ncpu, .stop = &stop, .emit = emit_now,
+		},
+		.common = &common,
 	};
 	run = run_new(ENGPASS_VERSION, argc + 1, argv - 1);
 
@@ -290,8 +282,8 @@ int cmd_bench(const struct bench *b, int argc, char **argv)
 			return usage_error(b->name, "cannot pin to the CPUs given with --pin: %s", strerror(-r));
 		}
 		for (size_t i = 0; i < nsteps && !stop; i++) {
-			env.step = (unsigned)i;
-			res = run_step(b, &env, opts);
+			env->step = (unsigned)i;
+			res = run_step(b, env, opts);
 			run_add(run, res);
 			if (res->status == RESULT_FAILED)
 				failed = true;
@@ -318,7 +310,7 @@ int cmd_bench(const struct bench *b, int argc, char **argv)
 	}
 	/* A run that could not be stored is still a measurement: a warning, not a failure. */
 	if (!common.no_history)
-		(void)history_store_run(run, common.db);
+		(void)cmd_store_run(b->name, run, common.db);
 	for (size_t i = 0; i < run->nresults; i++)
 		if (run->results[i]->status == RESULT_FAILED)
 			fprintf(stderr, "engpass %s: failed: %s\n", b->name,

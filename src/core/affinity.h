@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "core/compiler.h"
+#include "lib/compiler.h"
 
 /*
  * Restrict the calling thread (only that thread, not the whole process)

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "core/proc.h"
-#include "core/xalloc.h"
+#include "lib/xalloc.h"
 
 
 static const char *root_or(const char *root, const char *def)

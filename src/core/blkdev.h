@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/compiler.h"
+#include "lib/compiler.h"
 #include "core/proc.h"
 
 #define BLKDEV_NAME_MAX 32

@@ -24,7 +24,7 @@
 
 #include <stdint.h>
 
-#include "core/compiler.h"
+#include "lib/compiler.h"
 
 #define NS_PER_SEC	1000000000ULL
 #define NS_PER_MS	1000000ULL

@@ -9,7 +9,7 @@
 
 #include <math.h>
 
-#include "core/mul64.h"
+#include "lib/mul64.h"
 
 /*
  * Bucket index of v: values are first clamped to HIST_RANGE_MAX, whose

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/xalloc.h"
+#include "lib/xalloc.h"
 
 /* ------------------------------------------------------------------ */
 /* Tokenisers */

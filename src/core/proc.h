@@ -34,7 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/compiler.h"
+#include "lib/compiler.h"
 
 /* A counter or gauge the file did not have (older kernel, kernel thread). */
 #define PROC_NONE UINT64_MAX

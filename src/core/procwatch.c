@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "core/proc.h"
-#include "core/xalloc.h"
+#include "lib/xalloc.h"
 
 struct pw_thread {
 	pid_t tid;

@@ -41,7 +41,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "core/compiler.h"
+#include "lib/compiler.h"
 
 struct procwatch;
 

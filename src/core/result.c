@@ -15,7 +15,7 @@
 #include "core/clock.h"
 #include "core/sampler.h"
 #include "core/sysinfo.h"
-#include "core/xalloc.h"
+#include "lib/xalloc.h"
 
 static const struct {
 	const char *suffix, *name;

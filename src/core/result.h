@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/compiler.h"
+#include "lib/compiler.h"
 #include "core/hist.h"
 #include "core/sysview.h"
 

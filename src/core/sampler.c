@@ -25,7 +25,7 @@
 
 #include "core/clock.h"
 #include "core/proc.h"
-#include "core/xalloc.h"
+#include "lib/xalloc.h"
 
 enum src {
 	SRC_STAT, SRC_DISK, SRC_MEM, SRC_VM, SRC_PSI_CPU, SRC_PSI_MEM, SRC_PSI_IO, SRC_NET, SRC_PID, SRC_N

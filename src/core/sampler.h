@@ -30,7 +30,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "core/compiler.h"
+#include "lib/compiler.h"
 #include "core/sysview.h"
 
 struct sampler;

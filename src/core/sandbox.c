@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "core/proc.h"
-#include "core/xalloc.h"
+#include "lib/xalloc.h"
 
 #define SB_PATH 4096
 

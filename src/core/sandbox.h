@@ -52,7 +52,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "core/compiler.h"
+#include "lib/compiler.h"
 
 /* swapon(2) priority of the sandbox's own swap file: the highest there is. */
 #define SANDBOX_SWAP_PRIO 32767

@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "core/proc.h"
-#include "core/xalloc.h"
+#include "lib/xalloc.h"
 
 /* Largest file we read whole (cpuinfo of a very large machine fits). */
 /* cgroup v1 reports "no limit" as a huge page-rounded number. */

@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/compiler.h"
+#include "lib/compiler.h"
 
 /* A yes/no fact that may not be known. */
 enum sysinfo_tri {

@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/xalloc.h"
+#include "lib/xalloc.h"
 
 /* The handler relies on these being lock-free (so async-signal-safe). */
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "atomic int must be lock-free");

@@ -48,7 +48,7 @@
 #include <signal.h>
 #include <stdint.h>
 
-#include "core/compiler.h"
+#include "lib/compiler.h"
 
 /* Registry capacity: files at once, and bytes per path including the NUL. */
 #define TMPFILE_MAX 64

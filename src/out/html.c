@@ -41,7 +41,7 @@
 #include <string.h>
 
 #include "core/result.h"
-#include "core/xalloc.h"
+#include "lib/xalloc.h"
 #include "out/render.h"
 
 /* Chart geometry shared by the charts that line up under each other. */

@@ -27,7 +27,7 @@
 
 #include <jansson.h>
 
-#include "core/compiler.h"
+#include "lib/compiler.h"
 
 /*
  * Checks that DOC is an engpass result: an object with "schema":

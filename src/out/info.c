@@ -16,8 +16,8 @@
 
 #include "config.h"
 #include "core/sysinfo.h"
-#include "core/xalloc.h"
-#include "out/jw.h"
+#include "lib/xalloc.h"
+#include "lib/jw.h"
 
 /* The optional libraries (meson_options.txt) this binary was built with or without. */
 static const struct {

@@ -12,7 +12,7 @@
 
 #include "core/sampler.h"
 #include "out/info.h"
-#include "out/jw.h"
+#include "lib/jw.h"
 
 static void metric_key(char *buf, size_t len, const struct metric *m)
 {

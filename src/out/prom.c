@@ -15,11 +15,14 @@
 #include "render.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "core/xalloc.h"
+#include "lib/xalloc.h"
 
 struct sample_line {
 	char *family;	/* metric family name */
@@ -284,4 +287,34 @@ void render_prom(FILE *f, const struct run *run)
 		free(l.v[i].labels);
 	}
 	free(l.v);
+}
+
+int prom_write(const char *file, const struct run *run)
+{
+	char *tmp = xasprintf("%s.tmp.%ld", file, (long)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644), r = 0;
+	FILE *f;
+
+	if (fd < 0) {
+		r = -errno;
+		free(tmp);
+		return r;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		r = -errno;
+		close(fd);
+	} else {
+		render_prom(f, run);
+		if (fflush(f) != 0 || fsync(fd) < 0)
+			r = -errno;
+		if (fclose(f) != 0 && !r)
+			r = -errno;
+	}
+	if (!r && rename(tmp, file) < 0)
+		r = -errno;
+	if (r)
+		unlink(tmp);
+	free(tmp);
+	return r;
 }

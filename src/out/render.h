@@ -29,6 +29,13 @@ void render_json(FILE *f, const struct run *run, bool pretty, bool series);
  */
 void render_prom(FILE *f, const struct run *run);
 
+/*
+ * Writes the Prometheus text of RUN to FILE atomically: a temp file in the
+ * same directory, fsync, rename. A reader never sees half a file. Returns
+ * 0 or -errno.
+ */
+MUST_CHECK int prom_write(const char *file, const struct run *run);
+
 /* Formats VALUE in UNIT for people ("1.50 MiB/s", "12.3 us"). */
 void render_value(char *buf, size_t len, double value, enum unit unit);
 

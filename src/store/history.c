@@ -14,7 +14,8 @@
 #include <sys/stat.h>
 
 #include "config.h"
-#include "core/xalloc.h"
+#include "lib/xalloc.h"
+#include "out/render.h"
 
 char *history_default_path(void)
 {
@@ -48,6 +49,46 @@ void history_metrics_release(struct history_metrics *m)
 	free(m->v);
 	free(m->label);
 	memset(m, 0, sizeof(*m));
+}
+
+int history_store_run(const struct run *run, const char *db, int64_t *id, char *err, size_t errlen)
+{
+	char *path = db ? xstrdup(db) : history_default_path(), *doc = NULL, e[256] = "";
+	size_t len = 0;
+	struct history *h;
+	FILE *f;
+	int r;
+
+	if (!path) {
+		snprintf(err, errlen, "neither XDG_DATA_HOME nor HOME is set (use --db or --no-history)");
+		return -ENOENT;
+	}
+	r = history_open(&h, path, true, e, sizeof(e));
+	if (r < 0) {
+		if (r == -ENOTSUP)
+			snprintf(err, errlen, "%s", e);
+		else
+			snprintf(err, errlen, "'%s': %s", path, e);
+		free(path);
+		return r;
+	}
+	f = open_memstream(&doc, &len);
+	if (!f) {
+		r = -errno;
+		snprintf(err, errlen, "'%s': %s", path, strerror(-r));
+	} else {
+		render_json(f, run, false, true);
+		if (fclose(f) != 0) {
+			r = -errno;
+			snprintf(err, errlen, "'%s': %s", path, strerror(-r));
+		} else if ((r = history_store(h, run, doc, id, e, sizeof(e))) < 0) {
+			snprintf(err, errlen, "'%s': %s", path, e);
+		}
+	}
+	history_close(h);
+	free(doc);
+	free(path);
+	return r;
 }
 
 #if HAVE_SQLITE

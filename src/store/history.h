@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/compiler.h"
+#include "lib/compiler.h"
 #include "core/result.h"
 
 #define HISTORY_SCHEMA_VERSION 1
@@ -74,6 +74,15 @@ void history_close(struct history *h);
  */
 MUST_CHECK int history_store(struct history *h, const struct run *run, const char *doc, int64_t *id,
 			     char *err, size_t errlen);
+
+/*
+ * Stores RUN in the history database at DB (NULL = history_default_path()):
+ * opens or creates it, renders the run's JSON document and stores both.
+ * *ID gets the new run id. Returns 0, -ENOTSUP when built without SQLite
+ * (nothing to keep; ERR says so), or -errno with one line in ERR naming
+ * the database.
+ */
+MUST_CHECK int history_store_run(const struct run *run, const char *db, int64_t *id, char *err, size_t errlen);
 
 /*
  * Lists the newest runs first, at most LIMIT, only those whose first

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "core/xalloc.h"
+#include "lib/xalloc.h"
 
 /* Splits KEY into a new name (caller frees) and its unit. */
 static enum unit split_key(const char *key, char **name)

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/units.h"
+#include "lib/units.h"
 #include "core/affinity.h"
 
 /* Longest possible list for a cpu_set_t, as promised in affinity.h. */

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "core/blkdev.h"
-#include "core/compiler.h"
+#include "lib/compiler.h"
 
 struct fx {
 	char root[64];

@@ -17,7 +17,7 @@
 #include <math.h>
 
 #include "core/clock.h"
-#include "core/compiler.h"
+#include "lib/compiler.h"
 
 /* Upper bound on any busy loop here, so a broken clock fails instead of hanging. */
 #define SPIN_LIMIT_NS (30 * NS_PER_SEC)

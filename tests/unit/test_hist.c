@@ -18,9 +18,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "core/compiler.h"
+#include "lib/compiler.h"
 #include "core/hist.h"
-#include "core/xalloc.h"
+#include "lib/xalloc.h"
 
 #define NVALUES 100000		/* a multiple of 10000, so p = 99.99 % has an exact rank */
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "out/jw.h"
+#include "lib/jw.h"
 
 static char *render(void (*fn)(struct jw *), bool pretty)
 {

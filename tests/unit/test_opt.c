@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/opt.h"
+#include "lib/opt.h"
 
 struct o {
 	bool flag;

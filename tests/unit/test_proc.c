@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "core/proc.h"
-#include "core/xalloc.h"
+#include "lib/xalloc.h"
 
 #define NOCHECK (-2.0)		/* table value: do not compare */
 #define ABSENT	(-3.0)		/* table value: the field must be PROC_NONE / NaN */

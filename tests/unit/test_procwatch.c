@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "core/procwatch.h"
-#include "core/xalloc.h"
+#include "lib/xalloc.h"
 
 #define SEC 1000000000ULL
 

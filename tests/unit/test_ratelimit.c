@@ -13,7 +13,7 @@
 
 #include <math.h>
 
-#include "core/compiler.h"
+#include "lib/compiler.h"
 #include "core/ratelimit.h"
 
 #define SEC NS_PER_SEC

@@ -27,7 +27,7 @@
 #include "core/clock.h"
 #include "core/proc.h"
 #include "core/sampler.h"
-#include "core/xalloc.h"
+#include "lib/xalloc.h"
 
 /* Files of a fixture tree, relative to its root. */
 static const char *const tree_files[] = {

@@ -21,7 +21,7 @@
 
 #include "core/sysinfo.h"
 #include "out/info.h"
-#include "out/jw.h"
+#include "lib/jw.h"
 
 struct fx {
 	char proc[PATH_MAX];

@@ -24,7 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/compiler.h"
+#include "lib/compiler.h"
 #include "core/tmpfile.h"
 
 struct fixture {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for src/cli/units.c: tables of accepted and rejected inputs
+ * Unit tests for src/lib/units.c: tables of accepted and rejected inputs
  * for every parser, with the value or the error code expected, and the
  * formatting helpers. Every example from units.h and docs/units.md is here.
  */
@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/units.h"
+#include "lib/units.h"
 
 #define KI 1024ULL
 #define MI (1024ULL * KI)

@@ -1,0 +1,627 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Cipher backends of `engpass cpu` over libsodium, OpenSSL EVP and a
+ * built-in memcpy; see cpu_cipher.h for the interface and the packet
+ * format. Each library's code is compiled only when the build has it
+ * (config.h HAVE_LIBSODIUM / HAVE_OPENSSL); the table of what exists does
+ * not depend on the build, so a missing library is a reason, not a gap.
+ *
+ * Nonces come from the packet counter: 8 bytes little-endian for Salsa20
+ * and Salsa20/12; 4 zero bytes then those 8 for the 96-bit nonces of
+ * ChaCha20-Poly1305 (IETF) and AES-256-GCM, as WireGuard does; the counter
+ * in the first 8 bytes of AES-128-CTR's 16-byte IV, so the block counter
+ * runs in the last 8. RC4 has no nonce: one keystream runs across all
+ * packets of a context, as in BitTorrent's MSE.
+ *
+ * RC4 is fetched from OpenSSL's legacy provider loaded into a private
+ * library context (OSSL_LIB_CTX_new), not into the default one: loading
+ * any provider explicitly into the default context stops OpenSSL from
+ * loading the default provider on its own, which would change how every
+ * other cipher in the process is found.
+ */
+#include "bench/cpu/cpu_cipher.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "lib/xalloc.h"
+
+#if HAVE_LIBSODIUM
+#include <sodium.h>
+#endif
+#include "core/ossl.h"
+
+/* Re-initialise OpenSSL stream contexts this often (AES-GCM allows 2^36 - 32 bytes per IV). */
+#define STREAM_REKEY_BYTES (1ULL << 30)
+
+static const char *const cipher_names[CPU_NCIPHERS] = {
+	[CPU_SALSA2012] = "salsa2012",
+	[CPU_SALSA20] = "salsa20",
+	[CPU_CHACHA20_POLY1305] = "chacha20-poly1305",
+	[CPU_AES256GCM] = "aes-256-gcm",
+	[CPU_AES128CTR] = "aes-128-ctr",
+	[CPU_RC4] = "rc4",
+	[CPU_NONE] = "none",
+};
+
+static const char *const lib_names[CPU_NLIBS] = {
+	[CPU_LIB_SODIUM] = "sodium",
+	[CPU_LIB_OPENSSL] = "openssl",
+	[CPU_LIB_BUILTIN] = "builtin",
+};
+
+/* Which library implements which cipher, whatever this build has. */
+static const bool in_lib[CPU_NCIPHERS][CPU_NLIBS] = {
+	[CPU_SALSA2012] = { [CPU_LIB_SODIUM] = true },
+	[CPU_SALSA20] = { [CPU_LIB_SODIUM] = true },
+	[CPU_CHACHA20_POLY1305] = { [CPU_LIB_SODIUM] = true, [CPU_LIB_OPENSSL] = true },
+	[CPU_AES256GCM] = { [CPU_LIB_SODIUM] = true, [CPU_LIB_OPENSSL] = true },
+	[CPU_AES128CTR] = { [CPU_LIB_OPENSSL] = true },
+	[CPU_RC4] = { [CPU_LIB_OPENSSL] = true },
+	[CPU_NONE] = { [CPU_LIB_BUILTIN] = true },
+};
+
+struct cpu_cipher {
+	enum cpu_cipher_id id;
+	enum cpu_lib lib;
+	size_t max_len;
+	size_t tag_len;
+	uint64_t counter;	/* seal: last counter sent */
+	uint64_t rx_counter;	/* unseal (rc4): last counter received */
+	uint64_t stream_blocks;	/* stream: 64-byte blocks used (salsa20) or chunks (others) */
+	uint64_t stream_bytes;	/* stream: bytes since the OpenSSL context was last initialised */
+	unsigned char key[32];
+	unsigned char *scratch;	/* max_len + tag: "none" copies, detached tags */
+	char version[128];
+#if HAVE_LIBSODIUM
+	/* crypto_aead_aes256gcm_state must be 16-byte aligned; malloc may give 8. */
+	unsigned char gcm_raw[sizeof(crypto_aead_aes256gcm_state) + 16];
+	crypto_aead_aes256gcm_state *gcm;
+#endif
+#if HAVE_OPENSSL
+	OSSL_LIB_CTX *libctx;	/* private context for the legacy provider (rc4) */
+	OSSL_PROVIDER *legacy;
+	EVP_CIPHER *evp;
+	EVP_CIPHER_CTX *enc, *dec;
+#endif
+};
+
+const char *cpu_cipher_name(enum cpu_cipher_id id)
+{
+	return (unsigned)id < CPU_NCIPHERS ? cipher_names[id] : "?";
+}
+
+int cpu_cipher_lookup(const char *name)
+{
+	for (int i = 0; i < CPU_NCIPHERS; i++)
+		if (!strcmp(name, cipher_names[i]))
+			return i;
+	return -1;
+}
+
+const char *cpu_lib_name(enum cpu_lib lib)
+{
+	return (unsigned)lib < CPU_NLIBS ? lib_names[lib] : "?";
+}
+
+bool cpu_cipher_in_lib(enum cpu_cipher_id id, enum cpu_lib lib)
+{
+	return (unsigned)id < CPU_NCIPHERS && (unsigned)lib < CPU_NLIBS && in_lib[id][lib];
+}
+
+bool cpu_cipher_is_aead(enum cpu_cipher_id id)
+{
+	return id == CPU_CHACHA20_POLY1305 || id == CPU_AES256GCM;
+}
+
+static void put_le64(unsigned char *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t get_le64(const unsigned char *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+/* The nonce or IV for packet COUNTER (see the file comment); 16 bytes. */
+static void make_nonce(enum cpu_cipher_id id, uint64_t counter, unsigned char nonce[16])
+{
+	memset(nonce, 0, 16);
+	if (id == CPU_CHACHA20_POLY1305 || id == CPU_AES256GCM)
+		put_le64(nonce + 4, counter);
+	else
+		put_le64(nonce, counter);
+}
+
+/* ---- libsodium ------------------------------------------------------------ */
+
+#if HAVE_LIBSODIUM
+static int sodium_new(struct cpu_cipher *c, char *why, size_t whylen)
+{
+	if (sodium_init() < 0) {
+		snprintf(why, whylen, "libsodium: sodium_init() failed");
+		return -EIO;
+	}
+	if (c->id == CPU_AES256GCM) {
+		uintptr_t p = (uintptr_t)c->gcm_raw;
+
+		if (!crypto_aead_aes256gcm_is_available()) {
+			snprintf(why, whylen, "libsodium's aes-256-gcm needs AES-NI and PCLMUL, which this CPU lacks");
+			return -ENOTSUP;
+		}
+		c->gcm = (crypto_aead_aes256gcm_state *)((p + 15) & ~(uintptr_t)15);
+		if (crypto_aead_aes256gcm_beforenm(c->gcm, c->key)) {
+			snprintf(why, whylen, "libsodium: crypto_aead_aes256gcm_beforenm() failed");
+			return -EIO;
+		}
+	}
+	snprintf(c->version, sizeof(c->version), "libsodium %s", sodium_version_string());
+	return 0;
+}
+
+static int sodium_seal(struct cpu_cipher *c, unsigned char *out, const unsigned char *in, size_t len,
+		       const unsigned char *nonce)
+{
+	unsigned long long clen;
+
+	switch (c->id) {
+	case CPU_SALSA2012:
+		return crypto_stream_salsa2012_xor(out, in, len, nonce, c->key) ? -EIO : 0;
+	case CPU_SALSA20:
+		return crypto_stream_salsa20_xor(out, in, len, nonce, c->key) ? -EIO : 0;
+	case CPU_CHACHA20_POLY1305:
+		return crypto_aead_chacha20poly1305_ietf_encrypt(out, &clen, in, len, NULL, 0, NULL, nonce,
+								 c->key) ? -EIO : 0;
+	case CPU_AES256GCM:
+		return crypto_aead_aes256gcm_encrypt_afternm(out, &clen, in, len, NULL, 0, NULL, nonce,
+							     c->gcm) ? -EIO : 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+static int sodium_unseal(struct cpu_cipher *c, unsigned char *out, const unsigned char *in, size_t clen,
+			 const unsigned char *nonce)
+{
+	unsigned long long mlen;
+
+	switch (c->id) {
+	case CPU_SALSA2012:
+		return crypto_stream_salsa2012_xor(out, in, clen, nonce, c->key) ? -EIO : 0;
+	case CPU_SALSA20:
+		return crypto_stream_salsa20_xor(out, in, clen, nonce, c->key) ? -EIO : 0;
+	case CPU_CHACHA20_POLY1305:
+		return crypto_aead_chacha20poly1305_ietf_decrypt(out, &mlen, NULL, in, clen, NULL, 0, nonce,
+								 c->key) ? -EBADMSG : 0;
+	case CPU_AES256GCM:
+		return crypto_aead_aes256gcm_decrypt_afternm(out, &mlen, NULL, in, clen, NULL, 0, nonce,
+							     c->gcm) ? -EBADMSG : 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+static int sodium_stream(struct cpu_cipher *c, unsigned char *buf, size_t len)
+{
+	unsigned char nonce[16];
+	unsigned long long maclen;
+	int r;
+
+	switch (c->id) {
+	case CPU_SALSA20:
+		/* One keystream: the block counter continues, by whole 64-byte blocks. */
+		memset(nonce, 0, sizeof(nonce));
+		r = crypto_stream_salsa20_xor_ic(buf, buf, len, nonce, c->stream_blocks, c->key);
+		c->stream_blocks += (len + 63) / 64;
+		return r ? -EIO : 0;
+	case CPU_SALSA2012:
+		/* libsodium 1.0.18 has no salsa2012 _xor_ic: a new nonce per chunk. */
+		make_nonce(c->id, ++c->stream_blocks, nonce);
+		return crypto_stream_salsa2012_xor(buf, buf, len, nonce, c->key) ? -EIO : 0;
+	case CPU_CHACHA20_POLY1305:
+		make_nonce(c->id, ++c->stream_blocks, nonce);
+		return crypto_aead_chacha20poly1305_ietf_encrypt_detached(buf, c->scratch, &maclen, buf, len, NULL,
+									  0, NULL, nonce, c->key) ? -EIO : 0;
+	case CPU_AES256GCM:
+		make_nonce(c->id, ++c->stream_blocks, nonce);
+		return crypto_aead_aes256gcm_encrypt_detached_afternm(buf, c->scratch, &maclen, buf, len, NULL, 0,
+								      NULL, nonce, c->gcm) ? -EIO : 0;
+	default:
+		return -EINVAL;
+	}
+}
+#endif
+
+/* ---- OpenSSL -------------------------------------------------------------- */
+
+#if HAVE_OPENSSL
+/* The first queued OpenSSL error as text (or "no details"), queue cleared. */
+static const char *ossl_error(char *buf, size_t len)
+{
+	unsigned long e = ERR_get_error();
+
+	if (e)
+		ERR_error_string_n(e, buf, len);
+	else
+		snprintf(buf, len, "no details");
+	ERR_clear_error();
+	return buf;
+}
+
+static const char *ossl_cipher_name(enum cpu_cipher_id id)
+{
+	switch (id) {
+	case CPU_CHACHA20_POLY1305:
+		return "ChaCha20-Poly1305";
+	case CPU_AES256GCM:
+		return "AES-256-GCM";
+	case CPU_AES128CTR:
+		return "AES-128-CTR";
+	case CPU_RC4:
+		return "RC4";
+	default:
+		return NULL;
+	}
+}
+
+static int ossl_new(struct cpu_cipher *c, char *why, size_t whylen)
+{
+	const char *name = ossl_cipher_name(c->id);
+	unsigned char iv[16];
+	char e[160];
+
+	if (!name)
+		return -EINVAL;
+	if (ossl_load(why, whylen) < 0)
+		return -ENOTSUP;
+	if (c->id == CPU_RC4) {
+		c->libctx = OSSL_LIB_CTX_new();
+		if (!c->libctx) {
+			snprintf(why, whylen, "OpenSSL: cannot create a library context: %s", ossl_error(e, sizeof(e)));
+			return -ENOMEM;
+		}
+		c->legacy = OSSL_PROVIDER_load(c->libctx, "legacy");
+		if (!c->legacy) {
+			snprintf(why, whylen, "OpenSSL legacy provider cannot be loaded: %s", ossl_error(e, sizeof(e)));
+			return -ENOTSUP;
+		}
+	}
+	c->evp = EVP_CIPHER_fetch(c->libctx, name, NULL);
+	if (!c->evp) {
+		snprintf(why, whylen, "OpenSSL cannot fetch %s: %s", name, ossl_error(e, sizeof(e)));
+		return -ENOTSUP;
+	}
+	c->enc = EVP_CIPHER_CTX_new();
+	c->dec = EVP_CIPHER_CTX_new();
+	make_nonce(c->id, 0, iv);
+	if (!c->enc || !c->dec || EVP_EncryptInit_ex2(c->enc, c->evp, c->key, iv, NULL) != 1 ||
+	    EVP_DecryptInit_ex2(c->dec, c->evp, c->key, iv, NULL) != 1) {
+		snprintf(why, whylen, "OpenSSL: cannot initialise %s: %s", name, ossl_error(e, sizeof(e)));
+		return -EIO;
+	}
+	snprintf(c->version, sizeof(c->version), "%s%s", OpenSSL_version(OPENSSL_VERSION),
+		 c->id == CPU_RC4 ? ", legacy provider" : "");
+	return 0;
+}
+
+static void ossl_free(struct cpu_cipher *c)
+{
+	/* Nothing was made when libcrypto could not be loaded (and its functions are not there). */
+	if (!c->enc && !c->dec && !c->evp && !c->legacy && !c->libctx)
+		return;
+	EVP_CIPHER_CTX_free(c->enc);
+	EVP_CIPHER_CTX_free(c->dec);
+	EVP_CIPHER_free(c->evp);
+	if (c->legacy)
+		OSSL_PROVIDER_unload(c->legacy);
+	OSSL_LIB_CTX_free(c->libctx);
+}
+
+static int ossl_seal(struct cpu_cipher *c, unsigned char *out, const unsigned char *in, size_t len,
+		     const unsigned char *nonce)
+{
+	int l = 0, l2 = 0;
+
+	/* RC4 has no IV: its one keystream continues. */
+	if (c->id != CPU_RC4 && EVP_EncryptInit_ex2(c->enc, NULL, NULL, nonce, NULL) != 1)
+		return -EIO;
+	if (EVP_EncryptUpdate(c->enc, out, &l, in, (int)len) != 1 || (size_t)l != len)
+		return -EIO;
+	if (cpu_cipher_is_aead(c->id)) {
+		if (EVP_EncryptFinal_ex(c->enc, out + l, &l2) != 1 || l2 != 0)
+			return -EIO;
+		if (EVP_CIPHER_CTX_ctrl(c->enc, EVP_CTRL_AEAD_GET_TAG, (int)c->tag_len, out + len) != 1)
+			return -EIO;
+	}
+	return 0;
+}
+
+static int ossl_unseal(struct cpu_cipher *c, unsigned char *out, const unsigned char *in, size_t clen,
+		       const unsigned char *nonce)
+{
+	unsigned char tag[CPU_CIPHER_MAX_TAG];
+	size_t len = clen - c->tag_len;
+	int l = 0, l2 = 0;
+
+	if (c->id != CPU_RC4 && EVP_DecryptInit_ex2(c->dec, NULL, NULL, nonce, NULL) != 1)
+		return -EIO;
+	if (EVP_DecryptUpdate(c->dec, out, &l, in, (int)len) != 1 || (size_t)l != len)
+		return -EIO;
+	if (cpu_cipher_is_aead(c->id)) {
+		memcpy(tag, in + len, c->tag_len);
+		if (EVP_CIPHER_CTX_ctrl(c->dec, EVP_CTRL_AEAD_SET_TAG, (int)c->tag_len, tag) != 1)
+			return -EIO;
+		if (EVP_DecryptFinal_ex(c->dec, out + l, &l2) != 1) {
+			ERR_clear_error();
+			return -EBADMSG;
+		}
+	}
+	return 0;
+}
+
+static int ossl_stream(struct cpu_cipher *c, unsigned char *buf, size_t len)
+{
+	int l = 0;
+
+	if (c->id != CPU_RC4 && c->stream_bytes + len > STREAM_REKEY_BYTES) {
+		unsigned char iv[16];
+
+		make_nonce(c->id, ++c->stream_blocks, iv);
+		if (EVP_EncryptInit_ex2(c->enc, NULL, NULL, iv, NULL) != 1)
+			return -EIO;
+		c->stream_bytes = 0;
+	}
+	c->stream_bytes += len;
+	if (EVP_EncryptUpdate(c->enc, buf, &l, buf, (int)len) != 1 || (size_t)l != len)
+		return -EIO;
+	return 0;
+}
+#endif
+
+/* ---- the interface -------------------------------------------------------- */
+
+int cpu_cipher_new(struct cpu_cipher **out, enum cpu_cipher_id id, enum cpu_lib lib, size_t max_len, char *why,
+		   size_t whylen)
+{
+	struct cpu_cipher *c;
+	int r = 0;
+
+	*out = NULL;
+	snprintf(why, whylen, "no error");
+	if ((unsigned)id >= CPU_NCIPHERS || (unsigned)lib >= CPU_NLIBS || !max_len || max_len > (1u << 30)) {
+		snprintf(why, whylen, "invalid cipher, library or length");
+		return -EINVAL;
+	}
+	if (!in_lib[id][lib]) {
+		snprintf(why, whylen, "%s has no %s", lib == CPU_LIB_SODIUM ? "libsodium" :
+			 lib == CPU_LIB_OPENSSL ? "OpenSSL" : "engpass", cipher_names[id]);
+		return -ENOTSUP;
+	}
+	if (lib == CPU_LIB_SODIUM && !HAVE_LIBSODIUM) {
+		snprintf(why, whylen, "built without libsodium");
+		return -ENOTSUP;
+	}
+	if (lib == CPU_LIB_OPENSSL && !HAVE_OPENSSL) {
+		snprintf(why, whylen, "built without openssl");
+		return -ENOTSUP;
+	}
+
+	c = xcalloc(1, sizeof(*c));
+	c->id = id;
+	c->lib = lib;
+	c->max_len = max_len;
+	c->tag_len = cpu_cipher_is_aead(id) ? 16 : 0;
+	for (size_t i = 0; i < sizeof(c->key); i++)
+		c->key[i] = (unsigned char)(0x5a ^ (i * 7));
+	c->scratch = xmalloc(max_len + CPU_CIPHER_MAX_TAG);
+	switch (lib) {
+	case CPU_LIB_SODIUM:
+#if HAVE_LIBSODIUM
+		r = sodium_new(c, why, whylen);
+#endif
+		break;
+	case CPU_LIB_OPENSSL:
+#if HAVE_OPENSSL
+		r = ossl_new(c, why, whylen);
+#endif
+		break;
+	default:
+		snprintf(c->version, sizeof(c->version), "engpass built-in memcpy");
+		break;
+	}
+	if (r) {
+		cpu_cipher_free(c);
+		return r;
+	}
+	*out = c;
+	return 0;
+}
+
+void cpu_cipher_free(struct cpu_cipher *c)
+{
+	if (!c)
+		return;
+#if HAVE_OPENSSL
+	if (c->lib == CPU_LIB_OPENSSL)
+		ossl_free(c);
+#endif
+	free(c->scratch);
+	free(c);
+}
+
+size_t cpu_cipher_overhead(const struct cpu_cipher *c)
+{
+	return CPU_CIPHER_HEADER + c->tag_len;
+}
+
+int cpu_cipher_seal(struct cpu_cipher *c, unsigned char *out, const unsigned char *in, size_t len, size_t *outlen)
+{
+	unsigned char nonce[16];
+	int r = -EINVAL;
+
+	if (len > c->max_len)
+		return -EINVAL;
+	c->counter++;
+	put_le64(out, c->counter);
+	make_nonce(c->id, c->counter, nonce);
+	switch (c->lib) {
+	case CPU_LIB_SODIUM:
+#if HAVE_LIBSODIUM
+		r = sodium_seal(c, out + CPU_CIPHER_HEADER, in, len, nonce);
+#endif
+		break;
+	case CPU_LIB_OPENSSL:
+#if HAVE_OPENSSL
+		r = ossl_seal(c, out + CPU_CIPHER_HEADER, in, len, nonce);
+#endif
+		break;
+	default:
+		memcpy(out + CPU_CIPHER_HEADER, in, len);
+		r = 0;
+		break;
+	}
+	*outlen = CPU_CIPHER_HEADER + len + c->tag_len;
+	return r;
+}
+
+int cpu_cipher_unseal(struct cpu_cipher *c, unsigned char *out, const unsigned char *in, size_t inlen,
+		      size_t *outlen, uint64_t *counter)
+{
+	unsigned char nonce[16];
+	size_t clen, len;
+	int r = -EINVAL;
+
+	if (inlen < CPU_CIPHER_HEADER + c->tag_len || inlen - CPU_CIPHER_HEADER - c->tag_len > c->max_len)
+		return -EBADMSG;
+	clen = inlen - CPU_CIPHER_HEADER;
+	len = clen - c->tag_len;
+	*counter = get_le64(in);
+	if (c->id == CPU_RC4) {
+		if (*counter != c->rx_counter + 1)
+			return -EPROTO;
+		c->rx_counter = *counter;
+	}
+	make_nonce(c->id, *counter, nonce);
+	switch (c->lib) {
+	case CPU_LIB_SODIUM:
+#if HAVE_LIBSODIUM
+		r = sodium_unseal(c, out, in + CPU_CIPHER_HEADER, clen, nonce);
+#endif
+		break;
+	case CPU_LIB_OPENSSL:
+#if HAVE_OPENSSL
+		r = ossl_unseal(c, out, in + CPU_CIPHER_HEADER, clen, nonce);
+#endif
+		break;
+	default:
+		memcpy(out, in + CPU_CIPHER_HEADER, len);
+		r = 0;
+		break;
+	}
+	*outlen = len;
+	return r;
+}
+
+int cpu_cipher_stream(struct cpu_cipher *c, unsigned char *buf, size_t len)
+{
+	if (len > c->max_len)
+		return -EINVAL;
+	switch (c->lib) {
+	case CPU_LIB_SODIUM:
+#if HAVE_LIBSODIUM
+		return sodium_stream(c, buf, len);
+#endif
+		break;
+	case CPU_LIB_OPENSSL:
+#if HAVE_OPENSSL
+		return ossl_stream(c, buf, len);
+#endif
+		break;
+	default:
+		memcpy(c->scratch, buf, len);
+		/* The copy must happen even though nothing reads it. */
+		__asm__ __volatile__("" : : "r"(c->scratch) : "memory");
+		return 0;
+	}
+	return -EINVAL;
+}
+
+const char *cpu_cipher_lib_version(const struct cpu_cipher *c)
+{
+	return c->version;
+}
+
+static const char *describe_sodium(enum cpu_cipher_id id, enum cpu_use use)
+{
+	bool stream = use == CPU_USE_STREAM;
+
+	switch (id) {
+	case CPU_SALSA2012:
+		return stream ? "crypto_stream_salsa2012_xor() per chunk, in place, nonce + 1 per chunk "
+				"(libsodium 1.0.18 has no salsa2012 _xor_ic to continue one keystream)"
+			      : "crypto_stream_salsa2012_xor() per packet, nonce = packet counter; no MAC "
+				"(fastd pairs it with its own UMAC)";
+	case CPU_SALSA20:
+		return stream ? "crypto_stream_salsa20_xor_ic() per chunk, in place, one keystream "
+				"(block counter advanced by whole 64-byte blocks)"
+			      : "crypto_stream_salsa20_xor() per packet, nonce = packet counter; no MAC";
+	case CPU_CHACHA20_POLY1305:
+		return stream ? "crypto_aead_chacha20poly1305_ietf_encrypt_detached() per chunk, in place, "
+				"nonce + 1 and a 16-byte tag per chunk (libsodium has no incremental AEAD)"
+			      : "crypto_aead_chacha20poly1305_ietf_encrypt() per packet (IETF, 96-bit nonce "
+				"from the counter, no AAD, 16-byte tag)";
+	case CPU_AES256GCM:
+		return stream ? "crypto_aead_aes256gcm_encrypt_detached_afternm() per chunk, in place, "
+				"nonce + 1 and a 16-byte tag per chunk (libsodium has no incremental AEAD)"
+			      : "crypto_aead_aes256gcm_encrypt_afternm() per packet (key expanded once with "
+				"beforenm, 96-bit nonce from the counter, no AAD, 16-byte tag)";
+	default:
+		return "?";
+	}
+}
+
+static const char *describe_openssl(enum cpu_cipher_id id, enum cpu_use use)
+{
+	if (use == CPU_USE_STREAM)
+		return id == CPU_RC4 ?
+			"EVP_EncryptUpdate() per chunk on one context, in place, one keystream "
+			"(as openssl speed -evp)" :
+			"EVP_EncryptUpdate() per chunk on one context, in place, IV set once per GiB, "
+			"no tag taken (as openssl speed -evp without -aead)";
+	switch (id) {
+	case CPU_CHACHA20_POLY1305:
+	case CPU_AES256GCM:
+		return "per packet: EVP_EncryptInit_ex2() with a new 96-bit IV from the counter, "
+		       "EVP_EncryptUpdate(), EVP_EncryptFinal_ex(), EVP_CTRL_AEAD_GET_TAG (16 bytes); no AAD";
+	case CPU_AES128CTR:
+		return "per packet: EVP_EncryptInit_ex2() with a new IV from the counter, EVP_EncryptUpdate(); "
+		       "no MAC (fastd pairs it with its own UMAC)";
+	case CPU_RC4:
+		return "EVP_EncryptUpdate() per packet on one context: RC4 has no nonce, one keystream runs "
+		       "across packets (as BitTorrent MSE); no MAC";
+	default:
+		return "?";
+	}
+}
+
+const char *cpu_cipher_describe(const struct cpu_cipher *c, enum cpu_use use)
+{
+	switch (c->lib) {
+	case CPU_LIB_SODIUM:
+		return describe_sodium(c->id, use);
+	case CPU_LIB_OPENSSL:
+		return describe_openssl(c->id, use);
+	default:
+		return use == CPU_USE_STREAM ? "memcpy() of each chunk to a second buffer (fastd's null method copies)"
+					     : "memcpy() of each packet behind the 8-byte header (fastd's null method)";
+	}
+}

@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engpass disk: where a box's storage throughput goes. One command covers
+ * hdparm's two timings (-T, a memory-copy figure; -t, sequential 2 MiB
+ * reads with caches defeated), fio-like workloads (sequential and random
+ * reads and writes, mixed, through psync or io_uring, direct or buffered,
+ * with sync modes, preallocation and a rate limit) and the torrent write
+ * pattern of seed 000 (16 KiB blocks, random pieces, an application write
+ * cache). Every result carries the method next to the figures, the
+ * device's own view from /proc/diskstats (requests, merges, write
+ * amplification) and the queue settings and mount options in force.
+ *
+ * This file holds the descriptor, the option table, check() (target and
+ * option combinations, before anything is created) and run(), which sets
+ * --readahead/--scheduler for the step, dispatches to the step and puts
+ * the settings back. The steps live in disk_*.c; disk_common.h lists them.
+ *
+ * Safety (DESIGN.md): engpass writes only to files it created (a temp
+ * file in a directory target), to an existing file only with --write-ok,
+ * to a block device only with --destructive and never to a mounted one.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+
+#include "bench/disk/disk_common.h"
+#include "bench/disk/disk_torrent.h"
+#include "lib/xalloc.h"
+
+static const char *const engines[] = { "uring", "psync", NULL };
+static const char *const preallocs[] = { "none", "fast", "full", NULL };
+
+static const struct opt disk_options[] = {
+	OPT_FLAG("cached", 'T', struct disk_opts, cached,
+		 "hdparm -T: re-read one 2 MiB block from the page cache for 2 s (a memory-copy figure)"),
+	OPT_FLAG("device", 't', struct disk_opts, device,
+		 "hdparm -t: sequential 2 MiB reads for 3 s, caches defeated (O_DIRECT by default)"),
+	OPT_DURATION("settle", 0, struct disk_opts, settle_ns, 1 * NS_PER_MS, 60 * NS_PER_SEC,
+		     "-T/-t: sync, then wait this long before timing, as hdparm does (3s); default: no wait"),
+	OPT_CHOICE("workload", 0, struct disk_opts, workload, disk_workload_names, "NAME",
+		   "the workload to run (docs/disk.md)"),
+	OPT_SIZE("bs", 0, struct disk_opts, bs, 512, 64 * 1024 * 1024,
+		 "block size (default 1M for seq-*, 4K for rand-* and mixed)"),
+	OPT_INT("qd", 0, struct disk_opts, qd, 1, 4096, "N", "queue depth, I/Os in flight (default 1)"),
+	OPT_CHOICE("engine", 0, struct disk_opts, engine, engines, "ENGINE",
+		   "I/O engine (default psync at --qd 1, uring above)"),
+	OPT_FLAG("direct", 0, struct disk_opts, direct, "O_DIRECT (default for -t and the seq/rand/mixed workloads)"),
+	OPT_FLAG("buffered", 0, struct disk_opts, buffered,
+		 "through the page cache (default for torrent); with -t hdparm's exact method"),
+	OPT_SIZE("size", 0, struct disk_opts, size, 16384, INT64_MAX,
+		 "data size (default: the file or device; a quarter of the free space, at most 1G, for a directory)"),
+	OPT_RATE("rate", 0, struct disk_opts, rate, "cap the workload at RATE (token bucket), e.g. 500K/s"),
+	OPT_STRING("sync", 0, struct disk_opts, sync, "MODE",
+		   "none, end, fdatasync=N, fsync=N, osync or odsync (default end for writes)"),
+	OPT_CHOICE("prealloc", 0, struct disk_opts, prealloc, preallocs, "MODE",
+		   "preallocation (default fast for engpass's own new files, none otherwise)"),
+	OPT_INT("readahead", 0, struct disk_opts, readahead_kb, 0, 1024 * 1024, "KB",
+		"set read_ahead_kb of the target's disk for the run, restored afterwards (root)"),
+	OPT_STRING("scheduler", 0, struct disk_opts, scheduler, "NAME",
+		   "set the I/O scheduler of the target's disk for the run, restored afterwards (root)"),
+	OPT_SIZE("piece", 0, struct disk_opts, piece, 16384, 64 * 1024 * 1024, "torrent: piece size (default 1M)"),
+	OPT_INT("interleave", 0, struct disk_opts, interleave, 1, 1024, "K", "torrent: pieces in flight (default 4)"),
+	OPT_SIZE("cache", 0, struct disk_opts, cache, 0, 1024 * 1024 * 1024,
+		 "torrent: application write cache (default 0: every block its own write)"),
+	OPT_FLAG("verify", 0, struct disk_opts, verify, "torrent: read back each finished piece, check its SHA-1"),
+	OPT_INT("seed", 0, struct disk_opts, seed, 0, INT64_MAX, "N",
+		"seed of random offsets and piece order (default 1)"),
+	OPT_INT("read-pct", 0, struct disk_opts, read_pct, 0, 100, "N", "mixed: share of reads, percent (default 50)"),
+	OPT_FLAG("write-ok", 0, struct disk_opts, write_ok, "allow writing to an existing file TARGET"),
+	OPT_FLAG("destructive", 0, struct disk_opts, destructive,
+		 "allow writing to block device TARGET (never to a mounted one)"),
+	OPT_END,
+};
+
+static void disk_defaults(void *p)
+{
+	struct disk_opts *o = p;
+
+	o->workload = WL_NONE;
+	o->qd = 1;
+	o->engine = ENGINE_AUTO;
+	o->prealloc = PREALLOC_DEFAULT;
+	o->readahead_kb = -1;
+	o->cache = UINT64_MAX;
+	o->seed = 1;
+	o->read_pct = -1;
+}
+
+/* Formats a usage error into ERR; returns -EINVAL. */
+PRINTF_LIKE(3, 4)
+static int bad(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* Option combinations that do not depend on the target. */
+static int check_options(struct disk_opts *o, char *err, size_t errlen)
+{
+	bool wl = o->workload != WL_NONE, torrent = o->workload == WL_TORRENT;
+
+	if (o->direct && o->buffered)
+		return bad(err, errlen, "'--direct' and '--buffered' exclude each other");
+	if (!o->cached && !o->device && !wl) {
+		/* hdparm -tT is the classic question. */
+		o->cached = o->device = true;
+	}
+	o->nsteps = 0;
+	if (o->cached)
+		o->steps[o->nsteps++] = STEP_CACHED;
+	if (o->device)
+		o->steps[o->nsteps++] = STEP_DEVICE;
+	if (wl)
+		o->steps[o->nsteps++] = STEP_WORKLOAD;
+
+	if (!wl) {
+		if (o->bs || o->qd != 1 || o->engine != ENGINE_AUTO || o->rate > 0 || o->sync ||
+		    o->prealloc != PREALLOC_DEFAULT)
+			return bad(err, errlen, "'--bs', '--qd', '--engine', '--rate', '--sync' and '--prealloc' "
+				   "apply to --workload; -T and -t use hdparm's fixed 2 MiB reads");
+	}
+	if (!torrent && (o->piece || o->interleave || o->cache != UINT64_MAX || o->verify))
+		return bad(err, errlen, "'--piece', '--interleave', '--cache' and '--verify' apply to --workload torrent");
+	if (o->workload != WL_MIXED && o->read_pct >= 0)
+		return bad(err, errlen, "'--read-pct' applies to --workload mixed");
+	if (torrent && o->bs)
+		return bad(err, errlen, "'--bs' does not apply to torrent: its blocks are 16 KiB, as Transmission's");
+	if (torrent && (o->qd != 1 || o->engine != ENGINE_AUTO))
+		return bad(err, errlen, "'--qd' and '--engine' do not apply to torrent: it writes with pwrite as Transmission does");
+
+	o->writes = o->workload == WL_SEQ_WRITE || o->workload == WL_RAND_WRITE || o->workload == WL_MIXED || torrent;
+	if (!o->bs)
+		o->bs = o->workload == WL_SEQ_READ || o->workload == WL_SEQ_WRITE ? DISK_MIB : 4096;
+	if (torrent)
+		o->bs = TORRENT_BLOCK;
+	if (!o->piece)
+		o->piece = DISK_MIB;
+	if (!o->interleave)
+		o->interleave = 4;
+	if (o->cache == UINT64_MAX)
+		o->cache = 0;
+	if (o->read_pct < 0)
+		o->read_pct = 50;
+	if (o->piece % TORRENT_BLOCK)
+		return bad(err, errlen, "'--piece' must be a multiple of 16 KiB, the block size");
+	if (o->cache % TORRENT_BLOCK)
+		return bad(err, errlen, "'--cache' must be a multiple of 16 KiB, the block size");
+
+	if (o->sync) {
+		if (disk_sync_parse(o->sync, &o->sync_mode, &o->sync_every))
+			return bad(err, errlen, "option '--sync': '%s' is not none, end, fdatasync=N, fsync=N, osync or odsync",
+				   o->sync);
+		if (!o->writes && o->sync_mode != DISK_SYNC_NONE)
+			return bad(err, errlen, "'--sync' applies to workloads that write");
+	} else {
+		o->sync_mode = o->writes ? DISK_SYNC_END : DISK_SYNC_NONE;
+		o->sync_every = 0;
+	}
+	o->use_direct = o->direct || (!o->buffered && !torrent);
+	if (o->use_direct && o->bs % 512)
+		return bad(err, errlen, "'--bs' %llu is not a multiple of 512 bytes, which O_DIRECT needs (or use --buffered)",
+			   (unsigned long long)o->bs);
+	if (o->size && torrent && o->size % TORRENT_BLOCK)
+		return bad(err, errlen, "'--size' must be a multiple of 16 KiB for torrent");
+	if (o->scheduler && (!o->scheduler[0] || strchr(o->scheduler, ' ') || strlen(o->scheduler) >= BLKDEV_NAME_MAX))
+		return bad(err, errlen, "option '--scheduler': '%s' is not a scheduler name", o->scheduler);
+	return 0;
+}
+
+/* --readahead and --scheduler: root, a block device, a scheduler it offers. */
+static int check_tuning(struct disk_opts *o, char *err, size_t errlen)
+{
+	const struct disk_target *t = &o->tgt;
+	char path[PATH_MAX + 32];
+
+	if (o->readahead_kb < 0 && !o->scheduler)
+		return 0;
+	if (!t->have_dev)
+		return bad(err, errlen, "'--readahead' and '--scheduler' need a target on a block device; '%s' has none (%s)",
+			   t->path, t->have_mount ? t->mnt.fs_type : strerror(-t->dev_err));
+	if (geteuid() != 0)
+		return bad(err, errlen, "'--readahead' and '--scheduler' need root: they write %s/queue/",
+			   t->dev.disk_dir);
+	snprintf(path, sizeof(path), "%s/queue/%s", t->dev.disk_dir, o->scheduler ? "scheduler" : "read_ahead_kb");
+	if (access(path, W_OK))
+		return bad(err, errlen, "cannot change '%s': %s", path, strerror(errno));
+	if (o->scheduler && !blkdev_offers(t->dev.schedulers, o->scheduler))
+		return bad(err, errlen, "option '--scheduler': %s offers '%s', not '%s'", t->dev.disk,
+			   t->dev.schedulers, o->scheduler);
+	return 0;
+}
+
+static int disk_check(void *p, char **pos, size_t npos, char *err, size_t errlen)
+{
+	struct disk_opts *o = p;
+	int r;
+
+	o->data = &o->data_store;
+	if (npos > 1)
+		return bad(err, errlen, "unexpected argument '%s' (one TARGET at most)", pos[1]);
+	if ((r = check_options(o, err, errlen)))
+		return r;
+	if (o->settle_ns && !o->cached && !o->device)
+		return bad(err, errlen, "option '--settle' is for -T and -t");
+	if ((r = disk_target_check(o, npos ? pos[0] : ".", err, errlen)))
+		return r;
+	return check_tuning(o, err, errlen);
+}
+
+static size_t disk_nsteps(const void *p)
+{
+	const struct disk_opts *o = p;
+
+	return o->nsteps;
+}
+
+static void disk_sample_config(const void *p, unsigned step, struct sampler_config *cfg)
+{
+	const struct disk_opts *o = p;
+
+	(void)step;
+	if (o->tgt.have_dev)
+		cfg->disk = o->tgt.dev.name;
+}
+
+static const char *kind_name(enum disk_kind k)
+{
+	switch (k) {
+	case DISK_DIR: return "directory";
+	case DISK_FILE: return "file";
+	case DISK_BLKDEV: return "block device";
+	}
+	return "?";
+}
+
+/* Sets --readahead and --scheduler for the step; 0 or -errno (result failed). */
+static int tune(const struct disk_opts *o, struct blkdev_tune *t, struct result *res)
+{
+	int r;
+
+	if (o->readahead_kb >= 0 && (r = blkdev_tune_readahead(t, o->readahead_kb)) < 0) {
+		result_set_status(res, RESULT_FAILED, "cannot set read_ahead_kb of %s to %lld: %s", o->tgt.dev.disk,
+				  (long long)o->readahead_kb, strerror(-r));
+		return r;
+	}
+	if (o->scheduler && (r = blkdev_tune_scheduler(t, o->scheduler)) < 0) {
+		result_set_status(res, RESULT_FAILED, "cannot set the scheduler of %s to '%s': %s", o->tgt.dev.disk,
+				  o->scheduler, strerror(-r));
+		return r;
+	}
+	if (t->ra_set) {
+		char now[32];
+
+		result_method(res, "tuning_read_ahead_kb", "%lld for this step (was %lld, restored afterwards)",
+			      (long long)o->readahead_kb, (long long)t->ra_old);
+		if (blkdev_queue_get(&o->tgt.dev, "read_ahead_kb", now, sizeof(now)) == 0 &&
+		    strtoll(now, NULL, 10) != o->readahead_kb)
+			result_note(res, "the kernel made --readahead %lld into %s KiB (whole pages)",
+				    (long long)o->readahead_kb, now);
+	}
+	if (t->sched_set)
+		result_method(res, "tuning_scheduler", "%s for this step (was %s, restored afterwards)", o->scheduler,
+			      t->sched_old);
+	return 0;
+}
+
+static void disk_run(const struct bench_env *env, const void *p, struct result *res)
+{
+	const struct disk_opts *o = p;
+	enum disk_step step = o->steps[env->step];
+	struct blkdev_tune t = BLKDEV_TUNE_INIT(&o->tgt.dev);
+	const char *name = step == STEP_CACHED ? "cached" : step == STEP_DEVICE ? "device"
+										: disk_workload_name(o->workload);
+	int r;
+
+	free(res->step);
+	res->step = xstrdup(name);
+	result_param(res, "target", "%s", o->tgt.path);
+	result_param(res, "target_kind", "%s", kind_name(o->tgt.kind));
+	if (tune(o, &t, res) == 0) {
+		disk_report_settings(res, o);
+		switch (step) {
+		case STEP_CACHED:
+			disk_step_cached(env, o, res);
+			break;
+		case STEP_DEVICE:
+			disk_step_device(env, o, res);
+			break;
+		case STEP_WORKLOAD:
+			if (o->workload == WL_TORRENT)
+				disk_step_torrent(env, o, res);
+			else
+				disk_step_io(env, o, res);
+			break;
+		}
+	}
+	if ((r = blkdev_tune_restore(&t)) < 0) {
+		result_note(res, "could not restore the queue settings of %s: %s; check %s/queue/", o->tgt.dev.disk,
+			    strerror(-r), o->tgt.dev.disk_dir);
+		if (res->status == RESULT_OK)
+			result_set_status(res, RESULT_FAILED, "could not restore the queue settings of %s: %s",
+					  o->tgt.dev.disk, strerror(-r));
+	}
+}
+
+const struct bench bench_disk = {
+	.name = "disk",
+	.summary = "storage: hdparm -T/-t, seq/rand/mixed workloads, the torrent write pattern",
+	.usage = "[TARGET] [options]",
+	.description =
+		"TARGET is a directory (default: the current one; engpass creates its own temp file\n"
+		"there and removes it), an existing file (read-only unless --write-ok) or a block\n"
+		"device (read-only unless --destructive; never written while mounted).\n"
+		"Without -T, -t or --workload it runs -T and -t, like 'hdparm -tT'. -T is a\n"
+		"memory-copy figure (page cache to user space), not a disk figure. Every result\n"
+		"gives MB/s, IOPS, completion latency, CPU per I/O, the device's own view from\n"
+		"/proc/diskstats (requests, merges, write amplification), the queue depth reached,\n"
+		"the queue settings and mount options in force, and the verdict. docs/disk.md\n"
+		"has the method of every figure.",
+	.flags = BENCH_BLOCKDEV | BENCH_DESTRUCTIVE,
+	.opts = disk_options,
+	.opts_size = sizeof(struct disk_opts),
+	.defaults = disk_defaults,
+	.check = disk_check,
+	.nsteps = disk_nsteps,
+	.sample_config = disk_sample_config,
+	.run = disk_run,
+};

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Figures every disk step reports the same way: CPU time per I/O from
+ * getrusage() deltas, the device's own view from /proc/diskstats deltas
+ * (with write amplification), latency percentiles from the histogram,
+ * and, in the method block, the device's queue settings and the mount
+ * options in force.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "bench/disk/disk_common.h"
+#include "core/progress.h"
+
+static uint64_t tv_ns(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * NS_PER_SEC + (uint64_t)tv->tv_usec * NS_PER_US;
+}
+
+static uint64_t delta_ns(const struct timeval *a, const struct timeval *b)
+{
+	uint64_t x = tv_ns(a), y = tv_ns(b);
+
+	return y > x ? y - x : 0;
+}
+
+void disk_meas_begin(const struct disk_opts *o, struct disk_meas *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->have_ds = o->tgt.have_dev && blkdev_diskstats(NULL, &o->tgt.dev, &m->ds0) == 0;
+	(void)getrusage(RUSAGE_SELF, &m->self0);
+	(void)getrusage(RUSAGE_THREAD, &m->thr0);
+	m->t0 = clock_mono();
+}
+
+void disk_meas_end(const struct disk_opts *o, struct disk_meas *m)
+{
+	m->t1 = clock_mono();
+	(void)getrusage(RUSAGE_THREAD, &m->thr1);
+	(void)getrusage(RUSAGE_SELF, &m->self1);
+	if (m->have_ds)
+		m->have_ds = blkdev_diskstats(NULL, &o->tgt.dev, &m->ds1) == 0;
+}
+
+static void lower(struct metric *m)
+{
+	m->higher_is_better = false;
+}
+
+void disk_report_cpu(struct result *res, const struct disk_meas *m, uint64_t ios)
+{
+	uint64_t usr = delta_ns(&m->thr0.ru_utime, &m->thr1.ru_utime);
+	uint64_t sys = delta_ns(&m->thr0.ru_stime, &m->thr1.ru_stime);
+	uint64_t proc = delta_ns(&m->self0.ru_utime, &m->self1.ru_utime) +
+			delta_ns(&m->self0.ru_stime, &m->self1.ru_stime);
+	double n = ios ? (double)ios : NAN;
+	double wall = (double)elapsed_ns(m->t0, m->t1);
+
+	lower(result_metric(res, "cpu_usr_per_io", UNIT_NS, (double)usr / n, "user CPU per I/O (thread)"));
+	lower(result_metric(res, "cpu_sys_per_io", UNIT_NS, (double)sys / n, "system CPU per I/O (thread)"));
+	lower(result_metric(res, "cpu_per_io", UNIT_NS, (double)(usr + sys) / n, "CPU per I/O (thread)"));
+	lower(result_metric(res, "process_cpu_per_io", UNIT_NS, (double)proc / n, "CPU per I/O (whole process)"));
+	result_metric(res, "thread_cpu", UNIT_PERCENT, wall > 0 ? 100.0 * (double)(usr + sys) / wall : NAN,
+		      "measuring thread's CPU share of wall time");
+	result_metric(res, "context_switches", UNIT_COUNT,
+		      (double)((m->thr1.ru_nvcsw - m->thr0.ru_nvcsw) + (m->thr1.ru_nivcsw - m->thr0.ru_nivcsw)),
+		      "context switches of the measuring thread");
+	result_method(res, "cpu", "getrusage(RUSAGE_THREAD) deltas of the thread issuing the I/O, as fio reports "
+		      "(io_uring workers and interrupts are not in it); process_cpu_per_io is RUSAGE_SELF and "
+		      "includes the sampler thread");
+}
+
+void disk_report_device(struct result *res, const struct disk_opts *o, const struct disk_meas *m,
+			uint64_t wl_written)
+{
+	struct proc_disk_rates r;
+	double dt = elapsed_s(m->t0, m->t1);
+	double wbytes;
+
+	if (!o->tgt.have_dev) {
+		result_note(res, "no device view: '%s' is on %s, which has no block device", o->tgt.path,
+			    o->tgt.have_mount ? o->tgt.mnt.fs_type : "a file system");
+		return;
+	}
+	if (!m->have_ds || proc_disk_delta(&m->ds0, &m->ds1, dt > 0 ? dt : 1e-9, &r) < 0) {
+		result_note(res, "no device view: /proc/diskstats had no usable line for %s", o->tgt.dev.name);
+		return;
+	}
+	wbytes = (double)r.d_wr_sectors * PROC_SECTOR_BYTES;
+	result_metric(res, "device_read_requests", UNIT_COUNT, (double)r.d_rd_ios, "device: read requests");
+	result_metric(res, "device_read_merges", UNIT_COUNT, (double)r.d_rd_merges, "device: reads merged");
+	result_metric(res, "device_read", UNIT_BYTES, (double)r.d_rd_sectors * PROC_SECTOR_BYTES, "device: bytes read");
+	result_metric(res, "device_write_requests", UNIT_COUNT, (double)r.d_wr_ios, "device: write requests");
+	result_metric(res, "device_write_merges", UNIT_COUNT, (double)r.d_wr_merges, "device: writes merged");
+	result_metric(res, "device_write", UNIT_BYTES, wbytes, "device: bytes written");
+	if (m->ds0.fl_ios != PROC_NONE && m->ds1.fl_ios != PROC_NONE && m->ds1.fl_ios >= m->ds0.fl_ios)
+		result_metric(res, "device_flush_requests", UNIT_COUNT, (double)(m->ds1.fl_ios - m->ds0.fl_ios),
+			      "device: flush requests");
+	result_metric(res, "device_avg_read_request", UNIT_BYTES, r.avg_rd_rq_bytes, "device: average read request");
+	result_metric(res, "device_avg_write_request", UNIT_BYTES, r.avg_wr_rq_bytes,
+		      "device: average write request");
+	result_metric(res, "device_util", UNIT_PERCENT, r.util_pct, "device: %util (time busy)");
+	result_metric(res, "device_queue_size", UNIT_COUNT, r.aqu_sz, "device: average requests in flight");
+	if (wl_written) {
+		lower(result_metric(res, "write_amplification", UNIT_RATIO, wbytes / (double)wl_written,
+				    "write amplification (device bytes / workload bytes)"));
+	}
+	result_method(res, "device_view", "/proc/diskstats deltas of %s over the measured %.3f s; they count every "
+		      "process's I/O to that device%s", o->tgt.dev.name, dt,
+		      o->tgt.dev.partition ? " (a partition: its own counters)" : "");
+}
+
+void disk_report_lat(struct result *res, const char *prefix, const struct hist *h, const char *what)
+{
+	static const struct {
+		const char *suffix;
+		double p;
+	} ps[] = { { "p50", 50 }, { "p90", 90 }, { "p99", 99 }, { "p99_9", 99.9 }, { "max", 100 } };
+	char name[64], label[128];
+
+	if (!hist_count(h))
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(ps); i++) {
+		snprintf(name, sizeof(name), "%s_%s", prefix, ps[i].suffix);
+		snprintf(label, sizeof(label), "%s %s", what, ps[i].suffix);
+		lower(result_metric(res, name, UNIT_NS, (double)hist_percentile(h, ps[i].p), label));
+	}
+	snprintf(name, sizeof(name), "%s_mean", prefix);
+	snprintf(label, sizeof(label), "%s mean", what);
+	lower(result_metric(res, name, UNIT_NS, hist_mean(h), label));
+	result_hist(res, prefix, UNIT_NS, h);
+}
+
+void disk_report_settings(struct result *res, const struct disk_opts *o)
+{
+	const struct disk_target *t = &o->tgt;
+	struct blkdev_info now;
+	char sz[32];
+
+	if (!t->have_dev || blkdev_from_devnum(NULL, t->dev.major, t->dev.minor, &now) < 0) {
+		result_method(res, "device", "none: '%s' is on %s, which has no block device", t->path,
+			      t->have_mount ? t->mnt.fs_type : "an unknown file system");
+	} else {
+		if (now.partition)
+			result_method(res, "device", "%s, partition of %s, %s", now.name, now.disk,
+				      now.size_bytes >= 0 ? disk_fmt_bytes(sz, sizeof(sz), (uint64_t)now.size_bytes) : "size unknown");
+		else
+			result_method(res, "device", "%s, %s%s%s", now.name,
+				      now.size_bytes >= 0 ? disk_fmt_bytes(sz, sizeof(sz), (uint64_t)now.size_bytes) : "size unknown",
+				      now.loop_backing[0] ? ", loop over " : "", now.loop_backing);
+		result_method(res, "scheduler", "%s (offered: %s)", now.scheduler[0] ? now.scheduler : "unknown",
+			      now.schedulers[0] ? now.schedulers : "unknown");
+		result_method(res, "read_ahead_kb", "%lld", (long long)now.read_ahead_kb);
+		result_method(res, "nr_requests", "%lld", (long long)now.nr_requests);
+		result_method(res, "max_sectors_kb", "%lld", (long long)now.max_sectors_kb);
+		result_method(res, "write_cache", "%s", now.write_cache[0] ? now.write_cache : "unknown");
+		result_method(res, "rotational", "%s", now.rotational < 0 ? "unknown" : now.rotational ? "yes" : "no");
+	}
+	if (t->have_mount) {
+		result_method(res, "mount", "%s type %s from %s", t->mnt.mount_point, t->mnt.fs_type, t->mnt.source);
+		result_method(res, "mount_options", "%s", t->mnt.options);
+		if (t->mnt.sync)
+			result_note(res, "the file system is mounted sync: every write waits for the device, and small "
+				    "writes become small device requests");
+	}
+}
+
+void disk_progress(const struct bench_env *env, mono_ns now, mono_ns start, uint64_t done, uint64_t total,
+		   uint64_t bytes, mono_ns *last)
+{
+	char extra[48], r[32];
+	double s;
+
+	if (!env->progress->enabled || (*last && now - *last < PROGRESS_INTERVAL_NS))
+		return;
+	*last = now;
+	s = elapsed_s(start, now);
+	snprintf(extra, sizeof(extra), "%s/s", disk_fmt_bytes(r, sizeof(r), s > 0 ? (uint64_t)((double)bytes / s) : 0));
+	progress_update(env->progress, now, done, total, extra);
+}

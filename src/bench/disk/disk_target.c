@@ -1,0 +1,549 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The target of engpass disk: what it is (directory, regular file, block
+ * device), whether the options allow what the steps would do to it, how
+ * much room there is; then, at run time, engpass's own data file in a
+ * directory (made once, filled with the deterministic pattern), opening
+ * with the right flags, defeating caches before buffered reads, and
+ * preallocation.
+ *
+ * check() creates nothing: every refusal (missing target, not writable,
+ * mounted device, too little space) is one line and exit status 2 before
+ * any file exists.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "bench/disk/disk_common.h"
+#include "bench/disk/disk_torrent.h"
+#include "core/progress.h"
+#include "lib/xalloc.h"
+
+const char *disk_fmt_bytes(char *buf, size_t len, uint64_t b)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	uint64_t scale = 1;
+	size_t i = 0;
+
+	while (i + 1 < ARRAY_SIZE(units) && b >= scale * 1024) {
+		scale *= 1024;
+		i++;
+	}
+	if (b % scale == 0)
+		snprintf(buf, len, "%llu %s", (unsigned long long)(b / scale), units[i]);
+	else
+		snprintf(buf, len, "%.2f %s", (double)b / (double)scale, units[i]);
+	return buf;
+}
+
+PRINTF_LIKE(3, 4)
+static int bad(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* Whether the workload makes a new file of its own in a directory target. */
+static bool makes_file(const struct disk_opts *o)
+{
+	return o->workload == WL_SEQ_WRITE || o->workload == WL_RAND_WRITE || o->workload == WL_TORRENT;
+}
+
+/* Whether the steps read data that must exist first (-t, reads, mixed). */
+static bool needs_data(const struct disk_opts *o)
+{
+	return o->device || o->workload == WL_SEQ_READ || o->workload == WL_RAND_READ || o->workload == WL_MIXED;
+}
+
+static int check_dir(struct disk_opts *o, const char *path, char *err, size_t errlen)
+{
+	struct disk_target *t = &o->tgt;
+	struct statvfs vfs;
+	uint64_t base, need, margin;
+	char a[32], b[32];
+
+	t->kind = DISK_DIR;
+	if (access(path, W_OK | X_OK))
+		return bad(err, errlen, "cannot write in directory '%s': %s", path, strerror(errno));
+	if (statvfs(path, &vfs))
+		return bad(err, errlen, "cannot use directory '%s': %s", path, strerror(errno));
+	if (vfs.f_flag & ST_RDONLY)
+		return bad(err, errlen, "cannot write in directory '%s': %s", path, strerror(EROFS));
+	t->free_bytes = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+	if (o->prealloc == PREALLOC_DEFAULT)
+		o->prealloc_mode = makes_file(o) ? PREALLOC_FAST : PREALLOC_NONE;
+	else if (!makes_file(o))
+		return bad(err, errlen, "'--prealloc' applies to seq-write, rand-write and torrent, which make a new file");
+	else
+		o->prealloc_mode = o->prealloc;
+
+	base = o->size ? o->size : disk_default_size(t->free_bytes);
+	if (!base)
+		return bad(err, errlen, "too little free space in '%s': %s available, and the default data file needs "
+			   "%s free; give --size", path, disk_fmt_bytes(a, sizeof(a), t->free_bytes),
+			   disk_fmt_bytes(b, sizeof(b), 4 * DISK_DEFAULT_MIN));
+	base -= base % DISK_ALIGN;
+	if (o->workload == WL_TORRENT)
+		base -= base % TORRENT_BLOCK;
+	else if (o->workload != WL_NONE)
+		base -= base % o->bs;
+	if (!base || (o->workload != WL_NONE && base < o->bs))
+		return bad(err, errlen, "'--size' is smaller than one block");
+	o->region = base;
+	o->data_size = needs_data(o) ? base : o->cached ? DISK_HDPARM_BUF : 0;
+	if (needs_data(o) && o->device && base < DISK_HDPARM_BUF)
+		return bad(err, errlen, "-t needs at least 2 MiB of data; '--size' is smaller");
+	need = o->data_size + (makes_file(o) ? base : 0);
+	margin = need / 32 + DISK_MIB;
+	if (need + margin > t->free_bytes)
+		return bad(err, errlen, "not enough free space in '%s': the test needs %s, %s available",
+			   path, disk_fmt_bytes(a, sizeof(a), need + margin),
+			   disk_fmt_bytes(b, sizeof(b), t->free_bytes));
+	return 0;
+}
+
+static int check_file(struct disk_opts *o, const char *path, const struct stat *st, char *err, size_t errlen)
+{
+	struct disk_target *t = &o->tgt;
+	char a[32], b[32];
+
+	t->kind = DISK_FILE;
+	t->size = (uint64_t)st->st_size;
+	if (access(path, R_OK))
+		return bad(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+	if (o->writes) {
+		if (!o->write_ok)
+			return bad(err, errlen, "'%s' is an existing file and engpass writes only to files it creates; "
+				   "add --write-ok to let %s overwrite it", path, disk_workload_name(o->workload));
+		if (access(path, W_OK))
+			return bad(err, errlen, "cannot write to '%s': %s", path, strerror(errno));
+	}
+	o->prealloc_mode = o->prealloc == PREALLOC_DEFAULT ? PREALLOC_NONE : o->prealloc;
+	if (o->prealloc != PREALLOC_DEFAULT && !o->writes)
+		return bad(err, errlen, "'--prealloc' applies to workloads that write");
+	o->region = o->size ? o->size : t->size;
+	if (!o->writes && o->region > t->size)
+		return bad(err, errlen, "'--size' %s is larger than '%s' (%s)", disk_fmt_bytes(a, sizeof(a), o->size),
+			   path, disk_fmt_bytes(b, sizeof(b), t->size));
+	if ((o->cached || o->device) && t->size < DISK_HDPARM_BUF)
+		return bad(err, errlen, "'%s' holds %s; -T and -t need at least 2 MiB of data", path,
+			   disk_fmt_bytes(a, sizeof(a), t->size));
+	if (o->workload == WL_TORRENT && o->region % TORRENT_BLOCK)
+		return bad(err, errlen, "'%s' holds %s, not a multiple of 16 KiB; give --size for torrent", path,
+			   disk_fmt_bytes(a, sizeof(a), o->region));
+	if (o->workload != WL_NONE && o->workload != WL_TORRENT)
+		o->region -= o->region % o->bs;
+	if (o->workload != WL_NONE && o->region < o->bs)
+		return bad(err, errlen, "'%s' holds %s, less than one block of %s%s", path,
+			   disk_fmt_bytes(a, sizeof(a), t->size), disk_fmt_bytes(b, sizeof(b), o->bs),
+			   o->writes ? "; give --size" : "");
+	if (o->writes && o->region > t->size) {
+		struct statvfs vfs;
+		uint64_t grow = o->region - t->size;
+
+		if (!statvfs(path, &vfs) && grow + grow / 32 + DISK_MIB > (uint64_t)vfs.f_bavail * vfs.f_frsize)
+			return bad(err, errlen, "not enough free space to grow '%s' to %s: %s available", path,
+				   disk_fmt_bytes(a, sizeof(a), o->region),
+				   disk_fmt_bytes(b, sizeof(b), (uint64_t)vfs.f_bavail * vfs.f_frsize));
+	}
+	return 0;
+}
+
+static int check_blkdev(struct disk_opts *o, const char *path, char *err, size_t errlen)
+{
+	struct disk_target *t = &o->tgt;
+	uint64_t size = 0;
+	char where[PATH_MAX], a[32], b[32];
+	int fd, r;
+
+	t->kind = DISK_BLKDEV;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return bad(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+	if (ioctl(fd, BLKGETSIZE64, &size) < 0) {
+		r = errno;
+		close(fd);
+		return bad(err, errlen, "cannot read the size of '%s': %s", path, strerror(r));
+	}
+	close(fd);
+	t->size = size;
+	if (o->prealloc != PREALLOC_DEFAULT)
+		return bad(err, errlen, "'--prealloc' applies to files, not to block device '%s'", path);
+	o->prealloc_mode = PREALLOC_NONE;
+	if (o->writes) {
+		if (!o->destructive)
+			return bad(err, errlen, "'%s' is a block device: writing to it destroys its data and needs "
+				   "--destructive", path);
+		if (t->have_dev && (r = blkdev_is_mounted(NULL, &t->dev, where, sizeof(where))) > 0)
+			return bad(err, errlen, "'%s' is mounted on '%s': engpass never writes to a mounted device",
+				   path, where);
+		/* The kernel's own answer: an exclusive open fails while mounted, swap or held. */
+		fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC);
+		if (fd < 0)
+			return bad(err, errlen, "'%s' is in use (%s): engpass never writes to a device that is "
+				   "mounted, swap or part of another device", path, strerror(errno));
+		close(fd);
+	}
+	o->region = o->size ? o->size : size;
+	if (o->region > size)
+		return bad(err, errlen, "'--size' %s is larger than '%s' (%s)", disk_fmt_bytes(a, sizeof(a), o->region),
+			   path, disk_fmt_bytes(b, sizeof(b), size));
+	if ((o->cached || o->device) && size < DISK_HDPARM_BUF)
+		return bad(err, errlen, "'%s' holds %s; -T and -t need at least 2 MiB", path,
+			   disk_fmt_bytes(a, sizeof(a), size));
+	if (o->workload != WL_NONE)
+		o->region -= o->region % o->bs;
+	if (o->workload != WL_NONE && o->region < o->bs)
+		return bad(err, errlen, "'%s' is smaller than one block", path);
+	return 0;
+}
+
+int disk_target_check(struct disk_opts *o, const char *path, char *err, size_t errlen)
+{
+	struct disk_target *t = &o->tgt;
+	struct stat st;
+	int r;
+
+	t->path = path;
+	if (stat(path, &st) < 0)
+		return bad(err, errlen, "cannot use '%s': %s", path, strerror(errno));
+	r = blkdev_from_path(NULL, path, &t->dev);
+	t->have_dev = r == 0;
+	t->dev_err = r;
+	if (!S_ISBLK(st.st_mode))
+		t->have_mount = blkdev_mount_of(NULL, path, &t->mnt) == 0;
+	if (S_ISDIR(st.st_mode))
+		return check_dir(o, path, err, errlen);
+	if (S_ISREG(st.st_mode))
+		return check_file(o, path, &st, err, errlen);
+	if (S_ISBLK(st.st_mode))
+		return check_blkdev(o, path, err, errlen);
+	return bad(err, errlen, "'%s' is not a directory, a regular file or a block device", path);
+}
+
+int disk_sync_flags(enum disk_sync mode)
+{
+	return mode == DISK_SYNC_OSYNC ? O_SYNC : mode == DISK_SYNC_ODSYNC ? O_DSYNC : 0;
+}
+
+void disk_fail_errno(struct result *res, int err, const char *what)
+{
+	if (err == -ENOSPC)
+		result_set_status(res, RESULT_FAILED, "no space left on the device while %s", what);
+	else if (err == -EIO)
+		result_set_status(res, RESULT_FAILED, "I/O error (EIO) while %s", what);
+	else
+		result_set_status(res, RESULT_FAILED, "%s while %s", strerror(-err), what);
+}
+
+/* Writes the whole buffer at OFF, retrying short writes; 0 or -errno. */
+static int pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t w = pwrite(fd, p, len, (off_t)off);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (w == 0)
+			return -ENOSPC;
+		p += w;
+		len -= (size_t)w;
+		off += (uint64_t)w;
+	}
+	return 0;
+}
+
+/*
+ * Makes the shared data file: created O_EXCL in the directory, filled
+ * with the pattern in 1 MiB writes (O_DIRECT where the file system takes
+ * it), fdatasync'ed, and its cached pages dropped.
+ */
+static int make_data(const struct bench_env *env, const struct disk_opts *o, struct result *res)
+{
+	struct disk_data *d = o->data;
+	uint64_t size = o->data_size, off = 0;
+	bool direct = true;
+	char *path = NULL, sz[32];
+	void *buf = NULL;
+	mono_ns t0;
+	int fd, r;
+
+	r = tmpfile_create(env->tmp, o->tgt.path, "disk", O_DIRECT, &fd, &path);
+	if (r == -EINVAL) {
+		direct = false;
+		r = tmpfile_create(env->tmp, o->tgt.path, "disk", 0, &fd, &path);
+	}
+	if (r < 0) {
+		result_set_status(res, RESULT_FAILED, "cannot create a data file in '%s': %s", o->tgt.path,
+				  strerror(-r));
+		return r;
+	}
+	snprintf(d->path, sizeof(d->path), "%s", path);
+	free(path);
+	if (posix_memalign(&buf, DISK_ALIGN, DISK_MIB)) {
+		close(fd);
+		return -ENOMEM;
+	}
+	t0 = clock_mono();
+	while (off < size && !*env->stop) {
+		size_t n = size - off < DISK_MIB ? (size_t)(size - off) : DISK_MIB;
+
+		disk_pattern(buf, n, (uint64_t)o->seed, off / DISK_MIB);
+		if ((r = pwrite_all(fd, buf, n, off)) < 0)
+			break;
+		off += n;
+		progress_update(env->progress, clock_mono(), off, size, "filling the data file");
+	}
+	free(buf);
+	if (r == 0 && !*env->stop && fdatasync(fd) < 0)
+		r = -errno;
+	if (r == 0 && *env->stop)
+		r = -EINTR;
+	if (r == 0)
+		(void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	close(fd);
+	if (r < 0) {
+		if (r == -EINTR) {
+			res->incomplete = true;
+			result_set_status(res, RESULT_FAILED, "stopped while filling the data file");
+		} else {
+			disk_fail_errno(res, r, "filling the data file");
+			res->incomplete = true;
+		}
+		if (tmpfile_remove(env->tmp, d->path) == 0)
+			d->path[0] = '\0';
+		return r;
+	}
+	d->size = size;
+	d->made = true;
+	result_note(res, "the data file was filled during this step, %.2f s before timing: the sampled system view "
+		    "includes the fill, the device_* figures do not", elapsed_s(t0, clock_mono()));
+	snprintf(d->how, sizeof(d->how),
+		 "engpass's own temp file of %s in '%s', filled once with pseudo-random data (1 MiB %s writes, "
+		 "fdatasync, fadvise DONTNEED) in %.2f s before the first step that reads; removed at exit",
+		 disk_fmt_bytes(sz, sizeof(sz), size), o->tgt.path, direct ? "O_DIRECT" : "buffered",
+		 elapsed_s(t0, clock_mono()));
+	return 0;
+}
+
+/* open() with O_DIRECT, falling back to buffered when allowed; -errno. */
+static int open_maybe_direct(const char *path, int flags, bool direct, bool direct_explicit, bool *direct_out)
+{
+	int fd;
+
+	*direct_out = false;
+	if (direct) {
+		fd = open(path, flags | O_DIRECT | O_CLOEXEC);
+		if (fd >= 0) {
+			*direct_out = true;
+			return fd;
+		}
+		if (errno != EINVAL || direct_explicit)
+			return -errno;
+	}
+	fd = open(path, flags | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+int disk_open_data(const struct bench_env *env, const struct disk_opts *o, struct result *res, bool direct,
+		   bool *direct_out, uint64_t *size)
+{
+	const char *path = o->tgt.path;
+	int fd;
+
+	if (o->tgt.kind == DISK_DIR) {
+		if (!o->data->made) {
+			int r = o->data->err ? o->data->err : make_data(env, o, res);
+
+			if (r < 0) {
+				o->data->err = r;
+				if (res->status == RESULT_OK)
+					disk_fail_errno(res, r, "making the data file");
+				return r;
+			}
+		}
+		path = o->data->path;
+		*size = o->data->size;
+		result_method(res, "data", "%s", o->data->how);
+	} else {
+		*size = o->tgt.size;
+	}
+	fd = open_maybe_direct(path, O_RDONLY, direct, o->direct, direct_out);
+	if (fd < 0) {
+		result_set_status(res, RESULT_FAILED, "cannot open '%s'%s: %s", path, direct ? " with O_DIRECT" : "",
+				  strerror(-fd));
+		return fd;
+	}
+	if (direct && !*direct_out)
+		result_note(res, "the file system refused O_DIRECT (EINVAL); read through the page cache instead, "
+			    "with its cached pages dropped first");
+	return fd;
+}
+
+void disk_remove_temp(const struct bench_env *env, struct result *res, char *path)
+{
+	int r;
+
+	if (!path)
+		return;
+	r = tmpfile_remove(env->tmp, path);
+	if (r < 0)
+		result_note(res, "could not remove '%s' (%s); engpass tries again at exit", path, strerror(-r));
+	free(path);
+}
+
+int disk_create_temp(const struct bench_env *env, const struct disk_opts *o, struct result *res, int extra,
+		     bool *direct_out, char **path)
+{
+	int fd, r;
+
+	*direct_out = false;
+	if (o->use_direct) {
+		r = tmpfile_create(env->tmp, o->tgt.path, "disk", extra | O_DIRECT, &fd, path);
+		if (r >= 0) {
+			*direct_out = true;
+			return fd;
+		}
+		if (r != -EINVAL || o->direct) {
+			result_set_status(res, RESULT_FAILED, "cannot create a test file in '%s'%s: %s", o->tgt.path,
+					  r == -EINVAL ? " with O_DIRECT" : "", strerror(-r));
+			return r;
+		}
+		result_note(res, "the file system refused O_DIRECT (EINVAL); wrote through the page cache instead");
+	}
+	r = tmpfile_create(env->tmp, o->tgt.path, "disk", extra, &fd, path);
+	if (r < 0) {
+		result_set_status(res, RESULT_FAILED, "cannot create a test file in '%s': %s", o->tgt.path, strerror(-r));
+		return r;
+	}
+	return fd;
+}
+
+int disk_open_target_rw(const struct disk_opts *o, struct result *res, int extra, bool *direct_out)
+{
+	int flags = O_RDWR | extra | (o->tgt.kind == DISK_BLKDEV ? O_EXCL : 0);
+	int fd = open_maybe_direct(o->tgt.path, flags, o->use_direct, o->direct, direct_out);
+
+	if (fd < 0) {
+		result_set_status(res, RESULT_FAILED, "cannot open '%s' for writing: %s", o->tgt.path, strerror(-fd));
+		return fd;
+	}
+	if (o->use_direct && !*direct_out)
+		result_note(res, "the file system refused O_DIRECT (EINVAL); wrote through the page cache instead");
+	return fd;
+}
+
+void disk_drop_cache(const struct disk_opts *o, int fd, struct result *res)
+{
+	if (o->tgt.kind == DISK_BLKDEV) {
+		int ok;
+
+		/* hdparm's flush_buffer_cache(), minus its IDE drive command. */
+		sync();
+		(void)fsync(fd);
+		(void)fdatasync(fd);
+		sync();
+		ok = ioctl(fd, BLKFLSBUF, 0) == 0;
+		sync();
+		if (ok)
+			result_method(res, "cache", "sync, fsync, fdatasync, sync, ioctl BLKFLSBUF, sync before reading "
+				      "(hdparm's flush_buffer_cache)");
+		else
+			result_method(res, "cache", "sync, fsync, fdatasync, sync; ioctl BLKFLSBUF failed (%s), so the "
+				      "device's page cache may still hold data", strerror(errno));
+		if (!strncmp(o->tgt.dev.name, "loop", 4))
+			result_note(res, "BLKFLSBUF drops only %s's own cache; the backing file '%s' may still be in the "
+				    "page cache, so the figure can be memory speed", o->tgt.dev.name,
+				    o->tgt.dev.loop_backing);
+	} else {
+		int r;
+
+		(void)fdatasync(fd);
+		r = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+		if (r == 0)
+			result_method(res, "cache", "fdatasync, then posix_fadvise(POSIX_FADV_DONTNEED) on the whole file "
+				      "before reading");
+		else
+			result_method(res, "cache", "posix_fadvise(POSIX_FADV_DONTNEED) failed (%s): the file may be "
+				      "read from the page cache", strerror(r));
+	}
+}
+
+int disk_prealloc(int fd, uint64_t size, int mode, volatile sig_atomic_t *stop, struct result *res)
+{
+	char sz[32];
+	int r = 0;
+
+	disk_fmt_bytes(sz, sizeof(sz), size);
+	if (mode == PREALLOC_NONE) {
+		result_method(res, "prealloc", "none: the file grows as blocks are written (sparse where the "
+			      "file system allows)");
+		return 0;
+	}
+	if (mode == PREALLOC_FAST) {
+		if (fallocate(fd, 0, 0, (off_t)size) == 0) {
+			result_method(res, "prealloc", "fast: fallocate(mode 0) of %s (unwritten extents) before timing",
+				      sz);
+			return 0;
+		}
+		r = -errno;
+		if (r == -ENOSPC || r == -EINTR)
+			return r;
+		/* Transmission's fallback: one byte at the end, then ftruncate. */
+		{
+			char zero = 0;
+
+			if ((r = pwrite_all(fd, &zero, 1, size - 1)) < 0)
+				return r;
+			if (ftruncate(fd, (off_t)size) < 0)
+				return -errno;
+		}
+		result_method(res, "prealloc", "fast: fallocate() refused, so one byte written at the end of %s plus "
+			      "ftruncate (Transmission's fallback)", sz);
+		return 0;
+	}
+	/* Full: zeros over the whole file. */
+	{
+		void *buf = NULL;
+		uint64_t off = 0;
+
+		if (posix_memalign(&buf, DISK_ALIGN, DISK_MIB))
+			return -ENOMEM;
+		memset(buf, 0, DISK_MIB);
+		while (off < size && !*stop) {
+			size_t n = size - off < DISK_MIB ? (size_t)(size - off) : DISK_MIB;
+
+			if ((r = pwrite_all(fd, buf, n, off)) < 0)
+				break;
+			off += n;
+		}
+		free(buf);
+		if (r == 0 && *stop)
+			r = -EINTR;
+		if (r == 0 && fdatasync(fd) < 0)
+			r = -errno;
+		if (r < 0)
+			return r;
+		result_method(res, "prealloc", "full: %s of zeros written in 1 MiB writes and fdatasync'ed before "
+			      "timing", sz);
+	}
+	return 0;
+}

@@ -1,0 +1,463 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The torrent workload (seed 000): a file written the way Transmission
+ * writes a download. 16 KiB blocks arrive piece by piece: pieces (--piece,
+ * default 1 MiB) in a random order fixed by --seed, --interleave K pieces
+ * in flight, blocks in order within a piece (disk_torrent.h has the
+ * model). Each block goes through the application write cache (--cache,
+ * default 0: one pwrite per block); a full cache writes out its longest
+ * run of adjacent blocks with one pwritev(). With --verify each finished
+ * piece is read back (from the cache where it still is, else from the
+ * file, block by block as Transmission's recalculateHash does) and its
+ * SHA-1 compared with the expected one, which is computed before timing,
+ * as a .torrent file carries it.
+ *
+ * The whole file is written once (--time, when given, caps it). Block
+ * content is the deterministic pattern of disk_spec.h, so the intended
+ * file has a known SHA-1, computed before timing and reported in the
+ * method block ("content_sha1"): a test hashes the written file and
+ * compares. The default is buffered (the page cache is part of what seed
+ * 000 measured) with one fdatasync at the end, as Transmission fsyncs
+ * when it closes a file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "config.h"
+
+#include "core/ossl.h"
+
+#include "bench/disk/disk_common.h"
+#include "bench/disk/disk_torrent.h"
+#include "core/ratelimit.h"
+#include "lib/xalloc.h"
+
+#define SHA1_LEN 20
+
+struct tstate {
+	int fd;
+	struct hist write_lat, sync_lat;
+	uint64_t write_calls, written, syncs;
+	enum disk_sync sync;
+	uint64_t sync_every, since_sync;
+	int err;
+	uint64_t err_off;
+	const char *err_what;
+};
+
+/* pwritev() of all of IOV at OFF, continuing after short writes; 0 or -errno. */
+static int pwritev_all(int fd, const struct iovec *iov, int iovcnt, uint64_t off)
+{
+	struct iovec local[TORRENT_IOV_MAX];
+	int first = 0;
+
+	memcpy(local, iov, (size_t)iovcnt * sizeof(*iov));
+	while (first < iovcnt) {
+		ssize_t n = pwritev(fd, local + first, iovcnt - first, (off_t)off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -ENOSPC;
+		off += (uint64_t)n;
+		while (n > 0 && first < iovcnt) {
+			if ((size_t)n >= local[first].iov_len) {
+				n -= (ssize_t)local[first].iov_len;
+				first++;
+			} else {
+				local[first].iov_base = (char *)local[first].iov_base + n;
+				local[first].iov_len -= (size_t)n;
+				n = 0;
+			}
+		}
+	}
+	return 0;
+}
+
+static int tsync(struct tstate *t, bool full)
+{
+	mono_ns t0 = clock_mono();
+
+	if ((full ? fsync(t->fd) : fdatasync(t->fd)) < 0) {
+		t->err = -errno;
+		t->err_what = full ? "fsync" : "fdatasync";
+		return t->err;
+	}
+	hist_record(&t->sync_lat, clock_mono() - t0);
+	t->syncs++;
+	return 0;
+}
+
+/* The cache's writer: one timed pwritev per call, syncs every N calls. */
+static int twrite(void *arg, uint64_t first, const struct iovec *iov, int iovcnt)
+{
+	struct tstate *t = arg;
+	uint64_t off = first * TORRENT_BLOCK;
+	mono_ns t0 = clock_mono();
+	int r = pwritev_all(t->fd, iov, iovcnt, off);
+
+	if (r < 0) {
+		t->err = r;
+		t->err_off = off;
+		t->err_what = "writing";
+		return r;
+	}
+	hist_record(&t->write_lat, clock_mono() - t0);
+	t->write_calls++;
+	t->written += (uint64_t)iovcnt * TORRENT_BLOCK;
+	if (t->sync_every && ++t->since_sync >= t->sync_every) {
+		t->since_sync = 0;
+		return tsync(t, t->sync == DISK_SYNC_FSYNC);
+	}
+	return 0;
+}
+
+#if HAVE_OPENSSL
+/*
+ * The intended content's SHA-1 (file order) into WHOLE, and with PIECES
+ * not NULL each piece's SHA-1. Returns 0 or -ENOMEM.
+ */
+static int expected_hashes(const struct disk_opts *o, const struct torrent_order *ord, void *buf,
+			   unsigned char *whole, unsigned char *pieces, volatile sig_atomic_t *stop)
+{
+	EVP_MD_CTX *w = EVP_MD_CTX_new(), *p = EVP_MD_CTX_new();
+	int r = -ENOMEM;
+
+	if (!w || !p || !EVP_DigestInit_ex(w, EVP_sha1(), NULL))
+		goto out;
+	for (uint64_t piece = 0; piece < ord->npieces && !*stop; piece++) {
+		uint64_t first;
+		uint32_t count;
+
+		torrent_piece_range(ord, piece, &first, &count);
+		if (pieces && !EVP_DigestInit_ex(p, EVP_sha1(), NULL))
+			goto out;
+		for (uint32_t i = 0; i < count; i++) {
+			disk_pattern(buf, TORRENT_BLOCK, (uint64_t)o->seed, first + i);
+			if (!EVP_DigestUpdate(w, buf, TORRENT_BLOCK) ||
+			    (pieces && !EVP_DigestUpdate(p, buf, TORRENT_BLOCK)))
+				goto out;
+		}
+		if (pieces && !EVP_DigestFinal_ex(p, pieces + piece * SHA1_LEN, NULL))
+			goto out;
+	}
+	r = EVP_DigestFinal_ex(w, whole, NULL) ? 0 : -ENOMEM;
+out:
+	EVP_MD_CTX_free(w);
+	EVP_MD_CTX_free(p);
+	return r;
+}
+
+/*
+ * Reads PIECE back block by block (cache first, then the file) and checks
+ * its SHA-1. Returns 1 if it matches, 0 if not, -errno on a read error.
+ */
+static int verify_piece(int fd, const struct torrent_order *ord, const struct torrent_cache *c, uint64_t piece,
+			const unsigned char *want, void *buf, EVP_MD_CTX *ctx, uint64_t *from_disk)
+{
+	unsigned char got[SHA1_LEN];
+	uint64_t first;
+	uint32_t count;
+
+	torrent_piece_range(ord, piece, &first, &count);
+	if (!EVP_DigestInit_ex(ctx, EVP_sha1(), NULL))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < count; i++) {
+		const void *data = torrent_cache_get(c, first + i);
+
+		if (!data) {
+			ssize_t n;
+
+			do
+				n = pread(fd, buf, TORRENT_BLOCK, (off_t)((first + i) * TORRENT_BLOCK));
+			while (n < 0 && errno == EINTR);
+			if (n < 0)
+				return -errno;
+			if (n < (ssize_t)TORRENT_BLOCK)
+				memset((char *)buf + n, 0, TORRENT_BLOCK - (size_t)n);
+			*from_disk += TORRENT_BLOCK;
+			data = buf;
+		}
+		if (!EVP_DigestUpdate(ctx, data, TORRENT_BLOCK))
+			return -ENOMEM;
+	}
+	if (!EVP_DigestFinal_ex(ctx, got, NULL))
+		return -ENOMEM;
+	return memcmp(got, want, SHA1_LEN) == 0;
+}
+
+static void hex(char *out, const unsigned char *in, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[in[i] >> 4];
+		out[2 * i + 1] = digits[in[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+#endif
+
+
+void disk_step_torrent(const struct bench_env *env, const struct disk_opts *o, struct result *res)
+{
+	uint64_t nblocks = o->region / TORRENT_BLOCK, blocks = 0, pieces_done = 0, verify_fail = 0;
+	uint64_t verify_disk = 0, gen_ns = 0, time_ns = env->time_ns;
+	uint32_t bpp = (uint32_t)(o->piece / TORRENT_BLOCK);
+	int extra = disk_sync_flags(o->sync_mode);
+	struct torrent_order ord;
+	struct torrent_cache cache;
+	struct tstate *t = NULL;
+	struct hist block_lat, verify_lat;
+	struct ratelimit rl;
+	struct disk_meas m;
+	unsigned char *piece_sha = NULL;
+	bool direct = false, have_sha = false, stopped = false, capped = false;
+	char *tmp_path = NULL, a[32], b[32];
+	void *gen = NULL, *vbuf = NULL;
+	mono_ns now, end, last = 0;
+	double s;
+	int fd, r;
+	char ossl_why[256];
+	bool ossl_ok;
+#if HAVE_OPENSSL
+	EVP_MD_CTX *vctx = NULL;
+#endif
+
+	result_param(res, "workload", "torrent");
+	result_param(res, "size", "%s", disk_fmt_bytes(a, sizeof(a), o->region));
+	result_param(res, "block", "16 KiB");
+	result_param(res, "piece", "%s", disk_fmt_bytes(a, sizeof(a), o->piece));
+	result_param(res, "interleave", "%lld", (long long)o->interleave);
+	result_param(res, "cache", "%s", disk_fmt_bytes(a, sizeof(a), o->cache));
+	result_param(res, "verify", "%s", o->verify ? "yes" : "no");
+	result_param(res, "seed", "%lld", (long long)o->seed);
+	result_param(res, "sync", "%s", disk_sync_name(o->sync_mode, o->sync_every, b, sizeof(b)));
+	if (o->rate > 0)
+		result_param(res, "rate", "%s/s", disk_fmt_bytes(a, sizeof(a), (uint64_t)o->rate));
+	if (time_ns)
+		result_param(res, "time_cap", "%.3f s", (double)time_ns / 1e9);
+	/* SHA-1 (the content hash, and --verify) comes from OpenSSL, loaded now. */
+	ossl_ok = ossl_load(ossl_why, sizeof(ossl_why)) == 0;
+	if (o->verify && !ossl_ok) {
+		result_set_status(res, RESULT_SKIPPED, "%s (SHA-1 for --verify)", ossl_why);
+		return;
+	}
+	if (torrent_order_init(&ord, nblocks, bpp, (unsigned)o->interleave, (uint64_t)o->seed) < 0) {
+		result_set_status(res, RESULT_FAILED, "no blocks to write");
+		return;
+	}
+	if (posix_memalign(&gen, DISK_ALIGN, TORRENT_BLOCK) || posix_memalign(&vbuf, DISK_ALIGN, TORRENT_BLOCK))
+		abort();
+
+	/* The file. */
+	if (o->tgt.kind == DISK_DIR) {
+		fd = disk_create_temp(env, o, res, extra, &direct, &tmp_path);
+		if (fd >= 0)
+			result_method(res, "data", "engpass's own temp file '%s', removed after the step", tmp_path);
+	} else {
+		fd = disk_open_target_rw(o, res, extra, &direct);
+		if (fd >= 0 && o->tgt.kind == DISK_FILE && o->tgt.size > o->region)
+			result_note(res, "'%s' is longer than --size: only its first %s were written", o->tgt.path,
+				    disk_fmt_bytes(a, sizeof(a), o->region));
+	}
+	if (fd < 0)
+		goto out;
+	result_param(res, "direct", "%s", direct ? "yes" : "no");
+	if (o->tgt.kind != DISK_BLKDEV && (r = disk_prealloc(fd, o->region, o->prealloc_mode, env->stop, res)) < 0) {
+		disk_fail_errno(res, r, "preallocating");
+		res->incomplete = true;
+		goto out_fd;
+	}
+
+	/* The expected hashes, before timing. */
+#if HAVE_OPENSSL
+	if (o->verify)
+		piece_sha = xmalloc(ord.npieces * SHA1_LEN);
+	if (ossl_ok) {
+		unsigned char whole[SHA1_LEN];
+		char hx[2 * SHA1_LEN + 1];
+
+		if (expected_hashes(o, &ord, gen, whole, piece_sha, env->stop) == 0 && !*env->stop) {
+			have_sha = true;
+			hex(hx, whole, SHA1_LEN);
+			result_method(res, "content_sha1", "%s", hx);
+		}
+	}
+	if (o->verify && !(vctx = EVP_MD_CTX_new()))
+		abort();
+#endif
+	if (!have_sha)
+		result_note(res, "no content SHA-1: %s", ossl_ok ? "stopped before it was computed" : ossl_why);
+	result_method(res, "content", "block i holds 16 KiB of splitmix64 output seeded by (--seed, i); content_sha1 "
+		      "is the SHA-1 of the intended first --size bytes, computed before timing");
+	result_method(res, "order", "%llu pieces of %u blocks in a random order (Fisher-Yates, splitmix64 seeded by "
+		      "--seed), %lld in flight taking turns block by block, blocks in order within a piece",
+		      (unsigned long long)ord.npieces, bpp, (long long)o->interleave);
+	if (o->cache)
+		result_method(res, "app_cache", "%s (%llu blocks) sorted by offset; when full, the longest run of "
+			      "adjacent blocks is written with one pwritev() (Transmission 4.x cache_trim); the rest at "
+			      "the end, in file order", disk_fmt_bytes(a, sizeof(a), o->cache),
+			      (unsigned long long)(o->cache / TORRENT_BLOCK));
+	else
+		result_method(res, "app_cache", "none: every block is its own pwrite() (Transmission with "
+			      "cache 0, and current Transmission always)");
+	if (o->verify)
+		result_method(res, "verify", "each finished piece read back block by block (from the cache where "
+			      "still held, else pread from the file%s) and its SHA-1 (OpenSSL EVP) compared with the "
+			      "expected one", direct ? ", O_DIRECT" : ", usually the page cache");
+	result_method(res, "latency", "lat: per write call, pwrite()/pwritev() submit to complete (CLOCK_MONOTONIC "
+		      "around the call); block_lat: handing one block to the write path (a pwrite with no cache; a "
+		      "copy, or a flush of the longest run, with one)");
+	result_method(res, "timing", "from the first block to the last write%s; block generation is inside the "
+		      "timed loop (see generation_share)", o->sync_mode == DISK_SYNC_END ?
+		      " and the final fdatasync" : "");
+
+	t = xcalloc(1, sizeof(*t));
+	t->fd = fd;
+	t->sync = o->sync_mode;
+	t->sync_every = o->sync_mode == DISK_SYNC_FDATASYNC || o->sync_mode == DISK_SYNC_FSYNC ? o->sync_every : 0;
+	hist_init(&t->write_lat);
+	hist_init(&t->sync_lat);
+	hist_init(&block_lat);
+	hist_init(&verify_lat);
+	if (torrent_cache_init(&cache, (size_t)(o->cache / TORRENT_BLOCK), twrite, t) < 0) {
+		result_set_status(res, RESULT_FAILED, "cannot allocate a write cache of %s", disk_fmt_bytes(a, sizeof(a), o->cache));
+		goto out_fd;
+	}
+
+	disk_meas_begin(o, &m);
+	now = m.t0;
+	end = time_ns ? m.t0 + time_ns : UINT64_MAX;
+	ratelimit_init(&rl, o->rate, o->rate > 0 ? (o->rate / 20 > TORRENT_BLOCK ? o->rate / 20 : TORRENT_BLOCK) : 0, now);
+	for (;;) {
+		struct torrent_block tb;
+		mono_ns g0, g1, t2;
+		uint64_t d;
+
+		if (*env->stop) {
+			stopped = true;
+			break;
+		}
+		if (now >= end) {
+			capped = true;
+			break;
+		}
+		if (!torrent_order_next(&ord, &tb))
+			break;
+		if ((d = ratelimit_delay_ns(&rl, TORRENT_BLOCK, now)) && clock_sleep_until(now + d) < 0 && *env->stop) {
+			stopped = true;
+			break;
+		}
+		g0 = clock_mono();
+		disk_pattern(gen, TORRENT_BLOCK, (uint64_t)o->seed, tb.block);
+		g1 = clock_mono();
+		gen_ns += g1 - g0;
+		r = torrent_cache_put(&cache, tb.block, gen);
+		t2 = clock_mono();
+		if (r < 0)
+			break;
+		hist_record(&block_lat, t2 - g1);
+		blocks++;
+		now = t2;
+		if (tb.piece_done) {
+			pieces_done++;
+#if HAVE_OPENSSL
+			if (o->verify) {
+				int v = verify_piece(fd, &ord, &cache, tb.piece, piece_sha + tb.piece * SHA1_LEN, vbuf, vctx,
+						     &verify_disk);
+
+				now = clock_mono();
+				hist_record(&verify_lat, now - t2);
+				if (v < 0) {
+					t->err = v;
+					t->err_what = "reading a piece back";
+					t->err_off = tb.piece * o->piece;
+					break;
+				}
+				if (v == 0)
+					verify_fail++;
+			}
+#endif
+		}
+		disk_progress(env, now, m.t0, blocks, nblocks, blocks * TORRENT_BLOCK, &last);
+	}
+	if (!t->err && !stopped) {
+		if (torrent_cache_flush_all(&cache) == 0 && o->sync_mode == DISK_SYNC_END && t->written)
+			(void)tsync(t, false);
+	}
+	disk_meas_end(o, &m);
+
+	s = elapsed_s(m.t0, m.t1);
+	if (t->err) {
+		char what[96];
+
+		snprintf(what, sizeof(what), "%s at offset %llu", t->err_what, (unsigned long long)t->err_off);
+		disk_fail_errno(res, t->err, what);
+		res->incomplete = true;
+	} else if (verify_fail) {
+		result_set_status(res, RESULT_FAILED, "%llu of %llu pieces failed the SHA-1 check",
+				  (unsigned long long)verify_fail, (unsigned long long)pieces_done);
+	}
+	if (stopped)
+		result_note(res, "stopped by a signal: %llu blocks still in the write cache were not written",
+			    (unsigned long long)cache.n);
+	if (capped)
+		result_note(res, "--time ended the step after %llu of %llu pieces", (unsigned long long)pieces_done,
+			    (unsigned long long)ord.npieces);
+	result_metric(res, "write", UNIT_BYTES_PER_S, s > 0 ? (double)t->written / s : NAN,
+		      "write (bytes reaching the file per second)");
+	result_headline(res, "write");
+	result_metric(res, "io", UNIT_PER_S, s > 0 ? (double)blocks / s : NAN, "16 KiB blocks per second");
+	result_metric(res, "ios", UNIT_COUNT, (double)blocks, "blocks handed to the write path");
+	result_metric(res, "write_total", UNIT_BYTES, (double)t->written, "bytes written");
+	result_metric(res, "write_calls", UNIT_COUNT, (double)t->write_calls, "write calls (pwrite/pwritev)");
+	result_metric(res, "avg_write_call", UNIT_BYTES, t->write_calls ? (double)t->written / (double)t->write_calls : NAN,
+		      "average write call");
+	result_metric(res, "pieces_completed", UNIT_COUNT, (double)pieces_done, "pieces completed");
+	result_metric(res, "pieces_total", UNIT_COUNT, (double)ord.npieces, "pieces in the file");
+	if (o->verify) {
+		result_metric(res, "verify_failures", UNIT_COUNT, (double)verify_fail, "pieces failing SHA-1");
+		result_metric(res, "verify_read", UNIT_BYTES, (double)verify_disk, "bytes read back from the file");
+		disk_report_lat(res, "verify_lat", &verify_lat, "piece read-back and SHA-1");
+	}
+	if (t->sync_every || o->sync_mode == DISK_SYNC_END)
+		result_metric(res, "syncs", UNIT_COUNT, (double)t->syncs, "fsync/fdatasync calls");
+	result_metric(res, "generation_share", UNIT_PERCENT, s > 0 ? 100.0 * (double)gen_ns / 1e9 / s : NAN,
+		      "share of the time spent generating block content");
+	result_metric(res, "measured", UNIT_SECONDS, s, "time measured");
+	disk_report_lat(res, "lat", &t->write_lat, "write call latency");
+	disk_report_lat(res, "block_lat", &block_lat, "block hand-off");
+	disk_report_lat(res, "sync_lat", &t->sync_lat, "sync latency");
+	result_metric(res, "qd_asked", UNIT_COUNT, 1, "queue depth asked");
+	result_metric(res, "qd_max", UNIT_COUNT, t->write_calls ? 1 : 0, "queue depth reached (max)");
+	disk_report_cpu(res, &m, blocks);
+	disk_report_device(res, o, &m, t->written);
+	if (o->rate > 0 && s > 0 && (double)(blocks * TORRENT_BLOCK) / s >= 0.9 * o->rate) {
+		snprintf(res->verdict.resource, sizeof(res->verdict.resource), "rate limit");
+		snprintf(res->verdict.evidence, sizeof(res->verdict.evidence),
+			 "%s/s of blocks with --rate %s/s: the token bucket, not the device or the CPU, set the pace",
+			 disk_fmt_bytes(a, sizeof(a), (uint64_t)((double)(blocks * TORRENT_BLOCK) / s)),
+			 disk_fmt_bytes(b, sizeof(b), (uint64_t)o->rate));
+	}
+	torrent_cache_release(&cache);
+out_fd:
+	close(fd);
+out:
+	disk_remove_temp(env, res, tmp_path);
+#if HAVE_OPENSSL
+	EVP_MD_CTX_free(vctx);
+#endif
+	free(piece_sha);
+	free(t);
+	free(gen);
+	free(vbuf);
+	torrent_order_release(&ord);
+}

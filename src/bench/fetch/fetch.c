@@ -1,0 +1,813 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `engpass fetch URL`: seed 002's experiment against any HTTP/1.1 server.
+ * Either one GET of the whole resource, or Range requests of --block
+ * bytes with --depth of them in flight on one keep-alive connection
+ * (depth 1: request, wait for the last byte, next request -- the SMB
+ * pattern of the seed; depth 2 is dl's pipelining trick).
+ *
+ * The download: the first request goes alone (its Content-Range tells the
+ * size), then the pipeline is kept full. Every response is checked
+ * against its request (status 206, Content-Range exactly as asked, the
+ * same total, the length) before a byte of it is written. A server that
+ * closes after K requests (nginx keepalive_requests) answers the K-th with
+ * "Connection: close" and drops what was pipelined behind it: we connect
+ * again and re-send what was in flight. A 200 to the first Range request
+ * means the server ignores Range: its body is the whole resource and the
+ * download becomes one GET (said in a note). Redirects on the first
+ * request are followed up to FETCH_REDIRECT_MAX times.
+ *
+ * --output FILE writes the body to a temp name beside FILE and renames it
+ * when the download is complete and checked; on failure or a signal the
+ * temp file is removed (tmpfile registry), so FILE never holds a wrong
+ * byte. --output - writes the body to standard output, and then the
+ * result goes to standard error (output_open() moves fd 1 there).
+ *
+ * Figures: bytes over the time from the first request sent to the last
+ * byte; per-request latency (request sent to last byte) into a histogram;
+ * time to first byte; reconnects and re-sent requests; the depth actually
+ * kept (time-weighted mean of requests in flight); the idle share (time
+ * the connection waited for a response to start, summed over responses
+ * and divided by the elapsed time) and, for ranges, the stop-and-wait
+ * ceiling block / fastest request. The verdict is "round trips" when the
+ * idle share is FETCH_IDLE_BOUND_PCT or more.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bench/bench.h"
+#include "bench/fetch/fetch_http.h"
+#include "core/net_sock.h"
+#include "config.h"
+#include "core/clock.h"
+#include "core/hist.h"
+#include "core/progress.h"
+#include "core/tmpfile.h"
+#include "lib/xalloc.h"
+
+#define FETCH_DEPTH_MAX 64
+#define FETCH_DEFAULT_TIMEOUT_NS (10 * NS_PER_SEC)
+#define FETCH_RBUF (256 * 1024)
+/* Connections in a row the server closed before answering anything. */
+#define FETCH_BARREN_MAX 3
+/* Idle share at or above which the download counts as round-trip bound. */
+#define FETCH_IDLE_BOUND_PCT 20.0
+
+struct fetch_opts {
+	uint64_t block;		/* 0: one GET of the whole resource */
+	int64_t depth;		/* requests in flight (ranges only) */
+	const char *output;	/* NULL, "-" or a file name */
+	uint64_t timeout_ns;	/* per connect and per read */
+	/* set by check() */
+	const char *url;
+	char iface[NET_IFNAME_LEN];
+};
+
+static const struct opt fetch_options[] = {
+	OPT_SIZE("block", 'b', struct fetch_opts, block, 1, 1LL << 30,
+		 "Range requests of SIZE bytes (e.g. 60K) instead of one GET"),
+	OPT_INT("depth", 'd', struct fetch_opts, depth, 1, FETCH_DEPTH_MAX, "N",
+		"with --block: requests in flight on the connection, 1..64 (default 1: request, wait, next)"),
+	OPT_STRING("output", 'o', struct fetch_opts, output, "FILE",
+		   "write the body to FILE (complete and checked, or not at all); '-': standard output, "
+		   "and the result to standard error"),
+	OPT_DURATION("timeout", 0, struct fetch_opts, timeout_ns, NS_PER_MS, 3600 * NS_PER_SEC,
+		     "longest wait to connect and for each read (default 10s)"),
+	OPT_END,
+};
+
+static void fetch_defaults(void *p)
+{
+	struct fetch_opts *o = p;
+
+	o->timeout_ns = FETCH_DEFAULT_TIMEOUT_NS;
+}
+
+static int fetch_check(void *p, char **pos, size_t npos, char *err, size_t errlen)
+{
+	struct fetch_opts *o = p;
+	struct fetch_url *u;
+	int r;
+
+	if (npos != 1) {
+		snprintf(err, errlen, npos ? "unexpected argument '%s'" : "expected a URL such as http://host/file",
+			 npos ? pos[1] : "");
+		return -EINVAL;
+	}
+	if (o->depth && !o->block) {
+		snprintf(err, errlen, "option '--depth' needs '--block' (a whole GET is one request)");
+		return -EINVAL;
+	}
+	if (!o->depth)
+		o->depth = 1;
+	if (o->output && !*o->output) {
+		snprintf(err, errlen, "option '--output': empty file name");
+		return -EINVAL;
+	}
+	u = xmalloc(sizeof(*u));
+	r = fetch_url_parse(pos[0], u, err, errlen);
+	/* Best effort, sends nothing: the interface the system view should watch. */
+	if (r == 0 && net_route_iface(u->host, u->port, o->iface, sizeof(o->iface)) < 0)
+		o->iface[0] = 0;
+	free(u);
+	if (r < 0)
+		return r;
+	o->url = pos[0];
+	return 0;
+}
+
+static void fetch_sample_config(const void *p, unsigned step, struct sampler_config *cfg)
+{
+	const struct fetch_opts *o = p;
+
+	(void)step;
+	if (o->iface[0])
+		cfg->iface = o->iface;
+}
+
+/* A request on the wire (or to be re-sent). */
+struct fetch_req {
+	bool ranged;
+	uint64_t first, last;
+	mono_ns sent;
+};
+
+struct fetch_ctx {
+	const struct bench_env *env;
+	const struct fetch_opts *o;
+	struct fetch_url url, next_url;
+	int fd;
+	struct fetch_parser *fp;
+	char *rbuf;
+
+	/* the plan */
+	bool ranged;		/* asking for ranges (false: one GET, or after the fallback) */
+	bool fell_back;		/* the server ignored Range */
+	bool have_total;
+	uint64_t total;		/* resource size, when known */
+	uint64_t next_first;	/* next block to ask for */
+	struct fetch_req q[FETCH_DEPTH_MAX];	/* in flight, oldest first */
+	unsigned nq;		/* requests queued */
+	unsigned nsent;		/* of those, sent on this connection (a prefix) */
+	bool redirect;		/* the current response is a redirect */
+	bool broken;		/* a write failed: the server closed; read what is left */
+	bool in_body;		/* the head of q[0]'s response passed; c->body counts its body */
+	bool finished;
+	unsigned redirects;
+	unsigned barren;	/* connections in a row closed without an answer */
+	uint64_t answered;	/* responses complete on this connection */
+
+	/* the body */
+	int out_fd;		/* -1: not written */
+	char *tmp_path;		/* temp name beside --output FILE; NULL otherwise */
+	uint64_t body;		/* body bytes of the current response */
+
+	/* figures */
+	uint64_t bytes, requests, resent, reconnects;
+	struct hist lat;
+	mono_ns t_start, t_end, t_head, last_change, last_done;
+	uint64_t ttfb_ns;
+	double inflight_area;	/* sum of requests in flight x ns */
+	uint64_t idle_rt_ns;	/* waiting for responses to requests sent after the previous one completed */
+	uint64_t idle_srv_ns;	/* waiting for responses the server had queued */
+	char err[512];
+};
+
+/* Time-weighted requests in flight: account the time since the last change. */
+static void inflight_tick(struct fetch_ctx *c, mono_ns now)
+{
+	if (c->t_start && now > c->last_change)
+		c->inflight_area += (double)c->nsent * (double)(now - c->last_change);
+	c->last_change = now;
+}
+
+static void show_progress(struct fetch_ctx *c, mono_ns now)
+{
+	char line[PROGRESS_WIDTH + 1];
+
+	if (!c->env->progress->enabled)
+		return;
+	fetch_progress_format(line, sizeof(line), c->bytes, c->have_total ? c->total : 0,
+			      c->t_start ? elapsed_ns(c->t_start, now) : 0);
+	progress_show(c->env->progress, now, line);
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Queues what may go next: the first request alone, then ranges up to the depth. */
+static void plan(struct fetch_ctx *c)
+{
+	if (c->finished)
+		return;
+	if (!c->ranged) {
+		if (!c->nq)
+			c->q[c->nq++] = (struct fetch_req){ .ranged = false };
+		return;
+	}
+	if (!c->have_total) {
+		if (!c->nq)
+			c->q[c->nq++] = (struct fetch_req){ .ranged = true, .first = 0, .last = c->o->block - 1 };
+		return;
+	}
+	while (c->nq < (unsigned)c->o->depth && c->next_first < c->total) {
+		uint64_t last = c->next_first + c->o->block - 1;
+
+		if (last >= c->total)
+			last = c->total - 1;
+		c->q[c->nq++] = (struct fetch_req){ .ranged = true, .first = c->next_first, .last = last };
+		c->next_first = last + 1;
+	}
+}
+
+/*
+ * Sends every queued request not yet sent on this connection, in one
+ * write. A server that has closed (EPIPE, ECONNRESET) is no error here:
+ * the connection is marked broken, what it still delivers is read, and
+ * its end makes the caller reconnect and re-send. Returns 0 or -errno
+ * with a message in ERR.
+ */
+static int send_queued(struct fetch_ctx *c, char *err, size_t errlen)
+{
+	char *buf;
+	size_t len = 0;
+	mono_ns now;
+	int r;
+
+	if (c->nsent == c->nq || c->broken)
+		return 0;
+	buf = xmalloc((size_t)(c->nq - c->nsent) * FETCH_REQ_MAX);
+	for (unsigned i = c->nsent; i < c->nq; i++) {
+		const struct fetch_req *q = &c->q[i];
+		int n = fetch_request_format(buf + len, FETCH_REQ_MAX, &c->url, q->ranged, q->first, q->last);
+
+		if (n < 0) {
+			free(buf);
+			snprintf(err, errlen, "request for '%.200s' too long", c->url.target);
+			return n;
+		}
+		len += (size_t)n;
+	}
+	/*
+	 * A request counts from the start of its write: on loopback the write
+	 * itself runs the server's receive path and may be preempted by it.
+	 */
+	now = clock_mono();
+	if (!c->t_start)
+		c->t_start = c->last_change = now;
+	inflight_tick(c, now);
+	for (unsigned i = c->nsent; i < c->nq; i++)
+		c->q[i].sent = now;
+	c->requests += c->nq - c->nsent;
+	c->nsent = c->nq;
+	r = net_write_full(c->fd, buf, len, c->o->timeout_ns, c->env->stop);
+	free(buf);
+	if (r == -EPIPE || r == -ECONNRESET) {
+		c->broken = true;
+		return 0;
+	}
+	if (r < 0)
+		snprintf(err, errlen, "cannot send to %s:%u: %s", c->url.host, (unsigned)c->url.port, strerror(-r));
+	return r;
+}
+
+static int on_head(void *ctx, const struct fetch_head *h, char *err, size_t errlen)
+{
+	struct fetch_ctx *c = ctx;
+	struct fetch_req *q = &c->q[0];
+	struct fetch_expect e;
+	mono_ns now = clock_mono(), from;
+	/* Before the first data response: redirects and the fallback are allowed. */
+	bool first = hist_count(&c->lat) == 0 && !c->have_total;
+
+	if (!c->nsent) {
+		snprintf(err, errlen, "a response to no request");
+		return -EPROTO;
+	}
+	e = (struct fetch_expect){
+		.ranged = q->ranged, .first = q->first, .last = q->last,
+		.have_total = c->have_total, .total = c->total,
+		.may_redirect = first, .may_fallback = first,
+	};
+	c->body = 0;
+	c->redirect = false;
+	switch (fetch_head_check(h, &e, err, errlen)) {
+	case FETCH_HEAD_ERROR:
+		return -EPROTO;
+	case FETCH_HEAD_REDIRECT:
+		if (c->redirects >= FETCH_REDIRECT_MAX) {
+			snprintf(err, errlen, "more than %d redirects", FETCH_REDIRECT_MAX);
+			return -ELOOP;
+		}
+		if (fetch_url_resolve(&c->url, h->location, &c->next_url, err, errlen) < 0)
+			return -EINVAL;
+		c->redirect = true;
+		return 0;
+	case FETCH_HEAD_FALLBACK:
+		c->ranged = false;
+		c->fell_back = true;
+		q->ranged = false;
+		/* fall through */
+	case FETCH_HEAD_BODY:
+		break;
+	}
+	if (q->ranged && !c->have_total) {
+		c->have_total = true;
+		c->total = h->range.total;
+		c->next_first = h->range.last + 1;
+		q->last = h->range.last;
+	} else if (!q->ranged) {
+		c->have_total = h->have_length;
+		c->total = h->length;
+	}
+	/*
+	 * The connection sat idle from the later of request sent and previous
+	 * response done. Sent after that response: a full round trip (plus the
+	 * server's think time) that only a deeper pipeline hides. Sent before:
+	 * the server had it queued and was slow to answer.
+	 */
+	from = q->sent > c->last_done ? q->sent : c->last_done;
+	if (now > from) {
+		if (q->sent >= c->last_done)
+			c->idle_rt_ns += now - from;
+		else
+			c->idle_srv_ns += now - from;
+	}
+	if (!c->t_head) {
+		c->t_head = now;
+		c->ttfb_ns = elapsed_ns(q->sent, now);
+	}
+	c->in_body = true;
+	return 0;
+}
+
+static int on_body(void *ctx, const char *p, size_t n, char *err, size_t errlen)
+{
+	struct fetch_ctx *c = ctx;
+	const struct fetch_req *q = &c->q[0];
+	int r;
+
+	if (c->redirect)
+		return 0;
+	if (q->ranged && c->body + n > q->last - q->first + 1) {
+		snprintf(err, errlen, "more body than Content-Range 'bytes %llu-%llu' announced",
+			 (unsigned long long)q->first, (unsigned long long)q->last);
+		return -EPROTO;
+	}
+	if (c->out_fd >= 0 && (r = write_all(c->out_fd, p, n)) < 0) {
+		snprintf(err, errlen, "cannot write '%s': %s", c->o->output, strerror(-r));
+		return r;
+	}
+	c->body += n;
+	c->bytes += n;
+	return 0;
+}
+
+static int on_done(void *ctx, const struct fetch_head *h, bool keep_alive, char *err, size_t errlen)
+{
+	struct fetch_ctx *c = ctx;
+	const struct fetch_req *q = &c->q[0];
+	mono_ns now = clock_mono();
+
+	(void)h;
+	inflight_tick(c, now);
+	if (c->redirect) {
+		c->redirects++;
+		c->url = c->next_url;
+		c->nq = c->nsent = 0;
+		return FETCH_STOP;
+	}
+	if (q->ranged && c->body != q->last - q->first + 1) {
+		snprintf(err, errlen, "short body: %llu of %llu bytes for 'Range: bytes=%llu-%llu'",
+			 (unsigned long long)c->body, (unsigned long long)(q->last - q->first + 1),
+			 (unsigned long long)q->first, (unsigned long long)q->last);
+		return -EPROTO;
+	}
+	hist_record(&c->lat, elapsed_ns(q->sent, now));
+	c->in_body = false;
+	memmove(&c->q[0], &c->q[1], (size_t)(c->nq - 1) * sizeof(c->q[0]));
+	c->nq--;
+	c->nsent--;
+	c->answered++;
+	c->last_done = c->t_end = now;
+	show_progress(c, now);
+	if (!c->ranged || (c->next_first >= c->total && !c->nq)) {
+		c->finished = true;
+		return FETCH_STOP;
+	}
+	/* The server closes next: reconnect and re-send what was in flight. */
+	if (!keep_alive)
+		return FETCH_STOP;
+	/*
+	 * Refill the pipeline now, before the rest of the buffer (further
+	 * responses, their bodies to write) is looked at, as dl does.
+	 */
+	plan(c);
+	return send_queued(c, err, errlen);
+}
+
+static const struct fetch_parser_ops fetch_ops = { .head = on_head, .body = on_body, .done = on_done };
+
+static int fetch_connect(struct fetch_ctx *c)
+{
+	struct net_sockopts so = { .nodelay = true };
+	int r;
+
+	r = net_connect(c->url.host, c->url.port, SOCK_STREAM, &so, c->o->timeout_ns, c->env->stop, &c->fd);
+	if (r == -EADDRNOTAVAIL)
+		snprintf(c->err, sizeof(c->err), "cannot resolve '%s'", c->url.host);
+	else if (r < 0)
+		snprintf(c->err, sizeof(c->err), "cannot connect to %s:%u: %s", c->url.host, (unsigned)c->url.port,
+			 strerror(-r));
+	fetch_parser_reset(c->fp);
+	c->answered = 0;
+	c->broken = false;
+	c->in_body = false;
+	return r;
+}
+
+static void fetch_disconnect(struct fetch_ctx *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+}
+
+/*
+ * The server closed (said so, or EOF between responses): connect again and
+ * re-send what was in flight. Gives up when connections keep closing
+ * before answering anything.
+ */
+static int fetch_reconnect(struct fetch_ctx *c)
+{
+	fetch_disconnect(c);
+	c->barren = c->answered ? 0 : c->barren + 1;
+	if (c->barren >= FETCH_BARREN_MAX) {
+		snprintf(c->err, sizeof(c->err), "%s:%u closed the connection %d times in a row without answering",
+			 c->url.host, (unsigned)c->url.port, FETCH_BARREN_MAX);
+		return -ECONNRESET;
+	}
+	inflight_tick(c, clock_mono());
+	c->resent += c->nsent;
+	c->nsent = 0;
+	c->reconnects++;
+	return fetch_connect(c);
+}
+
+/* Downloads; returns 0, -EINTR when stopped by a signal, or -errno with c->err. */
+static int fetch_download(struct fetch_ctx *c)
+{
+	int r;
+
+	if ((r = fetch_connect(c)) < 0)
+		return r;
+	while (!c->finished) {
+		ssize_t n;
+
+		if (*c->env->stop)
+			return -EINTR;
+		plan(c);
+		if ((r = send_queued(c, c->err, sizeof(c->err))) < 0)
+			return r;
+		r = net_wait_readable(c->fd, c->o->timeout_ns);
+		if (r == -EINTR)
+			continue;
+		if (r < 0) {
+			snprintf(c->err, sizeof(c->err), "cannot wait for %s:%u: %s", c->url.host,
+				 (unsigned)c->url.port, strerror(-r));
+			return r;
+		}
+		if (r == 0) {
+			snprintf(c->err, sizeof(c->err), "no answer from %s:%u within %.3g s", c->url.host,
+				 (unsigned)c->url.port, (double)c->o->timeout_ns / 1e9);
+			return -ETIMEDOUT;
+		}
+		n = recv(c->fd, c->rbuf, FETCH_RBUF, MSG_DONTWAIT);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (n < 0 && errno != ECONNRESET) {
+			r = -errno;
+			snprintf(c->err, sizeof(c->err), "cannot read from %s:%u: %s", c->url.host,
+				 (unsigned)c->url.port, strerror(errno));
+			return r;
+		}
+		/*
+		 * A reset: seen by this read, or by a write before it (which took
+		 * the error, and the read then sees only the end).
+		 */
+		if ((n < 0 || (n == 0 && c->broken)) && fetch_parser_in_message(c->fp)) {
+			/*
+			 * A server that closes with pipelined requests unread makes
+			 * its kernel send a reset, and ours then drops what we had
+			 * not read yet. After an answered request that is this,
+			 * not a failure: ask again for the rest of the range.
+			 */
+			if (c->ranged && c->answered && !c->redirect) {
+				if (c->in_body)
+					c->q[0].first += c->body;
+				c->in_body = false;
+				if ((r = fetch_reconnect(c)) < 0)
+					return r;
+				continue;
+			}
+			snprintf(c->err, sizeof(c->err), "connection reset mid-response by %s:%u after %llu body bytes",
+				 c->url.host, (unsigned)c->url.port,
+				 (unsigned long long)fetch_parser_body_bytes(c->fp));
+			return -ECONNRESET;
+		}
+		r = fetch_parser_feed(c->fp, c->rbuf, n < 0 ? 0 : (size_t)n, c->err, sizeof(c->err));
+		if (r < 0)
+			return r;
+		if (r == FETCH_STOP) {
+			if (c->finished)
+				break;
+			/* A redirect (c->url is the new one) or a server that closes. */
+			if (c->redirect) {
+				fetch_disconnect(c);
+				if ((r = fetch_connect(c)) < 0)
+					return r;
+			} else if ((r = fetch_reconnect(c)) < 0) {
+				return r;
+			}
+			continue;
+		}
+		if (n <= 0 && !c->finished && (r = fetch_reconnect(c)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* Opens the body's destination for this repetition. Returns 0 or -errno with c->err. */
+static int output_open(struct fetch_ctx *c)
+{
+	const char *out = c->o->output;
+	char *dir, *slash;
+	int r;
+
+	c->out_fd = -1;
+	if (!out || c->env->rep > 0)
+		return 0;
+	if (!strcmp(out, "-")) {
+		/*
+		 * The body owns standard output: keep it as out_fd and point fd 1
+		 * at standard error, where the runner then renders the result
+		 * (of every repetition: only the first writes the body).
+		 */
+		fflush(stdout);
+		c->out_fd = fcntl(1, F_DUPFD_CLOEXEC, 3);
+		if (c->out_fd < 0 || dup2(2, 1) < 0) {
+			r = -errno;
+			snprintf(c->err, sizeof(c->err), "cannot set up standard output for the body: %s",
+				 strerror(errno));
+			return r;
+		}
+		return 0;
+	}
+	dir = xstrdup(out);
+	slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = 0;
+	else if (slash)
+		*slash = 0;
+	r = tmpfile_create(c->env->tmp, slash ? dir : ".", "fetch", 0, &c->out_fd, &c->tmp_path);
+	if (r < 0)
+		snprintf(c->err, sizeof(c->err), "cannot create a temp file beside '%s': %s", out, strerror(-r));
+	free(dir);
+	return r;
+}
+
+/* Completes (OK true: rename into place) or abandons the output file. */
+static int output_close(struct fetch_ctx *c, bool ok)
+{
+	int r = 0, unreg;
+
+	if (!c->tmp_path) {
+		if (c->out_fd >= 0)
+			close(c->out_fd);
+		c->out_fd = -1;
+		return 0;
+	}
+	if (ok) {
+		mode_t mask = umask(0);
+
+		umask(mask);
+		if (fchmod(c->out_fd, 0666 & ~mask) < 0 || rename(c->tmp_path, c->o->output) < 0) {
+			r = -errno;
+			snprintf(c->err, sizeof(c->err), "cannot rename the download to '%s': %s", c->o->output,
+				 strerror(errno));
+		}
+	}
+	close(c->out_fd);
+	c->out_fd = -1;
+	/*
+	 * After the rename the temp name is gone and this only unregisters
+	 * it. Should unlink fail, the name stays registered and the runner's
+	 * tmpfile_reg_free() tries again: nothing to report here.
+	 */
+	unreg = tmpfile_remove(c->env->tmp, c->tmp_path);
+	(void)unreg;
+	free(c->tmp_path);
+	c->tmp_path = NULL;
+	return r;
+}
+
+static void report(struct fetch_ctx *c, struct result *res)
+{
+	uint64_t span = c->t_end > c->t_start ? c->t_end - c->t_start : 0;
+	double secs = (double)span / 1e9;
+	double rt_pct = span ? 100.0 * (double)c->idle_rt_ns / (double)span : 0;
+	double srv_pct = span ? 100.0 * (double)c->idle_srv_ns / (double)span : 0;
+	double rate = secs > 0 ? (double)c->bytes / secs : 0, ceiling = 0;
+	bool ranges = c->o->block && !c->fell_back;
+	char m[32], b[32], beside[96] = "";
+
+	result_metric(res, "rate", UNIT_BYTES_PER_S, rate, "download rate");
+	result_headline(res, "rate");
+	result_metric(res, "body", UNIT_BYTES, (double)c->bytes, "body bytes");
+	result_metric(res, "requests", UNIT_COUNT, (double)c->requests, "requests sent");
+	result_metric(res, "resent", UNIT_COUNT, (double)c->resent, "requests re-sent after a reconnect")
+		->higher_is_better = false;
+	result_metric(res, "reconnects", UNIT_COUNT, (double)c->reconnects, "reconnects")->higher_is_better = false;
+	result_metric(res, "redirects", UNIT_COUNT, (double)c->redirects, "redirects followed")
+		->higher_is_better = false;
+	result_metric(res, "ttfb", UNIT_NS, (double)c->ttfb_ns, "time to first byte")->higher_is_better = false;
+	if (hist_count(&c->lat)) {
+		result_metric(res, "lat_min", UNIT_NS, (double)hist_min(&c->lat), "request latency min")
+			->higher_is_better = false;
+		result_metric(res, "lat_p50", UNIT_NS, (double)hist_percentile(&c->lat, 50), "request latency p50")
+			->higher_is_better = false;
+		result_metric(res, "lat_p99", UNIT_NS, (double)hist_percentile(&c->lat, 99), "request latency p99")
+			->higher_is_better = false;
+		result_metric(res, "lat_max", UNIT_NS, (double)hist_max(&c->lat), "request latency max")
+			->higher_is_better = false;
+		result_hist(res, "lat", UNIT_NS, &c->lat);
+	}
+	result_metric(res, "depth_kept", UNIT_COUNT, span ? c->inflight_area / (double)span : 0,
+		      "requests in flight, time-weighted mean");
+	result_metric(res, "idle_round_trip", UNIT_PERCENT, rt_pct, "idle, waiting a round trip")
+		->higher_is_better = false;
+	result_metric(res, "idle_server", UNIT_PERCENT, srv_pct, "idle, server slow with requests queued")
+		->higher_is_better = false;
+	if (ranges && hist_count(&c->lat) && hist_min(&c->lat)) {
+		ceiling = (double)c->o->block / ((double)hist_min(&c->lat) / 1e9);
+		result_metric(res, "stop_and_wait_ceiling", UNIT_BYTES_PER_S, ceiling,
+			      "stop-and-wait ceiling (block / fastest request)");
+	}
+	if (ranges && c->o->depth > 1 && span && c->inflight_area / (double)span < 0.9 * (double)c->o->depth)
+		result_note(res, "the pipeline held %.2f requests on average, fewer than --depth %lld",
+			    c->inflight_area / (double)span, (long long)c->o->depth);
+
+	fetch_human(m, sizeof(m), rate);
+	if (ceiling > 0) {
+		fetch_human(b, sizeof(b), ceiling);
+		snprintf(beside, sizeof(beside), " beside a stop-and-wait ceiling of %s/s (block / fastest request)", b);
+	}
+	snprintf(res->verdict.resource, sizeof(res->verdict.resource), "%s",
+		 rt_pct >= FETCH_IDLE_BOUND_PCT ? "round trips" : "not round-trip bound");
+	snprintf(res->verdict.evidence, sizeof(res->verdict.evidence),
+		 "idle %.0f%% of the time waiting round trips (bound from %.0f%%), %.0f%% waiting for a server "
+		 "with requests queued; %s/s measured%s",
+		 rt_pct, FETCH_IDLE_BOUND_PCT, srv_pct, m, beside);
+}
+
+static void fetch_run(const struct bench_env *env, const void *p, struct result *res)
+{
+	const struct fetch_opts *o = p;
+	struct fetch_ctx *c = xcalloc(1, sizeof(*c));
+	char err[512];
+	int r;
+
+	c->env = env;
+	c->o = o;
+	c->fd = -1;
+	c->out_fd = -1;
+	hist_init(&c->lat);
+	result_param(res, "url", "%s", o->url);
+	result_param(res, "mode", "%s", o->block ? "ranges" : "single GET");
+	if (o->block) {
+		result_param(res, "block", "%llu", (unsigned long long)o->block);
+		result_param(res, "depth", "%lld", (long long)o->depth);
+	}
+	result_param(res, "output", "%s", o->output ? o->output : "(discarded)");
+	if (fetch_url_parse(o->url, &c->url, err, sizeof(err)) < 0) {
+		result_set_status(res, RESULT_FAILED, "%s", err);
+		free(c);
+		return;
+	}
+	c->ranged = o->block != 0;
+	result_method(res, "protocol", "HTTP/1.1 GET over one TCP connection (TCP_NODELAY), keep-alive; "
+		      "responses parsed by nodejs http-parser 2.9");
+	result_method(res, "requests", o->block ?
+		      "Range: bytes=A-B of --block bytes; the first alone (it tells the size), then up to "
+		      "--depth in flight, the next sent as soon as a response is complete" :
+		      "one GET of the whole resource");
+	result_method(res, "checks", "every response: status (206 for ranges), Content-Range exactly as asked "
+		      "with the same total, body length; bytes are written only after their head passed");
+	result_method(res, "rate", "body bytes / wall time (CLOCK_MONOTONIC) from the first request sent to the "
+		      "last byte received; reconnects and re-sent requests included, the first connect not");
+	result_method(res, "latency", "per request, from the start of writing the request to its last body byte; a re-sent request "
+		      "counts from its re-sending");
+	result_method(res, "ttfb", "from the start of writing the first request to its response head parsed");
+	result_method(res, "depth_kept", "requests written and not yet complete, averaged over time");
+	result_method(res, "idle", "per response, the time from the later of its request written and the "
+		      "previous response complete until its head arrived, summed over the responses, as a share "
+		      "of the elapsed time; round trip when the request was written after the previous response "
+		      "completed (the client had nothing in flight), server when the server had it queued");
+	if (o->block)
+		result_method(res, "ceiling", "stop-and-wait ceiling = block / fastest request latency: the best "
+			      "depth 1 could do if every request were as fast as the fastest");
+	result_method(res, "reconnects", "a server that closes (Connection: close, or end of stream between "
+		      "responses) is connected again and the requests in flight are re-sent");
+	if (o->output)
+		result_method(res, "output", "body written with write() as it arrives; the time to write it is "
+			      "included");
+
+	c->fp = fetch_parser_new(&fetch_ops, c);
+	c->rbuf = xmalloc(FETCH_RBUF);
+	if (!c->fp) {
+		result_set_status(res, RESULT_SKIPPED, "built without libhttp-parser");
+		goto out;
+	}
+	if ((r = output_open(c)) < 0) {
+		result_set_status(res, RESULT_FAILED, "%s", c->err);
+		goto out;
+	}
+	if (o->output && env->rep > 0)
+		result_note(res, "the body was written by the first repetition only");
+	show_progress(c, clock_mono());
+	r = fetch_download(c);
+	fetch_disconnect(c);
+	if (r == -EINTR || (r < 0 && *env->stop)) {
+		(void)output_close(c, false);
+		if (o->output)
+			result_note(res, "stopped by a signal: %s", strcmp(o->output, "-") ?
+				    "the output file was not written" : "standard output holds part of the body");
+		report(c, res);
+		goto out;
+	}
+	if (r < 0) {
+		(void)output_close(c, false);
+		result_set_status(res, RESULT_FAILED, "%s", c->err);
+		goto out;
+	}
+	if (output_close(c, true) < 0) {
+		result_set_status(res, RESULT_FAILED, "%s", c->err);
+		goto out;
+	}
+	if (c->fell_back)
+		result_note(res, "the server ignored Range (status 200): fell back to one GET of the whole resource");
+	if (c->redirects)
+		result_note(res, "followed %u redirect%s to %s", c->redirects, c->redirects == 1 ? "" : "s",
+			    c->url.target);
+	report(c, res);
+out:
+	fetch_parser_free(c->fp);
+	free(c->rbuf);
+	free(c);
+}
+
+const struct bench bench_fetch = {
+	.name = "fetch",
+	.summary = "HTTP/1.1 download, whole or in pipelined Range blocks, with dl's progress line",
+	.usage = "URL [--block SIZE [--depth N]] [--output FILE|-] [--timeout D]",
+	.description =
+		"Downloads URL (http:// only, no TLS) from any HTTP/1.1 server: one GET of the whole\n"
+		"resource, or with --block Range requests of that size, --depth of them pipelined on\n"
+		"one keep-alive connection (depth 1: request, wait, next; seed 002). Reconnects and\n"
+		"re-sends when the server closes after K requests; follows up to 5 redirects; falls\n"
+		"back to one GET when the server ignores Range. Checks every response (status,\n"
+		"Content-Range, length). Reports the rate, request latencies, time to first byte,\n"
+		"reconnects, the depth actually kept, and whether the download was round-trip bound.\n"
+		"--output FILE gets the body only when it is complete; with --output - the body goes\n"
+		"to standard output and the result to standard error. See docs/fetch.md.",
+	.flags = BENCH_NETWORK | BENCH_NO_TIME,
+	.opts = fetch_options,
+	.opts_size = sizeof(struct fetch_opts),
+	.defaults = fetch_defaults,
+	.check = fetch_check,
+	.sample_config = fetch_sample_config,
+	.run = fetch_run,
+#if !HAVE_HTTP_PARSER
+	.unsupported_reason = "libhttp-parser (Debian libhttp-parser-dev) was not found or disabled "
+			      "(meson -Dhttp_parser)",
+#endif
+};

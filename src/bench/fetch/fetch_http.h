@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The HTTP/1.1 pieces of `engpass fetch` that need no socket, so they can
+ * be tested on canned bytes: the URL parser (http:// only) and redirect
+ * resolution, the Content-Range parser, the request text, the check of a
+ * response head against the request it answers, dl's progress line, and a
+ * response parser on top of nodejs http-parser 2.9 (Debian
+ * libhttp-parser-dev) that turns a byte stream of pipelined responses
+ * into head / body / done events.
+ *
+ * Nothing here prints or allocates behind the caller's back; errors come
+ * back as -errno with a one-line message in the caller's buffer.
+ */
+#ifndef ENGPASS_FETCH_HTTP_H
+#define ENGPASS_FETCH_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/compiler.h"
+
+/* Longest response head (status line and header fields) accepted. */
+#define FETCH_HEADER_MAX (64 * 1024)
+/* Redirects followed before giving up. */
+#define FETCH_REDIRECT_MAX 5
+/* Longest host name, and longest request target (path and query). */
+#define FETCH_HOST_MAX 256
+#define FETCH_TARGET_MAX 8192
+/* Room for one request's text: request line, Host, Range and the rest. */
+#define FETCH_REQ_MAX (FETCH_TARGET_MAX + FETCH_HOST_MAX + 256)
+
+/* A parsed http:// URL. */
+struct fetch_url {
+	char host[FETCH_HOST_MAX];	/* for getaddrinfo: no brackets around IPv6 */
+	char authority[FETCH_HOST_MAX + 8];	/* Host header: host[:port] as in the URL */
+	uint16_t port;
+	char target[FETCH_TARGET_MAX];	/* path and query, never empty; no fragment */
+};
+
+/*
+ * Parses URL (http://[host][:port][/path][?query][#fragment]) into U.
+ * The scheme is case-insensitive; the fragment is dropped; an empty path
+ * becomes "/"; an empty port means 80. Refused, with a one-line message in
+ * ERR: https:// (no TLS support), other schemes, user:password@, no host,
+ * a port that is not 1..65535, spaces or control characters, names or
+ * targets longer than the limits above. Returns 0 or -EINVAL.
+ */
+MUST_CHECK int fetch_url_parse(const char *url, struct fetch_url *u, char *err, size_t errlen);
+
+/*
+ * Resolves a Location header value LOC against BASE into OUT (OUT may be
+ * BASE): an absolute http:// URL, a scheme-relative "//host/path", an
+ * absolute path "/path", or a path relative to BASE's directory.
+ * Returns 0 or -EINVAL with a message (https, a bad URL, too long).
+ */
+MUST_CHECK int fetch_url_resolve(const struct fetch_url *base, const char *loc, struct fetch_url *out,
+				 char *err, size_t errlen);
+
+/* A Content-Range value: "bytes FIRST-LAST/TOTAL"; TOTAL may be "*". */
+struct fetch_range {
+	uint64_t first, last;	/* inclusive */
+	uint64_t total;
+	bool total_known;	/* false when the total is "*" */
+};
+
+/*
+ * Parses the Content-Range value V (LEN bytes, surrounding blanks allowed)
+ * of a 206 response. The unit must be "bytes"; FIRST <= LAST < TOTAL.
+ * "bytes * /TOTAL" (of a 416) is refused. Returns 0 or -EINVAL.
+ */
+MUST_CHECK int fetch_range_parse(const char *v, size_t len, struct fetch_range *r);
+
+/*
+ * Writes the text of a GET for U into BUF (LEN bytes; FETCH_REQ_MAX is
+ * always enough), with "Range: bytes=FIRST-LAST" when RANGED. Returns the
+ * text's length, or -ENAMETOOLONG when it does not fit.
+ */
+MUST_CHECK int fetch_request_format(char *buf, size_t len, const struct fetch_url *u, bool ranged,
+				    uint64_t first, uint64_t last);
+
+/* What the head of one response said. */
+struct fetch_head {
+	unsigned status;
+	bool have_range;		/* Content-Range present and well-formed */
+	bool bad_range;			/* Content-Range present but malformed */
+	struct fetch_range range;
+	bool have_length;		/* Content-Length present */
+	uint64_t length;
+	bool chunked;			/* Transfer-Encoding: chunked */
+	bool have_location;
+	char location[FETCH_TARGET_MAX];	/* cut to fit; long_location says so */
+	bool long_location;
+	size_t header_bytes;		/* status line and fields, about as on the wire */
+};
+
+/* The request a response answers, as the check needs it. */
+struct fetch_expect {
+	bool ranged;			/* asked with Range: FIRST-LAST */
+	uint64_t first, last;
+	bool have_total;		/* a previous response told the size */
+	uint64_t total;
+	bool may_redirect;		/* the first request of the download */
+	bool may_fallback;		/* a 200 may stand for the whole resource */
+};
+
+enum fetch_head_action {
+	FETCH_HEAD_BODY,		/* status as asked: take the body */
+	FETCH_HEAD_FALLBACK,		/* 200 to a Range request: the body is the whole resource */
+	FETCH_HEAD_REDIRECT,		/* 301/302/303/307/308 with Location: follow it */
+	FETCH_HEAD_ERROR,		/* message in ERR */
+};
+
+/*
+ * Checks response head H against what was asked, E. A ranged request
+ * needs 206 with a Content-Range of exactly FIRST-LAST (LAST cut to the
+ * total when the resource is shorter), the total of earlier responses and
+ * a Content-Length (when given) equal to the range's length; a plain GET
+ * needs 200. Returns the action; for FETCH_HEAD_ERROR a one-line message
+ * is in ERR.
+ */
+enum fetch_head_action fetch_head_check(const struct fetch_head *h, const struct fetch_expect *e, char *err,
+					size_t errlen);
+
+/*
+ * dl's progress line (gatling's dl.c, printstats()) into BUF: "55.11% done;
+ * got 382.9MiB of 694.7MiB in 7 sec (54.7MiB/sec), 5 sec to go." The rate
+ * (bytes over whole seconds since the start) is shown from one second on,
+ * the time to go from three; TOTAL 0 means unknown ("got X in T").
+ */
+void fetch_progress_format(char *buf, size_t len, uint64_t done, uint64_t total, uint64_t elapsed_ns);
+
+/* Bytes in dl's 1024-based form: "512B", "60.0KiB", "694.7MiB". */
+void fetch_human(char *buf, size_t len, double bytes);
+
+/*
+ * Events of the response parser. Each returns 0 to go on, a negative
+ * errno with a message in ERR to fail, or (done only) FETCH_STOP to stop
+ * parsing this connection after this response (the rest of the buffer is
+ * not looked at).
+ */
+#define FETCH_STOP 1
+struct fetch_parser_ops {
+	/* A response head is complete. */
+	int (*head)(void *ctx, const struct fetch_head *h, char *err, size_t errlen);
+	/* Body bytes (chunked bodies decoded), in order. */
+	int (*body)(void *ctx, const char *p, size_t n, char *err, size_t errlen);
+	/* The response is complete; KEEP_ALIVE false when the server closes next. */
+	int (*done)(void *ctx, const struct fetch_head *h, bool keep_alive, char *err, size_t errlen);
+};
+
+struct fetch_parser;
+
+/*
+ * A parser for the responses of one connection, calling OPS with CTX.
+ * Never NULL; caller frees with fetch_parser_free(). Only with
+ * HAVE_HTTP_PARSER; without it fetch_parser_new() returns NULL.
+ */
+struct fetch_parser *fetch_parser_new(const struct fetch_parser_ops *ops, void *ctx);
+void fetch_parser_free(struct fetch_parser *fp);
+
+/* Forgets everything: the next byte fed starts a response on a new connection. */
+void fetch_parser_reset(struct fetch_parser *fp);
+
+/*
+ * Feeds LEN bytes read from the connection; LEN 0 says the server closed
+ * it (EOF). Returns 0 when all was taken, FETCH_STOP when a done event
+ * asked to stop, or a negative errno with a one-line message in ERR:
+ * -EPROTO for bytes that are not HTTP, -EMSGSIZE for a head over
+ * FETCH_HEADER_MAX, -ECONNRESET for an EOF inside a response (a truncated
+ * body), or whatever an event returned.
+ */
+MUST_CHECK int fetch_parser_feed(struct fetch_parser *fp, const char *buf, size_t len, char *err, size_t errlen);
+
+/* True while a response has begun but is not complete. */
+bool fetch_parser_in_message(const struct fetch_parser *fp);
+
+/* Body bytes of the current (or last) response so far. */
+uint64_t fetch_parser_body_bytes(const struct fetch_parser *fp);
+
+#endif

@@ -1,0 +1,487 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `engpass latency`: interbench's interactivity benchmark, measured the
+ * way cyclictest measures. Simulated interactive tasks (audio, video, x,
+ * gaming, with interbench's CPU profiles) run while background loads (CPU
+ * hogs, file I/O that reaches the device, memory pressure, other simulated
+ * tasks, and named `+` combinations of them) run beside them. Each (task,
+ * load) cell is one step with its own result, system view and verdict.
+ *
+ * Per cell the result carries interbench's columns -- Latency +/- SD, Max
+ * Latency, % Desired CPU, % Deadlines Met -- with the SD being the true
+ * standard deviation (interbench prints an RMS under that name; it is
+ * reported apart, labelled as what it is), then p50 p90 p99 p99.9 from the
+ * histogram, the wake-up latency without the missed-frame penalty (the
+ * figure cyclictest gives), the task's CPU share and run-queue wait, the
+ * PSI stall shares over the measured window, and what each load achieved.
+ * docs/latency.md defines every column and where engpass differs from
+ * interbench and why.
+ *
+ * The frame rules are in latency_acct.h, the tasks in latency_task.h, the
+ * loads in latency_load.h, the lists and sizing in latency_spec.h.
+ */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bench/bench.h"
+#include "bench/latency/latency_acct.h"
+#include "bench/latency/latency_load.h"
+#include "bench/latency/latency_spec.h"
+#include "bench/latency/latency_task.h"
+#include "core/clock.h"
+#include "core/proc.h"
+#include "core/progress.h"
+#include "lib/xalloc.h"
+
+#define NICE_UNSET 100		/* --nice not given (outside -20..19) */
+#define DEFAULT_TIME_NS (10 * NS_PER_SEC)
+#define DEFAULT_WARMUP_NS NS_PER_SEC
+
+struct latency_opts {
+	const char *tasks;	/* NULL: LAT_DEFAULT_TASKS */
+	const char *loads;	/* NULL: LAT_DEFAULT_LOADS */
+	uint64_t time_ns;
+	uint64_t warmup_ns;
+	const char *dir;
+	uint64_t file_size;
+	uint64_t memload_size;
+	int64_t burners;
+	int64_t nice;
+	int64_t fifo;		/* 0: not given */
+	uint64_t custom_period_ns;	/* 0: not given (1 ms) */
+	int64_t custom_cpu;	/* -1: not given (0 %) */
+	struct lat_plan plan;	/* filled by check() */
+};
+
+/*
+ * NEEDSWORK: --time is declared here, in the benchmark's own table (which
+ * the parser searches first), because check() does not see the common
+ * options and "--time below one task period" must be a usage error. If
+ * check() is given the common options, this entry can go.
+ */
+static const struct opt latency_options[] = {
+	OPT_STRING("task", 0, struct latency_opts, tasks, "LIST",
+		   "tasks: audio,video,x,gaming (default: these four), custom"),
+	OPT_STRING("load", 0, struct latency_opts, loads, "LIST",
+		   "loads: none,video,x,burn,write,read,compile,memload (default), audio, gaming, A+B, NAME=A+B"),
+	OPT_DURATION("time", 0, struct latency_opts, time_ns, 1, 24 * 3600 * NS_PER_SEC,
+		     "measured time per cell, at least one task period (default 10s; x's ramp takes 10s)"),
+	OPT_DURATION("warmup", 0, struct latency_opts, warmup_ns, 0, 60 * NS_PER_SEC,
+		     "time the load runs before each cell is measured (default 1s, as interbench)"),
+	OPT_STRING("dir", 0, struct latency_opts, dir, "DIR",
+		   "directory of the write and read loads' temp files (default: the current one)"),
+	OPT_SIZE("file-size", 0, struct latency_opts, file_size, 1 << 20, INT64_MAX,
+		 "size of each file load's temp file (default: min(256M, free space / 8))"),
+	OPT_SIZE("memload-size", 0, struct latency_opts, memload_size, LAT_MEMLOAD_MIN, INT64_MAX,
+		 "memload's memory (default 110 % of effective memory), never beyond what is free"),
+	OPT_INT("burners", 0, struct latency_opts, burners, 1, 4096, "N",
+		"threads of the burn load (default: one per CPU engpass may run on)"),
+	OPT_INT("nice", 0, struct latency_opts, nice, -20, 19, "N", "nice value of the measured task (default 0)"),
+	OPT_INT("fifo", 0, struct latency_opts, fifo, 1, 99, "PRIO",
+		"run the measured task SCHED_FIFO at PRIO (needs root or RLIMIT_RTPRIO)"),
+	OPT_DURATION("custom-period", 0, struct latency_opts, custom_period_ns, 100 * NS_PER_US, 10 * NS_PER_SEC,
+		     "period of the custom task (default 1ms; interbench's -I)"),
+	OPT_INT("custom-cpu", 0, struct latency_opts, custom_cpu, 0, 100, "PCT",
+		"CPU share of the custom task, 0..100 (default 0, a timer probe; interbench's -C)"),
+	OPT_END,
+};
+
+static void latency_defaults(void *p)
+{
+	struct latency_opts *o = p;
+
+	o->time_ns = DEFAULT_TIME_NS;
+	o->warmup_ns = DEFAULT_WARMUP_NS;
+	o->dir = ".";
+	o->nice = NICE_UNSET;
+	o->custom_cpu = -1;
+}
+
+/*
+ * The profile of CELL's task: the static one, or for the custom task one
+ * built in *BUF (with its text in TEXT of LEN bytes) from the options.
+ */
+static const struct lat_task_info *cell_info(const struct latency_opts *o, enum lat_task_kind k,
+					     struct lat_task_info *buf, char *text, size_t len)
+{
+	const struct lat_task_info *ti = lat_task_info(k);
+	uint64_t period = o->custom_period_ns ? o->custom_period_ns : NS_PER_MS;
+	int64_t pct = o->custom_cpu >= 0 ? o->custom_cpu : 0;
+
+	if (k != LAT_TASK_CUSTOM)
+		return ti;
+	*buf = *ti;
+	buf->period_ns = period;
+	buf->run_ns = period / 100 * (uint64_t)pct + period % 100 * (uint64_t)pct / 100;
+	buf->cpu_pct = (double)pct;
+	snprintf(text, len, "%lld %% CPU every %.3f ms", (long long)pct, (double)period / 1e6);
+	buf->profile = text;
+	return buf;
+}
+
+/* "50ms", "16.667ms", "2s": a duration for messages. */
+static void fmt_duration(char *buf, size_t len, uint64_t ns)
+{
+	if (ns >= NS_PER_SEC && ns % NS_PER_SEC == 0)
+		snprintf(buf, len, "%llus", (unsigned long long)(ns / NS_PER_SEC));
+	else if (ns % NS_PER_MS == 0)
+		snprintf(buf, len, "%llums", (unsigned long long)(ns / NS_PER_MS));
+	else
+		snprintf(buf, len, "%.3fms", (double)ns / 1e6);
+}
+
+static int latency_check(void *p, char **pos, size_t npos, char *err, size_t errlen)
+{
+	struct latency_opts *o = p;
+	uint64_t longest;
+	unsigned parts = 0;
+	struct rlimit rl;
+	int r;
+
+	if (npos) {
+		snprintf(err, errlen, "unexpected argument '%s'", pos[0]);
+		return -EINVAL;
+	}
+	r = lat_plan_parse(&o->plan, o->tasks, o->loads, err, errlen);
+	if (r)
+		return r;
+	if ((o->custom_period_ns || o->custom_cpu >= 0) && !lat_plan_has_task(&o->plan, LAT_TASK_CUSTOM)) {
+		snprintf(err, errlen, "options '--custom-period' and '--custom-cpu' need '--task custom'");
+		return -EINVAL;
+	}
+	longest = lat_plan_longest_period(&o->plan, o->custom_period_ns ? o->custom_period_ns : NS_PER_MS);
+	if (o->time_ns < longest) {
+		char a[32], b[32];
+		const char *name = "";
+
+		for (unsigned i = 0; i < o->plan.ntasks; i++) {
+			struct lat_task_info buf;
+			char text[64];
+
+			if (cell_info(o, o->plan.tasks[i], &buf, text, sizeof(text))->period_ns == longest)
+				name = lat_task_info(o->plan.tasks[i])->name;
+		}
+		fmt_duration(a, sizeof(a), o->time_ns);
+		fmt_duration(b, sizeof(b), longest);
+		snprintf(err, errlen, "option '--time': %s is shorter than one period of task '%s' (%s)", a, name, b);
+		return -EINVAL;
+	}
+	if (o->fifo && o->nice != NICE_UNSET) {
+		snprintf(err, errlen, "options '--fifo' and '--nice' exclude each other");
+		return -EINVAL;
+	}
+	if (o->fifo && geteuid() != 0 &&
+	    (getrlimit(RLIMIT_RTPRIO, &rl) < 0 || (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < (rlim_t)o->fifo))) {
+		snprintf(err, errlen, "option '--fifo': SCHED_FIFO priority %lld needs root or an RLIMIT_RTPRIO of "
+			 "at least %lld", (long long)o->fifo, (long long)o->fifo);
+		return -EINVAL;
+	}
+	/* A nice value below 0 needs CAP_SYS_NICE or RLIMIT_NICE >= 20 - nice. */
+	if (o->nice != NICE_UNSET && o->nice < 0 && geteuid() != 0 &&
+	    (getrlimit(RLIMIT_NICE, &rl) < 0 || (rl.rlim_cur != RLIM_INFINITY && (int64_t)rl.rlim_cur < 20 - o->nice))) {
+		snprintf(err, errlen, "option '--nice': %lld needs root or an RLIMIT_NICE of at least %lld",
+			 (long long)o->nice, (long long)(20 - o->nice));
+		return -EINVAL;
+	}
+	for (unsigned i = 0; i < o->plan.nloads; i++)
+		parts |= o->plan.loads[i].parts;
+	if (parts & LAT_PART_FILES) {
+		struct stat st;
+
+		if (stat(o->dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			snprintf(err, errlen, "option '--dir': '%s' is not a directory", o->dir);
+			return -EINVAL;
+		}
+		if (access(o->dir, W_OK | X_OK) < 0) {
+			snprintf(err, errlen, "option '--dir': cannot write in '%s'", o->dir);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static size_t latency_nsteps(const void *p)
+{
+	const struct latency_opts *o = p;
+
+	return o->plan.ncells;
+}
+
+/* ------------------------------------------------------------------ */
+/* PSI around the measured window */
+
+struct psi_snap {
+	struct proc_psi f[3];	/* cpu, memory, io */
+	bool ok[3];
+	mono_ns at;
+};
+
+static const char *const psi_files[3] = { "/proc/pressure/cpu", "/proc/pressure/memory", "/proc/pressure/io" };
+
+static void psi_read(struct psi_snap *s)
+{
+	struct proc_buf b = PROC_BUF_INIT;
+
+	for (int i = 0; i < 3; i++)
+		s->ok[i] = proc_buf_read_file(&b, psi_files[i]) == 0 && proc_psi_parse(&s->f[i], b.data, b.len) == 0;
+	s->at = clock_mono();
+	proc_buf_release(&b);
+}
+
+static void psi_metric(struct result *res, const char *name, const char *label, const struct proc_psi_line *a,
+		       const struct proc_psi_line *b, double wall_s)
+{
+	double pct;
+
+	if (proc_psi_delta(a, b, wall_s, &pct) == 0)
+		result_metric(res, name, UNIT_PERCENT, pct, label)->higher_is_better = false;
+}
+
+static void psi_metrics(struct result *res, const struct psi_snap *a, const struct psi_snap *b)
+{
+	double wall_s = elapsed_s(a->at, b->at);
+
+	if (a->ok[0] && b->ok[0])
+		psi_metric(res, "stall_cpu", "stall: cpu some (PSI)", &a->f[0].some, &b->f[0].some, wall_s);
+	if (a->ok[1] && b->ok[1]) {
+		psi_metric(res, "stall_memory", "stall: memory some (PSI)", &a->f[1].some, &b->f[1].some, wall_s);
+		psi_metric(res, "stall_memory_full", "stall: memory full (PSI)", &a->f[1].full, &b->f[1].full, wall_s);
+	}
+	if (a->ok[2] && b->ok[2]) {
+		psi_metric(res, "stall_io", "stall: io some (PSI)", &a->f[2].some, &b->f[2].some, wall_s);
+		psi_metric(res, "stall_io_full", "stall: io full (PSI)", &a->f[2].full, &b->f[2].full, wall_s);
+	}
+	if (!a->ok[0])
+		result_note(res, "no /proc/pressure (kernel without PSI): no stall figures");
+}
+
+/* ------------------------------------------------------------------ */
+
+/* Sleeps until END in short steps, drawing progress; returns early on a stop signal. */
+static void wait_until(const struct bench_env *env, mono_ns start, mono_ns end, const char *label)
+{
+	for (;;) {
+		mono_ns now = clock_mono(), next;
+
+		if (*env->stop || now >= end)
+			return;
+		progress_update(env->progress, now, elapsed_ns(start, now), elapsed_ns(start, end), label);
+		next = now + PROGRESS_INTERVAL_NS < end ? now + PROGRESS_INTERVAL_NS : end;
+		/* A stop signal ends the sleep with -EINTR; the top of the loop sees it. */
+		if (clock_sleep_until(next) == -EINTR)
+			continue;
+	}
+}
+
+static void describe(const struct latency_opts *o, const struct lat_cell *cell, const struct lat_task_info *ti,
+		     struct result *res)
+{
+	const struct lat_load_def *ld = &o->plan.loads[cell->load];
+	char parts[128], t[32], w[32];
+
+	result_set_step(res, "%s/%s", ti->name, ld->name);
+	result_param(res, "task", "%s (%s)", ti->name, ti->profile);
+	lat_parts_format(parts, sizeof(parts), ld->parts);
+	if (strcmp(parts, ld->name))
+		result_param(res, "load", "%s = %s", ld->name, parts);
+	else
+		result_param(res, "load", "%s", ld->name);
+	fmt_duration(t, sizeof(t), o->time_ns);
+	fmt_duration(w, sizeof(w), o->warmup_ns);
+	result_param(res, "time", "%s per cell after %s of warm-up", t, w);
+	if (o->fifo)
+		result_param(res, "scheduling", "task SCHED_FIFO priority %lld, loads SCHED_OTHER nice 0",
+			     (long long)o->fifo);
+	else
+		result_param(res, "scheduling", "task SCHED_OTHER nice %lld, loads SCHED_OTHER nice 0",
+			     (long long)(o->nice == NICE_UNSET ? 0 : o->nice));
+
+	result_method(res, "latency", "per frame: wake-up time minus the absolute deadline slept to "
+		      "(clock_nanosleep TIMER_ABSTIME, CLOCK_MONOTONIC, as cyclictest), plus interbench's penalty "
+		      "of one period per missed deadline");
+	if (cell->task == LAT_TASK_GAMING)
+		result_method(res, "latency (gaming)", "per 100 ms chunk of CPU time: wall time taken beyond 100 ms");
+	result_method(res, "work", "CPU time per frame read from CLOCK_THREAD_CPUTIME_ID (no calibrated loop)");
+	result_method(res, "statistics", "mean and true sample SD (n-1) from exact sums; percentiles nearest-rank "
+		      "from a log-linear histogram (within 0.8 %%); interbench's '+/- SD' (an RMS) apart");
+	if (cell->task == LAT_TASK_GAMING)
+		result_method(res, "% desired CPU", "CPU asked / (CPU asked + wall time beyond it), interbench's");
+	else
+		result_method(res, "% desired CPU", "frames done / (frames done + frames dropped), interbench's");
+	if (ti->deadlines)
+		result_method(res, "% deadlines met", "frames whose work ended within their period / deadlines due, "
+			      "interbench's");
+	result_method(res, "stall", "PSI some/full totals from /proc/pressure over the measured window");
+	result_method(res, "run-queue wait", "the task thread's /proc/thread-self/schedstat");
+}
+
+static void task_metrics(const struct lat_cell *cell, const struct lat_task_info *ti, const struct lat_task *t,
+			 struct result *res)
+{
+	const struct lat_acct *a = t->acct;
+	struct lat_summary s;
+	double wall_s = elapsed_s(t->start, t->end);
+	char label[80];
+
+	lat_acct_summary(a, cell->task == LAT_TASK_GAMING, &s);
+	/* interbench's columns first, in its order. */
+	result_metric(res, "lat_mean", UNIT_NS, s.mean_ns, "Latency (mean)")->higher_is_better = false;
+	result_metric(res, "lat_sd", UNIT_NS, s.sd_ns, "+/- SD (true SD)")->higher_is_better = false;
+	result_metric(res, "lat_max", UNIT_NS, s.max_ns, "Max Latency")->higher_is_better = false;
+	result_metric(res, "desired_cpu", UNIT_PERCENT, s.desired_cpu_pct, "% Desired CPU")->higher_is_better = true;
+	if (ti->deadlines)
+		result_metric(res, "deadlines_met", UNIT_PERCENT, s.deadlines_met_pct,
+			      "% Deadlines Met")->higher_is_better = true;
+	/* Then the percentiles. */
+	result_metric(res, "lat_p50", UNIT_NS, s.p50_ns, "latency p50")->higher_is_better = false;
+	result_metric(res, "lat_p90", UNIT_NS, s.p90_ns, "latency p90")->higher_is_better = false;
+	result_metric(res, "lat_p99", UNIT_NS, s.p99_ns, "latency p99")->higher_is_better = false;
+	result_headline(res, "lat_p99");
+	result_metric(res, "lat_p999", UNIT_NS, s.p999_ns, "latency p99.9")->higher_is_better = false;
+	/* Then the rest. */
+	result_metric(res, "lat_interbench_sd", UNIT_NS, s.interbench_sd_ns,
+		      "interbench's '+/- SD' (an RMS)")->higher_is_better = false;
+	result_metric(res, "frames", UNIT_COUNT, (double)s.samples,
+		      cell->task == LAT_TASK_GAMING ? "chunks" : "frames");
+	if (cell->task != LAT_TASK_GAMING) {
+		result_metric(res, "frames_dropped", UNIT_COUNT, (double)a->dropped, "frames dropped");
+		result_metric(res, "deadlines_missed", UNIT_COUNT, (double)a->missed, "deadlines missed");
+		result_metric(res, "wake_p50", UNIT_NS, (double)hist_percentile(&a->wake, 50),
+			      "wake-up latency p50 (no penalty)")->higher_is_better = false;
+		result_metric(res, "wake_p99", UNIT_NS, (double)hist_percentile(&a->wake, 99),
+			      "wake-up latency p99 (no penalty)")->higher_is_better = false;
+		result_metric(res, "wake_max", UNIT_NS, (double)hist_max(&a->wake),
+			      "wake-up latency max (no penalty)")->higher_is_better = false;
+	}
+	snprintf(label, sizeof(label), "task CPU share (asks %.0f %%)", ti->cpu_pct);
+	result_metric(res, "task_cpu_share", UNIT_PERCENT, wall_s > 0 ? 100.0 * (double)t->cpu_ns / 1e9 / wall_s : NAN,
+		      label);
+	if (t->work_frames)
+		result_metric(res, "work_overshoot", UNIT_NS,
+			      (double)(t->work_done_ns - t->work_asked_ns) / (double)t->work_frames,
+			      "CPU work beyond the asked, per frame")->higher_is_better = false;
+	if (!isnan(t->runq_wait_ns) && wall_s > 0)
+		result_metric(res, "runqueue_wait", UNIT_PERCENT, 100.0 * t->runq_wait_ns / 1e9 / wall_s,
+			      "task runnable but waiting for a CPU")->higher_is_better = false;
+	result_hist(res, "lat", UNIT_NS, &a->lat);
+	if (cell->task != LAT_TASK_GAMING)
+		result_hist(res, "wake", UNIT_NS, &a->wake);
+
+	if (s.samples < 1000)
+		result_note(res, "%llu %s: p99.9 needs 1000 or more to differ from the max; give a longer --time",
+			    (unsigned long long)s.samples, cell->task == LAT_TASK_GAMING ? "chunks" : "frames");
+	if (cell->task == LAT_TASK_X && t->x_steps < 101)
+		result_note(res, "x ran steps 0..%u of its 0..100 %% ramp; a whole ramp takes about 10s", t->x_steps - 1);
+}
+
+static void latency_run(const struct bench_env *env, const void *p, struct result *res)
+{
+	const struct latency_opts *o = p;
+	const struct lat_cell *cell = &o->plan.cells[env->step];
+	const struct lat_load_def *ld = &o->plan.loads[cell->load];
+	struct lat_task_info custom;
+	char custom_text[64];
+	const struct lat_task_info *ti = cell_info(o, cell->task, &custom, custom_text, sizeof(custom_text));
+	struct lat_load_cfg cfg = {
+		.parts = ld->parts, .tmp = env->tmp, .dir = o->dir, .file_size = o->file_size,
+		.memload_size = o->memload_size, .burners = (int)o->burners,
+	};
+	struct lat_loads *loads = NULL;
+	struct lat_task task;
+	struct lat_acct *acct;
+	struct psi_snap psi0, psi1;
+	atomic_bool halt;
+	pthread_t th;
+	char label[80];
+	mono_ns t0;
+	int r;
+
+	describe(o, cell, ti, res);
+	snprintf(label, sizeof(label), "%s/%s %u/%u", ti->name, ld->name, env->step + 1, o->plan.ncells);
+	if (lat_loads_start(&loads, &cfg, res) < 0)
+		return;
+	t0 = clock_mono();
+	wait_until(env, t0, t0 + o->warmup_ns, label);
+	if (*env->stop) {
+		lat_loads_stop(loads, res);
+		result_note(res, "stopped during the warm-up: nothing was measured");
+		return;
+	}
+
+	acct = xmalloc(sizeof(*acct));
+	lat_acct_init(acct);
+	atomic_init(&halt, false);
+	task = (struct lat_task){
+		.kind = (enum lat_task_kind)cell->task, .halt = &halt, .acct = acct,
+		.period_ns = cell->task == LAT_TASK_CUSTOM ? ti->period_ns : 0, .run_ns = ti->run_ns,
+		.policy = o->fifo ? SCHED_FIFO : SCHED_OTHER, .fifo_prio = (int)o->fifo,
+		.set_nice = o->nice != NICE_UNSET, .nice = (int)o->nice,
+	};
+	psi_read(&psi0);
+	r = lat_spawn(&th, lat_task_main, &task);
+	if (r) {
+		result_set_status(res, RESULT_FAILED, "cannot start the %s task: %s", ti->name, strerror(-r));
+		lat_loads_stop(loads, res);
+		free(acct);
+		return;
+	}
+	t0 = clock_mono();
+	wait_until(env, t0, t0 + o->time_ns, label);
+	atomic_store(&halt, true);
+	pthread_join(th, NULL);
+	psi_read(&psi1);
+
+	if (task.sched_err) {
+		if (o->fifo)
+			result_set_status(res, RESULT_SKIPPED, "cannot run the task SCHED_FIFO at priority %lld: %s",
+					  (long long)o->fifo, strerror(-task.sched_err));
+		else if (task.sched_err == -ENOTSUP)
+			result_set_status(res, RESULT_SKIPPED, "no thread CPU-time clock: the work cannot be measured");
+		else
+			result_set_status(res, RESULT_SKIPPED, "cannot set the task's nice value to %lld: %s",
+					  (long long)o->nice, strerror(-task.sched_err));
+		lat_loads_stop(loads, res);
+		free(acct);
+		return;
+	}
+	task_metrics(cell, ti, &task, res);
+	psi_metrics(res, &psi0, &psi1);
+	lat_loads_stop(loads, res);
+	if (*env->stop)
+		result_note(res, "stopped by a signal after %.1f s of the %.1f s asked", elapsed_s(task.start, task.end),
+			    (double)o->time_ns / 1e9);
+	free(acct);
+}
+
+const struct bench bench_latency = {
+	.name = "latency",
+	.summary = "interbench's interactivity benchmark: simulated tasks under loads, with percentiles",
+	.usage = "[--task LIST] [--load LIST] [--time D] [--nice N | --fifo PRIO] [options]",
+	.description =
+		"Runs simulated interactive tasks (interbench's audio: 5 % CPU every 50 ms; video: 40 %\n"
+		"at 60 Hz; x: bursty, 0 to 100 % over about 10 s; gaming: all it can get in 100 ms\n"
+		"chunks) while a load runs beside them, one cell (step) per task and load. Loads: none,\n"
+		"video, x, burn (a CPU hog per CPU), write and read (O_DIRECT on an engpass temp file in\n"
+		"--dir), compile (burn+write+read), memload (110 % of effective memory, never more than\n"
+		"is free), audio, gaming, and any A+B combination, optionally named: desktop=memload+read+audio.\n"
+		"Each cell reports interbench's columns (Latency +/- SD, Max Latency, % Desired CPU,\n"
+		"% Deadlines Met) with the true SD, then p50 p90 p99 p99.9, the wake-up latency without\n"
+		"the missed-frame penalty, the task's run-queue wait and the PSI stalls while measuring.\n"
+		"Latency counts from the absolute deadline the task slept to (as cyclictest); the work\n"
+		"of a frame is thread CPU time, not a calibrated loop. docs/latency.md defines it all.",
+	.opts = latency_options,
+	.opts_size = sizeof(struct latency_opts),
+	.defaults = latency_defaults,
+	.check = latency_check,
+	.nsteps = latency_nsteps,
+	.run = latency_run,
+};

@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engpass mem: where memory throughput goes. Three measurements, each a
+ * step of its own (so each gets its own sampled system view and verdict):
+ *
+ *  --ladder     seed 003's swaptest: areas of growing size, filled with
+ *               random data and read back, one step per rung, so the
+ *               sampler shows swap in/out and memory stall per rung. A
+ *               rung is either resident (a memory speed) or not (a swap
+ *               speed), and says which. With --sandbox LIMIT the rungs run
+ *               in a memory cgroup of that limit, optionally with an own
+ *               swap file (src/core/sandbox.h): a 24 GB box plays a
+ *               128 MB one.
+ *  --bandwidth  STREAM-like write/read/copy/scale/add/triad (mem_bw.c).
+ *  --latency    a pointer-chase curve from 4 KiB past the LLC (mem_bw.c).
+ *
+ * Without a mode, --bandwidth and --latency run (both are safe anywhere).
+ * The ladder outside a sandbox needs --sizes: its default is relative to
+ * the effective memory and on a big box would take most of it, which
+ * nobody should get by accident. Every rung is held to a budget
+ * (MemAvailable + SwapFree - margin; in a sandbox the limit + free swap -
+ * margin) and skipped with the reason beyond it unless --force.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/bench.h"
+#include "bench/mem/mem_bw.h"
+#include "bench/mem/mem_ladder.h"
+#include "bench/mem/mem_sizes.h"
+#include "lib/units.h"
+#include "core/sandbox.h"
+#include "core/sysinfo.h"
+
+#define DEFAULT_LADDER "0.25x,0.5x,0.75x,1x,1.5x,2x"
+#define DEFAULT_SWAPDIR "/var/tmp"
+
+struct mem_opts {
+	bool ladder, bandwidth, latency;
+	const char *sizes;
+	int order;
+	int64_t passes;		/* 0 = the mode's default */
+	bool swaptest_format;
+	bool force;
+	int64_t margin;
+	uint64_t sandbox;
+	uint64_t swapfile;
+	const char *swapdir;
+	uint64_t size;
+	int64_t threads;
+	int64_t seed;
+	/* Filled by check(). */
+	struct mem_size rungs[MEM_MAX_SIZES];
+	size_t nrungs;
+};
+
+static const char *const orders[] = { "seq", "random", NULL };
+
+static const struct opt mem_options[] = {
+	OPT_FLAG("ladder", 0, struct mem_opts, ladder, "swaptest ladder: fill and read back areas of growing size"),
+	OPT_FLAG("bandwidth", 0, struct mem_opts, bandwidth,
+		 "STREAM-like bandwidth: write, read, copy, scale, add, triad"),
+	OPT_FLAG("latency", 0, struct mem_opts, latency, "load latency curve: pointer chase from 4 KiB past the LLC"),
+	OPT_STRING("sizes", 0, struct mem_opts, sizes, "LIST",
+		   "ladder rungs: multiples of the base (0.5x) and/or sizes (85M), comma separated; "
+		   "default " DEFAULT_LADDER " in a sandbox, required outside one"),
+	OPT_CHOICE("order", 0, struct mem_opts, order, orders, "seq|random", "order of the ladder's read pass (default seq)"),
+	OPT_INT("passes", 0, struct mem_opts, passes, 1, 1000, "N",
+		"ladder: read passes per rung (default 1); bandwidth: timed passes, best kept (default 10); "
+		"latency: runs per size (default 3)"),
+	OPT_FLAG("swaptest-format", 0, struct mem_opts, swaptest_format,
+		 "add swaptest's line (N iterations: X MB in T seconds = R MB/sec) to each rung"),
+	OPT_FLAG("force", 0, struct mem_opts, force, "run sizes beyond MemAvailable + SwapFree - margin"),
+	OPT_INT("margin", 0, struct mem_opts, margin, 0, 50, "PCT",
+		"safety margin in percent of MemTotal (of the limit in a sandbox), default 5"),
+	OPT_SIZE("sandbox", 0, struct mem_opts, sandbox, 16 << 20, INT64_MAX,
+		 "run the ladder in a memory cgroup limited to SIZE (root); sizes are relative to it"),
+	OPT_SIZE("swapfile", 0, struct mem_opts, swapfile, 1 << 20, INT64_MAX,
+		 "give the sandbox its own swap file of SIZE (removed afterwards)"),
+	OPT_STRING("swapdir", 0, struct mem_opts, swapdir, "DIR",
+		   "directory of the swap file, on a disk file system (default " DEFAULT_SWAPDIR ")"),
+	OPT_SIZE("size", 0, struct mem_opts, size, 4096, INT64_MAX,
+		 "bandwidth: bytes per array; latency: largest working set (default 4 x LLC, at least 64M)"),
+	OPT_INT("threads", 0, struct mem_opts, threads, 1, 256, "N", "bandwidth: threads (default 1)"),
+	OPT_INT("seed", 0, struct mem_opts, seed, 0, INT64_MAX, "N", "seed of the page keys and orders (default 1)"),
+	OPT_END,
+};
+
+static void mem_defaults(void *p)
+{
+	struct mem_opts *o = p;
+
+	o->margin = 5;
+	o->threads = 1;
+	o->seed = 1;
+}
+
+static int fail(char *err, size_t errlen, const char *fmt, ...) PRINTF_LIKE(3, 4);
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* Checks the sandbox options against this box (root, RAM, the swap directory). */
+static int check_sandbox(const struct mem_opts *o, char *err, size_t errlen)
+{
+	struct sysinfo_opts so = { "/proc", "/sys", false, false };
+	struct sysinfo si;
+	char b1[UNITS_FMT_LEN], b2[UNITS_FMT_LEN];
+	const char *fs;
+	int r = 0;
+
+	if (geteuid() != 0)
+		return fail(err, errlen, "option '--sandbox' needs root (it makes a cgroup and enables swap)");
+	if (sysinfo_collect(&si, &so) == 0 && si.mem.effective_bytes > 0 &&
+	    o->sandbox > (uint64_t)si.mem.effective_bytes)
+		r = fail(err, errlen, "option '--sandbox': %s is more than the memory of this box (%s)",
+			 units_fmt_bytes(b1, sizeof(b1), o->sandbox),
+			 units_fmt_bytes(b2, sizeof(b2), (uint64_t)si.mem.effective_bytes));
+	sysinfo_release(&si);
+	if (r || !o->swapfile)
+		return r;
+	switch ((r = sandbox_check_swapdir(o->swapdir, o->swapfile, &fs))) {
+	case 0:
+		return 0;
+	case -EINVAL:
+		return fail(err, errlen, "option '--swapdir': '%s' is on %s, which cannot hold a swap file", o->swapdir,
+			    fs ? fs : "a file system without swap support");
+	case -ENOSPC:
+		return fail(err, errlen, "option '--swapfile': no room for %s (+ 64 MiB to spare) in '%s'",
+			    units_fmt_bytes(b1, sizeof(b1), o->swapfile), o->swapdir);
+	default:
+		return fail(err, errlen, "option '--swapdir': cannot use '%s': %s", o->swapdir, strerror(-r));
+	}
+}
+
+static int mem_check(void *p, char **pos, size_t npos, char *err, size_t errlen)
+{
+	struct mem_opts *o = p;
+
+	if (npos)
+		return fail(err, errlen, "unexpected argument '%s'", pos[0]);
+	if (!o->ladder && !o->bandwidth && !o->latency)
+		o->bandwidth = o->latency = true;
+	if (!o->ladder) {
+		const char *stray = o->sizes ? "--sizes" : o->order ? "--order" : o->swaptest_format ? "--swaptest-format"
+				  : o->sandbox ? "--sandbox" : o->swapfile ? "--swapfile" : o->swapdir ? "--swapdir" : NULL;
+
+		if (stray)
+			return fail(err, errlen, "option '%s' applies to --ladder only", stray);
+	}
+	if (!o->bandwidth && o->threads != 1)
+		return fail(err, errlen, "option '--threads' applies to --bandwidth only");
+	if (o->size && !o->bandwidth && !o->latency)
+		return fail(err, errlen, "option '--size' applies to --bandwidth and --latency");
+	if (o->swapfile && !o->sandbox)
+		return fail(err, errlen, "option '--swapfile' needs --sandbox (a swap file is only made for a sandbox)");
+	if (o->swapdir && !o->swapfile)
+		return fail(err, errlen, "option '--swapdir' needs --swapfile");
+	if (!o->swapdir)
+		o->swapdir = DEFAULT_SWAPDIR;
+	if (!o->ladder)
+		return 0;
+	if (!o->sizes && !o->sandbox)
+		return fail(err, errlen, "--ladder without --sandbox needs --sizes (the default ladder " DEFAULT_LADDER
+			    " of the whole memory would take this box); e.g. --sizes 64M,128M or --sandbox 128M "
+			    "--swapfile 256M");
+	if (mem_sizes_parse(o->sizes ? o->sizes : DEFAULT_LADDER, o->rungs, MEM_MAX_SIZES, &o->nrungs, err, errlen))
+		return -EINVAL;
+	return o->sandbox ? check_sandbox(o, err, errlen) : 0;
+}
+
+static size_t mem_nsteps(const void *p)
+{
+	const struct mem_opts *o = p;
+
+	return (o->ladder ? o->nrungs : 0) + (o->bandwidth ? 1 : 0) + (o->latency ? 1 : 0);
+}
+
+static void mem_run(const struct bench_env *env, const void *p, struct result *res)
+{
+	const struct mem_opts *o = p;
+	size_t step = env->step;
+
+	if (o->ladder && step < o->nrungs) {
+		struct mem_ladder_cfg c = {
+			.size = o->rungs[step],
+			.order = o->order,
+			.passes = o->passes ? (unsigned)o->passes : 1,
+			.margin_pct = (unsigned)o->margin,
+			.force = o->force,
+			.swaptest_format = o->swaptest_format,
+			.sandbox_limit = o->sandbox,
+			.swap_bytes = o->swapfile,
+			.swap_dir = o->swapdir,
+			/* Each rung and repetition its own keys. */
+			.seed = (uint64_t)o->seed * 1000003u + step * 131u + env->rep,
+		};
+
+		mem_ladder_run(env, &c, res);
+		return;
+	}
+	if (o->ladder)
+		step -= o->nrungs;
+	if (o->bandwidth && step == 0) {
+		struct mem_bw_cfg c = {
+			.array_bytes = o->size,
+			.threads = (unsigned)o->threads,
+			.passes = o->passes ? (unsigned)o->passes : 10,
+			.margin_pct = (unsigned)o->margin,
+			.force = o->force,
+		};
+
+		mem_bandwidth_run(env, &c, res);
+		return;
+	}
+	{
+		struct mem_lat_cfg c = {
+			.max_bytes = o->size,
+			.passes = o->passes ? (unsigned)o->passes : 3,
+			.margin_pct = (unsigned)o->margin,
+			.force = o->force,
+		};
+
+		mem_latency_run(env, &c, res);
+	}
+}
+
+const struct bench bench_mem = {
+	.name = "mem",
+	.summary = "memory and swap: swaptest ladder (optionally sandboxed), bandwidth, latency",
+	.usage = "[--ladder [--sizes LIST] [--sandbox LIMIT [--swapfile SIZE]]] [--bandwidth] [--latency] [options]",
+	.description =
+		"--ladder fills areas of growing size with random data and reads every page back, like\n"
+		"swaptest: MB/s for both passes, major faults, swap in/out, memory stall, and whether the\n"
+		"area stayed resident (then the read rate is a memory speed, not a swap speed). Sizes are\n"
+		"multiples of the effective memory (the sandbox limit with --sandbox) or absolute.\n"
+		"Outside a sandbox --sizes is required; rows beyond MemAvailable + SwapFree - margin are\n"
+		"skipped unless --force. --sandbox LIMIT (root) runs each rung in a memory cgroup with\n"
+		"that limit, --swapfile SIZE gives it its own swap file; both are removed afterwards,\n"
+		"also on errors and Ctrl-C.\n"
+		"--bandwidth runs STREAM-like kernels over arrays of 4 x the last-level cache;\n"
+		"--latency a pointer chase from 4 KiB past the LLC. Without a mode: both.",
+	.flags = BENCH_NO_TIME,
+	.opts = mem_options,
+	.opts_size = sizeof(struct mem_opts),
+	.defaults = mem_defaults,
+	.check = mem_check,
+	.nsteps = mem_nsteps,
+	.run = mem_run,
+};

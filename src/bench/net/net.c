@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `engpass net`: seed 004's measurement in one tool. A server and a client
+ * that speak iperf3's wire protocol (so they work with the iperf3 servers
+ * and clients people already run), and that, when both ends are engpass,
+ * also report each side's per-CPU view during the test (busiest core and
+ * its softirq share), CPU time per GB for sender and receiver, the link
+ * speed, a verdict (one core, a side's CPU, or the link) and, with
+ * --capacity, the seed's rule-of-three capacity estimate.
+ *
+ * This file is the descriptor: the option table, the positional check
+ * (`server` or `client HOST`) and the dispatch. The protocol is in
+ * net_iperf3.c, sockets in net_sock.c, data threads in net_stream.c, the
+ * UDP header in net_udp.c, the roles in net_server.c and net_client.c, and
+ * the figures, verdict and estimate in net_report.c.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/net/net_priv.h"
+#include "bench/net/net_rr.h"
+#include "config.h"
+#include "core/clock.h"
+#include "lib/xalloc.h"
+
+#define NET_DEFAULT_PORT 5201
+#define NET_DEFAULT_TIMEOUT_NS (10 * NS_PER_SEC)
+#define NET_DEFAULT_BLOCK (60 << 10)	/* seed 002's SMB block */
+
+static const char *const modes[] = { "iperf3", "rr", "stream", NULL };
+
+static const struct opt net_options[] = {
+	OPT_INT("port", 'p', struct net_opts, port, 1, 65535, "PORT", "TCP (and UDP) port (default 5201)"),
+	OPT_STRING("bind", 'B', struct net_opts, bind, "ADDR",
+		   "server: listen on this address only (default: all, IPv4 and IPv6)"),
+	OPT_FLAG("one-off", 0, struct net_opts, one_off, "server: stop after one test"),
+	OPT_DURATION("idle-timeout", 0, struct net_opts, idle_timeout_ns, 1 * NS_PER_MS, 30 * 24 * 3600 * NS_PER_SEC,
+		     "server: stop when no test has run for this long (default: never)"),
+	OPT_DURATION("read-timeout", 0, struct net_opts, read_timeout_ns, 10 * NS_PER_MS, 600 * NS_PER_SEC,
+		     "server: longest wait for any control message or handshake (default 10s)"),
+	OPT_DURATION("delay", 0, struct net_opts, delay_ns, 1 * NS_PER_US, 10 * NS_PER_SEC,
+		     "server: answer each rr request this long after it arrived (an emulated round trip)"),
+	OPT_RATE("rate", 0, struct net_opts, rate, "server: pace rr answers to this rate, e.g. 1Gbit/s"),
+	OPT_CHOICE("mode", 0, struct net_opts, mode, modes, "MODE",
+		   "client: iperf3 (default: iperf3's test), rr (request/response) or stream (one rr request)"),
+	OPT_SIZE("block", 0, struct net_opts, block, 1, RR_BLOCK_MAX, "client, rr: bytes per request (default 60K)"),
+	OPT_INT("depth", 0, struct net_opts, depth, 1, RR_DEPTH_MAX, "N",
+		"client, rr: requests kept in flight (default 1 = stop-and-wait)"),
+	OPT_SIZE("size", 0, struct net_opts, size, 1, RR_STREAM_UNBOUNDED,
+		 "client, rr/stream: total bytes to fetch (default: run for --time)"),
+	OPT_INT("parallel", 'P', struct net_opts, parallel, 1, IPERF3_MAX_STREAMS, "N",
+		"client: streams (per direction), 1..128 (default 1)"),
+	OPT_FLAG("reverse", 'R', struct net_opts, reverse, "client: the server sends, the client receives"),
+	OPT_FLAG("bidir", 0, struct net_opts, bidir, "client: both send at once (-P streams each way)"),
+	OPT_SIZE("len", 'l', struct net_opts, len, 1, IPERF3_TCP_LEN_MAX,
+		 "client: block (TCP, default 128K) or datagram size (UDP, default the path MSS)"),
+	OPT_FLAG("zerocopy", 'Z', struct net_opts, zerocopy, "client: senders use sendfile() (iperf3 -Z)"),
+	OPT_SIZE("window", 'w', struct net_opts, window, 1024, IPERF3_WINDOW_MAX,
+		 "client: socket buffer size, both sides (iperf3 -w)"),
+	OPT_INT("server-pin", 0, struct net_opts, server_pin, 0, 1023, "CPU",
+		"client: ask the server to pin its data threads to CPU (iperf3's server_affinity)"),
+	OPT_FLAG("udp", 'u', struct net_opts, udp, "client: UDP instead of TCP"),
+	OPT_RATE("bitrate", 'b', struct net_opts, bitrate,
+		 "client: rate per stream, e.g. 100Mbit/s (UDP default 1.048576Mbit/s; TCP unpaced)"),
+	OPT_FLAG("capacity", 0, struct net_opts, capacity,
+		 "client: add the seed-004 capacity estimate (per core, per GHz, x cores, capped by the link)"),
+	OPT_DURATION("connect-timeout", 0, struct net_opts, connect_timeout_ns, 10 * NS_PER_MS, 600 * NS_PER_SEC,
+		     "client: longest wait to connect and for each server message (default 10s)"),
+	OPT_END,
+};
+
+static void net_defaults(void *p)
+{
+	struct net_opts *o = p;
+
+	o->port = NET_DEFAULT_PORT;
+	o->server_pin = -1;
+	o->bitrate = -1;
+	o->rate = -1;
+}
+
+/* The first option of iperf3's test (not of --mode rr/stream) that was given, or NULL. */
+static const char *iperf3_only(const struct net_opts *o)
+{
+	if (o->parallel)
+		return "--parallel";
+	if (o->reverse)
+		return "--reverse";
+	if (o->bidir)
+		return "--bidir";
+	if (o->len)
+		return "--len";
+	if (o->zerocopy)
+		return "--zerocopy";
+	if (o->window)
+		return "--window";
+	if (o->server_pin >= 0)
+		return "--server-pin";
+	if (o->udp)
+		return "--udp";
+	if (o->bitrate >= 0)
+		return "--bitrate";
+	if (o->capacity)
+		return "--capacity";
+	return NULL;
+}
+
+/* The first client-only option that was given, or NULL. */
+static const char *client_only(const struct net_opts *o)
+{
+	const char *bad = iperf3_only(o);
+
+	if (bad)
+		return bad;
+	if (o->connect_timeout_ns)
+		return "--connect-timeout";
+	if (o->mode != NET_MODE_IPERF3)
+		return "--mode";
+	if (o->block)
+		return "--block";
+	if (o->depth)
+		return "--depth";
+	if (o->size)
+		return "--size";
+	return NULL;
+}
+
+/* The first server-only option that was given, or NULL. */
+static const char *server_only(const struct net_opts *o)
+{
+	if (o->bind)
+		return "--bind";
+	if (o->one_off)
+		return "--one-off";
+	if (o->idle_timeout_ns)
+		return "--idle-timeout";
+	if (o->read_timeout_ns)
+		return "--read-timeout";
+	if (o->delay_ns)
+		return "--delay";
+	if (o->rate >= 0)
+		return "--rate";
+	return NULL;
+}
+
+static int net_check(void *p, char **pos, size_t npos, char *err, size_t errlen)
+{
+	struct net_opts *o = p;
+	const char *bad;
+
+	if (npos == 0) {
+		snprintf(err, errlen, "expected 'server' or 'client HOST'");
+		return -EINVAL;
+	}
+	if (!strcmp(pos[0], "server")) {
+		if (npos > 1) {
+			snprintf(err, errlen, "unexpected argument '%s' after 'server'", pos[1]);
+			return -EINVAL;
+		}
+		if ((bad = client_only(o))) {
+			snprintf(err, errlen, "option '%s' is for the client", bad);
+			return -EINVAL;
+		}
+		o->role = NET_ROLE_SERVER;
+		if (!o->read_timeout_ns)
+			o->read_timeout_ns = NET_DEFAULT_TIMEOUT_NS;
+		return 0;
+	}
+	if (strcmp(pos[0], "client")) {
+		snprintf(err, errlen, "unknown mode '%s': expected 'server' or 'client HOST'", pos[0]);
+		return -EINVAL;
+	}
+	if (npos != 2) {
+		snprintf(err, errlen, npos < 2 ? "'client' needs the server's HOST" : "unexpected argument '%s'",
+			 npos > 2 ? pos[2] : "");
+		return -EINVAL;
+	}
+	if ((bad = server_only(o))) {
+		snprintf(err, errlen, "option '%s' is for the server", bad);
+		return -EINVAL;
+	}
+	if (o->mode != NET_MODE_IPERF3 && (bad = iperf3_only(o))) {
+		snprintf(err, errlen, "option '%s' is not for --mode %s", bad, modes[o->mode]);
+		return -EINVAL;
+	}
+	if (o->mode != NET_MODE_RR && (o->block || o->depth)) {
+		snprintf(err, errlen, "option '%s' needs --mode rr", o->block ? "--block" : "--depth");
+		return -EINVAL;
+	}
+	if (o->mode == NET_MODE_IPERF3 && o->size) {
+		snprintf(err, errlen, "option '--size' needs --mode rr or stream");
+		return -EINVAL;
+	}
+	if (o->mode == NET_MODE_RR) {
+		if (!o->block)
+			o->block = NET_DEFAULT_BLOCK;
+		if (!o->depth)
+			o->depth = 1;
+	}
+	if (o->reverse && o->bidir) {
+		snprintf(err, errlen, "options '--reverse' and '--bidir' exclude each other");
+		return -EINVAL;
+	}
+	if (o->udp && o->len && (o->len < IPERF3_UDP_LEN_MIN || o->len > IPERF3_UDP_LEN_MAX)) {
+		snprintf(err, errlen, "option '--len': UDP datagrams are %d..%d bytes", IPERF3_UDP_LEN_MIN,
+			 IPERF3_UDP_LEN_MAX);
+		return -EINVAL;
+	}
+	if (o->bitrate > 1e15 / 8) {
+		snprintf(err, errlen, "option '--bitrate': at most 1 Pbit/s");
+		return -EINVAL;
+	}
+	o->role = NET_ROLE_CLIENT;
+	o->host = pos[1];
+	if (!o->connect_timeout_ns)
+		o->connect_timeout_ns = NET_DEFAULT_TIMEOUT_NS;
+	/* Best effort, sends nothing: the interface the system view should watch. */
+	if (net_route_iface(o->host, (uint16_t)o->port, o->iface, sizeof(o->iface)) < 0)
+		o->iface[0] = 0;
+	return 0;
+}
+
+static void net_sample_config(const void *p, unsigned step, struct sampler_config *cfg)
+{
+	const struct net_opts *o = p;
+
+	(void)step;
+	if (o->iface[0])
+		cfg->iface = o->iface;
+}
+
+static void net_run(const struct bench_env *env, const void *p, struct result *res)
+{
+	const struct net_opts *o = p;
+
+	free(res->step);
+	res->step = xstrdup(o->role == NET_ROLE_SERVER ? "server" : "client");
+	if (!HAVE_JANSSON && (o->role == NET_ROLE_SERVER || o->mode == NET_MODE_IPERF3)) {
+		result_set_status(res, RESULT_SKIPPED, "built without jansson (needed to parse iperf3's JSON messages)");
+		return;
+	}
+	if (o->role == NET_ROLE_SERVER) {
+		if (env->time_ns)
+			result_note(res, "--time is ignored by the server: each client sets its test's length");
+		net_server_run(env, o, res);
+	} else if (o->mode != NET_MODE_IPERF3) {
+		net_rr_client_run(env, o, res);
+	} else {
+		net_client_run(env, o, res);
+	}
+}
+
+const struct bench bench_net = {
+	.name = "net",
+	.summary = "iperf3-compatible network server and client, with the busiest core in every result",
+	.usage = "server [options] | client HOST [options]",
+	.description =
+		"engpass net server serves tests one after another (iperf3 3.x clients work too);\n"
+		"engpass net client HOST runs one test against an engpass or iperf3 server, for\n"
+		"--time (default 10s). Both report sender and receiver byte counts and rates per\n"
+		"direction and each side's process CPU. When both ends are engpass, each side's\n"
+		"per-CPU view during the test (busiest core, softirq share), CPU time per GB, link\n"
+		"speed and a verdict are added; --capacity extrapolates as seed 004 did.\n"
+		"--pin CPUS pins the client's stream threads (stream i to the i-th CPU of the list,\n"
+		"cycling); --server-pin CPU asks an engpass server to pin its stream threads.\n"
+		"--interval sets the system sampling interval.\n"
+		"--mode rr asks for --block bytes at a time with --depth requests in flight (seed\n"
+		"002: stop-and-wait vs pipelined); --mode stream fetches the same as one stream. An\n"
+		"engpass server answers them, after --delay and paced to --rate when given.\n"
+		"See docs/net.md and docs/net-rr.md.",
+	.flags = BENCH_NETWORK,
+	.opts = net_options,
+	.opts_size = sizeof(struct net_opts),
+	.defaults = net_defaults,
+	.check = net_check,
+	.sample_config = net_sample_config,
+	.run = net_run,
+};

@@ -1,0 +1,455 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `engpass net client HOST`: runs one test against an iperf3 or engpass
+ * server over iperf3's wire protocol and reports both sides' figures of
+ * that same test: what the sender sent and what the receiver counted, per
+ * direction, each side's CPU, and -- from an engpass server -- its
+ * per-CPU view, so the verdict can say whether one core, a whole side's
+ * CPU or the link was the limit.
+ *
+ * The client alone ends a test (after --time, or at once on Ctrl-C, in
+ * which case it still exchanges results and reports what was measured,
+ * marked incomplete). Every wait on the server is bounded by
+ * --connect-timeout, so a refused, unreachable, silent or vanishing server
+ * costs one clear line and exit status 1, never a hang.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "bench/net/net_priv.h"
+#include "lib/units.h"
+#include "config.h"
+#include "core/clock.h"
+#include "core/progress.h"
+#include "core/sampler.h"
+#include "lib/xalloc.h"
+
+#define DRAIN_NS (2 * NS_PER_SEC)	/* longest wait for a sending server's last bytes */
+
+static const char *errstr(int e)
+{
+	return strerror(e < 0 ? -e : e);
+}
+
+struct client {
+	const struct bench_env *env;
+	const struct net_opts *o;
+	struct result *res;
+	uint64_t rto;
+	int cfd;
+};
+
+/* Why a state read failed, as one line: timeout, close, error state. */
+static void state_failure(struct client *c, int r, int s, const char *waiting_for)
+{
+	char buf[32];
+
+	if (r == -ETIMEDOUT) {
+		result_set_status(c->res, RESULT_FAILED, "server '%s' sent nothing for %.3g s while %s", c->o->host,
+				  (double)c->rto / 1e9, waiting_for);
+	} else if (r == -EINTR) {
+		result_set_status(c->res, RESULT_FAILED, "stopped by signal while %s", waiting_for);
+	} else if (r < 0) {
+		result_set_status(c->res, RESULT_FAILED, "server '%s' closed the control connection while %s (%s)",
+				  c->o->host, waiting_for, errstr(r));
+	} else if (s == IPERF3_ACCESS_DENIED) {
+		result_set_status(c->res, RESULT_FAILED, "server '%s' is busy running a test (ACCESS_DENIED)",
+				  c->o->host);
+	} else if (s == IPERF3_SERVER_ERROR) {
+		int32_t e[2] = { 0, 0 };
+
+		if (net_read_full(c->cfd, e, sizeof(e), NS_PER_SEC, NULL) == 0)
+			result_set_status(c->res, RESULT_FAILED, "server '%s' reported an error (iperf3 error %d, errno %d)",
+					  c->o->host, (int)ntohl((uint32_t)e[0]), (int)ntohl((uint32_t)e[1]));
+		else
+			result_set_status(c->res, RESULT_FAILED, "server '%s' reported an error", c->o->host);
+	} else if (s == IPERF3_SERVER_TERMINATE) {
+		result_set_status(c->res, RESULT_FAILED, "server '%s' ended the test (SERVER_TERMINATE)", c->o->host);
+	} else {
+		result_set_status(c->res, RESULT_FAILED, "protocol error: server '%s' sent %s while %s", c->o->host,
+				  iperf3_state_name(s, buf, sizeof(buf)), waiting_for);
+	}
+}
+
+/* Reads states until WANT; anything else fails the result. */
+static bool expect_state(struct client *c, int want, const char *waiting_for)
+{
+	int s = 0, r = iperf3_recv_state(c->cfd, &s, c->rto, c->env->stop);
+
+	if (r == 0 && s == want)
+		return true;
+	state_failure(c, r, s, waiting_for);
+	return false;
+}
+
+/* The UDP "connect": send 9876, wait for 6789 (or the legacy reply). */
+static int udp_handshake(struct client *c, int fd, bool reverse)
+{
+	unsigned char buf[65536];
+	int tolerated = 0;
+
+	if (send(fd, IPERF3_UDP_CONNECT_MSG, 4, MSG_NOSIGNAL) < 0)
+		return -errno;
+	for (;;) {
+		int k = net_wait_readable(fd, c->rto);
+		ssize_t n;
+
+		if (k == -EINTR && !*c->env->stop)
+			continue;
+		if (k < 0)
+			return k;
+		if (k == 0)
+			return -ETIMEDOUT;
+		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 4 && (!memcmp(buf, IPERF3_UDP_CONNECT_REPLY, 4) ||
+			       !memcmp(buf, IPERF3_UDP_CONNECT_REPLY_LEGACY, 4)))
+			return 0;
+		/* With -R a sending server's first datagrams may overtake the reply. */
+		if (!reverse || ++tolerated > 2)
+			return -EPROTO;
+	}
+}
+
+/* The N-th CPU of the --pin set, cycling; -1 without --pin. */
+static int pin_cpu_for(const cpu_set_t *pin, size_t i)
+{
+	int cpus[CPU_SETSIZE], n = 0;
+
+	if (!pin)
+		return -1;
+	for (int k = 0; k < CPU_SETSIZE; k++)
+		if (CPU_ISSET(k, pin))
+			cpus[n++] = k;
+	return n ? cpus[i % (size_t)n] : -1;
+}
+
+static void fill_params(const struct bench_env *env, const struct net_opts *o, struct iperf3_params *p)
+{
+	iperf3_params_init(p);
+	p->proto = o->udp ? NET_UDP : NET_TCP;
+	p->time_s = env->time_ns ? (double)env->time_ns / 1e9 : 10;
+	p->parallel = o->parallel > 0 ? (int)o->parallel : 1;
+	p->len = o->len ? o->len : (o->udp ? 0 : IPERF3_TCP_LEN_DEFAULT);
+	p->reverse = o->reverse;
+	p->bidir = o->bidir;
+	p->window = (int64_t)o->window;
+	p->zerocopy = o->zerocopy;
+	if (o->bitrate >= 0)
+		p->bandwidth_bps = o->bitrate * 8;
+	else if (o->udp)
+		p->bandwidth_bps = IPERF3_UDP_RATE_DEFAULT;
+	p->server_affinity = (int)o->server_pin;
+	snprintf(p->client_version, sizeof(p->client_version), "engpass %s", ENGPASS_VERSION_STRING);
+	p->engpass = true;
+	snprintf(p->engpass_version, sizeof(p->engpass_version), "engpass %s", ENGPASS_VERSION_STRING);
+	p->want_capacity = o->capacity;
+}
+
+void net_client_run(const struct bench_env *env, const struct net_opts *o, struct result *res)
+{
+	struct client c = { .env = env, .o = o, .res = res, .rto = o->connect_timeout_ns, .cfd = -1 };
+	struct net_test t;
+	struct iperf3_params *p = &t.p;
+	struct net_stream *st = NULL;
+	struct net_payload pay = { NULL, 0, -1 };
+	struct net_sockopts so = { (int)o->window, 0, false };
+	struct sampler *smp = NULL;
+	char cookie[IPERF3_COOKIE_LEN];
+	size_t n = 0;
+	double u0 = 0, s0 = 0, u1, s1, data_cpu;
+	mono_ns t0, t1, end;
+	bool stopped = false;
+	int r, one = 1;
+
+	memset(&t, 0, sizeof(t));
+	t.is_client = true;
+	net_side_init(&t.me);
+	fill_params(env, o, p);
+	snprintf(t.peer, sizeof(t.peer), "%s port %lld", o->host, (long long)o->port);
+
+	if ((r = iperf3_cookie_make(cookie)) < 0) {
+		result_set_status(res, RESULT_FAILED, "cannot make a cookie: %s", errstr(r));
+		goto out;
+	}
+	r = net_connect(o->host, (uint16_t)o->port, SOCK_STREAM, NULL, o->connect_timeout_ns, env->stop, &c.cfd);
+	if (r < 0) {
+		result_set_status(res, RESULT_FAILED, "cannot connect to '%s' port %lld: %s", o->host,
+				  (long long)o->port, r == -EADDRNOTAVAIL ? "name or address not found" : errstr(r));
+		goto out;
+	}
+	if (setsockopt(c.cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0) {
+		/* Only the latency of state bytes suffers. */
+	}
+	if ((r = net_write_full(c.cfd, cookie, sizeof(cookie), c.rto, env->stop)) < 0) {
+		result_set_status(res, RESULT_FAILED, "server '%s' closed the connection: %s", o->host, errstr(r));
+		goto out;
+	}
+	if (!expect_state(&c, IPERF3_PARAM_EXCHANGE, "waiting for PARAM_EXCHANGE"))
+		goto out;
+	if (p->proto == NET_UDP && !p->len) {
+		/* iperf3's default datagram: the control connection's MSS. */
+		int mss = net_tcp_mss(c.cfd);
+
+		p->len = mss >= IPERF3_UDP_LEN_MIN && mss <= IPERF3_UDP_LEN_MAX ? (uint64_t)mss
+										 : IPERF3_UDP_LEN_FALLBACK;
+	}
+	{
+		size_t len;
+		char *msg = iperf3_params_format(p, &len);
+
+		r = iperf3_send_json(c.cfd, msg, len, c.rto, env->stop);
+		free(msg);
+		if (r < 0) {
+			result_set_status(res, RESULT_FAILED, "cannot send the parameters: %s", errstr(r));
+			goto out;
+		}
+	}
+	if (!expect_state(&c, IPERF3_CREATE_STREAMS, "waiting for CREATE_STREAMS"))
+		goto out;
+
+	n = (size_t)p->parallel * (p->bidir ? 2 : 1);
+	st = xcalloc(n, sizeof(*st));
+	for (size_t i = 0; i < n; i++) {
+		net_stream_init(&st[i]);
+		st[i].id = IPERF3_STREAM_ID(i);
+		st[i].proto = p->proto;
+		st[i].sender = p->bidir ? i < (size_t)p->parallel : !p->reverse;
+		st[i].rate_bytes_per_s = p->bandwidth_bps / 8;
+		st[i].payload = &pay;
+		st[i].pin_cpu = pin_cpu_for(env->pin, i);
+	}
+	if (!p->reverse) {
+		r = net_payload_init(&pay, p->len, p->zerocopy && p->proto == NET_TCP);
+		if (r < 0)
+			net_test_note(&t, "zero copy unavailable (%s); sending with send()", errstr(r));
+		t.zerocopy = pay.zc_fd >= 0;
+	}
+	if (p->zerocopy && p->proto == NET_UDP)
+		net_test_note(&t, "--zerocopy applies to TCP only; UDP sent with send()");
+	for (size_t i = 0; i < n; i++) {
+		int type = p->proto == NET_UDP ? SOCK_DGRAM : SOCK_STREAM;
+
+		r = net_connect(o->host, (uint16_t)o->port, type, &so, o->connect_timeout_ns, env->stop, &st[i].fd);
+		if (r == 0 && type == SOCK_STREAM)
+			r = net_write_full(st[i].fd, cookie, sizeof(cookie), c.rto, env->stop);
+		if (r == 0 && type == SOCK_DGRAM)
+			r = udp_handshake(&c, st[i].fd, p->reverse || (p->bidir && !st[i].sender));
+		if (r < 0) {
+			result_set_status(res, RESULT_FAILED, "cannot open data stream %zu of %zu to '%s': %s", i + 1, n,
+					  o->host, errstr(r));
+			goto out;
+		}
+	}
+	if (!!env->sample) {
+		struct sampler_config cfg = { .proc_root = "/proc", .interval_ns = env->interval_ns };
+		char iface[NET_IFNAME_LEN];
+
+		if (net_sock_iface(c.cfd, iface, sizeof(iface)) == 0)
+			cfg.iface = iface;
+		if (sampler_new(&smp, &cfg) < 0 || sampler_start(smp) < 0) {
+			sampler_free(smp);
+			smp = NULL;
+		}
+	}
+	/* Receivers read from now on; senders start with the test. */
+	for (size_t i = 0; i < n; i++) {
+		if (!st[i].sender && (r = net_stream_start(&st[i])) < 0) {
+			result_set_status(res, RESULT_FAILED, "cannot start stream thread %zu: %s", i + 1, errstr(r));
+			goto out;
+		}
+	}
+	if (!expect_state(&c, IPERF3_TEST_START, "waiting for TEST_START") ||
+	    !expect_state(&c, IPERF3_TEST_RUNNING, "waiting for TEST_RUNNING"))
+		goto out;
+	net_rusage(&u0, &s0);
+	t0 = clock_mono();
+	end = t0 + (uint64_t)(p->time_s * (double)NS_PER_SEC);
+	for (size_t i = 0; i < n; i++) {
+		if (st[i].sender && (r = net_stream_start(&st[i])) < 0) {
+			t.incomplete = true;
+			snprintf(t.why, sizeof(t.why), "cannot start stream thread %zu: %s", i + 1, errstr(r));
+			end = t0;
+			break;
+		}
+	}
+	progress_update(env->progress, t0, 0, end - t0, NULL);
+	for (;;) {
+		mono_ns now = clock_mono();
+		uint64_t next = 250 * NS_PER_MS;
+		int k;
+
+		if (now >= end)
+			break;
+		if (end - now < next)
+			next = end - now;
+		k = net_wait_readable(c.cfd, next);
+		if (k == -EINTR) {
+			if (*env->stop) {
+				stopped = true;
+				t.incomplete = true;
+				snprintf(t.why, sizeof(t.why), "stopped by signal after %.2f s", elapsed_s(t0, clock_mono()));
+				break;
+			}
+			continue;
+		}
+		if (k > 0) {
+			int s = 0;
+
+			r = iperf3_recv_state(c.cfd, &s, c.rto, env->stop);
+			state_failure(&c, r, s, "the test ran");
+			t.incomplete = true;
+			snprintf(t.why, sizeof(t.why), "%s", res->reason ? res->reason : "server ended the test");
+			break;
+		}
+		if (env->progress && env->progress->enabled) {
+			char extra[96], a[UNITS_FMT_LEN], b[UNITS_FMT_LEN];
+			uint64_t bytes = 0;
+
+			now = clock_mono();
+			for (size_t i = 0; i < n; i++)
+				bytes += net_stream_bytes(&st[i]);
+			snprintf(extra, sizeof(extra), "got %s (%s)", units_fmt_bytes(a, sizeof(a), bytes),
+				 units_fmt_bits(b, sizeof(b), (double)bytes * 8 / elapsed_s(t0, now)));
+			progress_update(env->progress, now, elapsed_ns(t0, now), end - t0, extra);
+		}
+	}
+	/* Senders stop first, so what they sent is in flight before TEST_END. */
+	for (size_t i = 0; i < n; i++)
+		if (st[i].sender)
+			net_stream_quit(&st[i], NET_QUIT_NOW);
+	for (size_t i = 0; i < n; i++)
+		if (st[i].sender)
+			net_stream_join(&st[i]);
+	t1 = clock_mono();
+	t.duration_s = elapsed_s(t0, t1);
+	if (res->status == RESULT_FAILED) {
+		/* The server ended the test: keep what was measured locally. */
+		for (size_t i = 0; i < n; i++) {
+			net_stream_quit(&st[i], NET_QUIT_NOW);
+			shutdown(st[i].fd, SHUT_RDWR);
+		}
+	} else if ((r = iperf3_send_state(c.cfd, IPERF3_TEST_END, c.rto, NULL)) < 0) {
+		result_set_status(res, RESULT_FAILED, "cannot send TEST_END to '%s': %s", o->host, errstr(r));
+	}
+	/* Receivers keep what the server sent before it saw TEST_END. */
+	for (size_t i = 0; i < n; i++)
+		if (!st[i].sender)
+			net_stream_quit(&st[i], res->status == RESULT_FAILED ? NET_QUIT_NOW : NET_QUIT_DRAIN);
+	{
+		mono_ns drain_end = clock_mono() + DRAIN_NS;
+
+		/* Bounded: a receiver ends at EOF or after 250 ms of silence, this after 2 s. */
+		for (size_t i = 0; i < n; i++) {
+			if (st[i].sender || !st[i].started)
+				continue;
+			while (!atomic_load(&st[i].done) && clock_mono() < drain_end)
+				if (clock_sleep_until(clock_mono() + NS_PER_MS) < 0 && *env->stop)
+					break;
+			if (!atomic_load(&st[i].done)) {
+				net_stream_quit(&st[i], NET_QUIT_NOW);
+				shutdown(st[i].fd, SHUT_RDWR);
+			}
+		}
+		for (size_t i = 0; i < n; i++)
+			net_stream_join(&st[i]);
+	}
+	if (smp && sampler_stop(smp) < 0) {
+		sampler_free(smp);
+		smp = NULL;
+	}
+	net_rusage(&u1, &s1);
+	progress_finish(env->progress);
+	if (t.duration_s > 0) {
+		t.cpu_user_pct = 100 * (u1 - u0) / t.duration_s;
+		t.cpu_system_pct = 100 * (s1 - s0) / t.duration_s;
+	}
+	data_cpu = net_test_collect(&t, st, n, NULL);
+	for (size_t i = 0; i < n && p->proto == NET_TCP; i++)
+		if (net_tcp_congestion(st[i].fd, t.congestion, sizeof(t.congestion)) == 0)
+			break;
+	{
+		struct sysview v;
+		double moved = 0;
+
+		for (size_t i = 0; i < t.nlocal; i++)
+			moved += t.local[i].bytes;
+		if (smp)
+			sampler_summary(smp, &v);
+		net_side_local(&t.me, cookie, c.cfd, smp ? &v : NULL, (u1 - u0) + (s1 - s0), data_cpu, moved, o->capacity);
+	}
+	for (size_t i = 0; i < n && env->pin; i++) {
+		size_t used = strlen(t.client_pins);
+
+		snprintf(t.client_pins + used, sizeof(t.client_pins) - used, "%scpu%d", i ? "," : "", st[i].pin_cpu);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (st[i].pin_err)
+			net_test_note(&t, "stream %d could not be pinned to cpu%d: %s", st[i].id, st[i].pin_cpu,
+				      errstr(st[i].pin_err));
+	if (res->status != RESULT_FAILED) {
+		char *msg = NULL, err[160];
+		size_t len = 0;
+		int s = 0;
+
+		if (!expect_state(&c, IPERF3_EXCHANGE_RESULTS, "waiting for EXCHANGE_RESULTS"))
+			goto report;
+		msg = net_results_message(&t, true, &len);
+		r = iperf3_send_json(c.cfd, msg, len, c.rto, NULL);
+		free(msg);
+		msg = NULL;
+		if (r == 0)
+			r = iperf3_recv_json(c.cfd, IPERF3_RESULTS_MAX, c.rto, NULL, &msg, &len);
+		if (r < 0) {
+			result_set_status(res, RESULT_FAILED, "results exchange with '%s' failed: %s", o->host,
+					  r == -EMSGSIZE ? "message too long" : errstr(r));
+			goto report;
+		}
+		if (iperf3_results_parse(msg, len, &t.remote, err, sizeof(err)) < 0) {
+			free(msg);
+			iperf3_results_release(&t.remote);
+			result_set_status(res, RESULT_FAILED, "server results unreadable: %s", err);
+			goto report;
+		}
+		free(msg);
+		t.have_remote = true;
+		if (t.remote.extra.present)
+			snprintf(t.peer_version, sizeof(t.peer_version), "%s", t.remote.extra.version);
+		else
+			snprintf(t.peer_version, sizeof(t.peer_version), "iperf3-compatible");
+		r = iperf3_recv_state(c.cfd, &s, c.rto, NULL);
+		if (r == 0 && s == IPERF3_DISPLAY_RESULTS) {
+			if (iperf3_send_state(c.cfd, IPERF3_IPERF_DONE, c.rto, NULL) < 0)
+				net_test_note(&t, "server left before IPERF_DONE");
+		} else {
+			net_test_note(&t, "server did not send DISPLAY_RESULTS");
+		}
+	}
+report:
+	net_report_fill(res, &t, o->capacity);
+	if (stopped)
+		res->incomplete = true;
+out:
+	progress_finish(env->progress);
+	sampler_free(smp);
+	for (size_t i = 0; i < n; i++)
+		net_stream_release(&st[i]);
+	free(st);
+	net_payload_release(&pay);
+	if (c.cfd >= 0)
+		close(c.cfd);
+	net_test_release(&t);
+}

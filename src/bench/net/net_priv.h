@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared between the files of `engpass net` (net.c, net_server.c,
+ * net_client.c, net_report.c) and nothing else: the options struct, the
+ * record of one finished test that both roles fill, and the functions that
+ * turn such a record into a result (metrics, verdict, capacity estimate).
+ */
+#ifndef ENGPASS_NET_PRIV_H
+#define ENGPASS_NET_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bench/bench.h"
+#include "bench/net/net_iperf3.h"
+#include "core/net_sock.h"
+#include "bench/net/net_stream.h"
+#include "core/result.h"
+#include "core/sysview.h"
+
+enum net_role {
+	NET_ROLE_NONE,
+	NET_ROLE_SERVER,
+	NET_ROLE_CLIENT,
+};
+
+/* The client's kinds of test: iperf3's, or engpass's request/response protocol. */
+enum net_mode {
+	NET_MODE_IPERF3,
+	NET_MODE_RR,
+	NET_MODE_STREAM,
+};
+
+/* `engpass net` options; one table for both roles, check() sorts them out. */
+struct net_opts {
+	/* server */
+	const char *bind;
+	bool one_off;
+	uint64_t idle_timeout_ns;	/* 0 = serve forever */
+	uint64_t read_timeout_ns;	/* every control read */
+	uint64_t delay_ns;		/* rr: answer each request this long after it arrived */
+	double rate;			/* rr: pace the answers, bytes/s; < 0 = not given */
+	/* both */
+	int64_t port;
+	/* client */
+	int64_t parallel;		/* 0 = not given (1) */
+	bool reverse;
+	bool bidir;
+	uint64_t len;			/* 0 = default */
+	bool zerocopy;
+	uint64_t window;		/* 0 = default */
+	int64_t server_pin;		/* -1 = none */
+	bool udp;
+	double bitrate;			/* bytes/s per stream; < 0 = not given */
+	bool capacity;
+	uint64_t connect_timeout_ns;
+	int mode;			/* enum net_mode */
+	uint64_t block;			/* rr: bytes per request; 0 = not given */
+	int64_t depth;			/* rr: requests in flight; 0 = not given */
+	uint64_t size;			/* rr/stream: total bytes; 0 = run for --time */
+	/* filled by check() */
+	int role;			/* enum net_role */
+	const char *host;
+	char iface[NET_IFNAME_LEN];	/* the interface the traffic takes, "" unknown */
+};
+
+/* Seconds of per-test slack before the server gives up waiting for TEST_END. */
+#define NET_SERVER_GRACE_S 30
+/* A byte- or block-count test (time 0) is given at most this long. */
+#define NET_SERVER_MAX_UNTIMED_S 600
+
+/* One finished (or abandoned) test as one side saw it. */
+struct net_test {
+	bool is_client;
+	struct iperf3_params p;
+	char peer[96];			/* the other side's address */
+	char peer_version[40];		/* what the peer says it is; "" unknown */
+	/* our streams, in id order; .sender and .out_of_order filled locally */
+	struct iperf3_stream_result *local;
+	size_t nlocal;
+	/* the peer's results (only when the exchange happened) */
+	bool have_remote;
+	struct iperf3_results remote;
+	double duration_s;		/* TEST_RUNNING to TEST_END, local clock */
+	double cpu_user_pct, cpu_system_pct;	/* process, of wall time, as iperf3 */
+	struct net_side me;		/* this side's view */
+	char congestion[32];		/* local TCP congestion control; "" */
+	char client_pins[64];		/* client: CPUs of its stream threads, "cpu0,cpu1"; "" */
+	bool zerocopy;			/* sendfile() was used for sending here */
+	bool incomplete;		/* stopped early */
+	char why[160];			/* how it ended early; "" */
+	char notes[4][160];		/* caveats to copy into the result */
+	int nnotes;
+};
+
+/* Adds a caveat to T (at most 4 are kept). */
+void net_test_note(struct net_test *t, const char *fmt, ...) PRINTF_LIKE(2, 3);
+
+/* Frees what T owns. */
+void net_test_release(struct net_test *t);
+
+/*
+ * Fills S with this box's facts for the results exchange: version, a tag
+ * of COOKIE and the boot id (same box?), online CPUs, interface of
+ * connected socket FD and its link
+ * speed, the sampled view V (NULL = none), process CPU and bytes moved
+ * (NaN when unknown) and, with WANT_FREQ, the CPU frequency and its
+ * source (calibrating the loop when cpufreq does not say; 0.1-0.2 s).
+ */
+void net_side_local(struct net_side *s, const char *cookie, int fd, const struct sysview *v,
+		    double process_cpu_s, double data_cpu_s, double moved_bytes, bool want_freq);
+
+/*
+ * Turns T into RES: parameters, method, metrics per direction, CPU per
+ * GB, both sides' views, link speed, the verdict and, with CAPACITY, the
+ * seed-004 estimate. Does not set the status.
+ */
+void net_report_fill(struct result *res, const struct net_test *t, bool capacity);
+
+/*
+ * The verdict for a test that moved THROUGHPUT_BPS (receiver side, all
+ * directions), sending in direction DIR (0 client->server, 1 reverse, 2
+ * both), from the two sides' views (either may lack one). Fills OUT.
+ */
+void net_judge(const struct net_side *client, const struct net_side *server, double throughput_bps,
+	       int dir, bool udp, double udp_target_bps, struct verdict *out);
+
+/* The capacity estimate of seed 004; see net_capacity(). */
+struct net_capacity {
+	bool ok;
+	const char *side;		/* "client" or "server" */
+	int cpu;			/* the busiest core used */
+	double busy_pct;
+	double per_core_bps;		/* throughput / busiest-core share */
+	double per_ghz_bps;		/* NaN when the frequency is unknown */
+	double freq_mhz;
+	const char *freq_source;	/* points into the side; "" unknown */
+	int cores;
+	double total_bps;		/* per core x cores, capped by the link */
+	bool capped;			/* the link speed capped total_bps */
+	double link_bps;
+	char why[128];			/* when !ok: why no estimate */
+};
+
+/*
+ * Extrapolates as seed 004 did: throughput / busiest-core utilisation =
+ * rate at one full core; / GHz for the per-GHz figure; x online cores,
+ * capped by the link speed, for the box. The side with the busier core is
+ * used. Fills OUT (OUT->ok false with a reason when the views are missing
+ * or the busiest core was under 5 % busy).
+ */
+void net_capacity(const struct net_side *client, const struct net_side *server, double throughput_bps,
+		  struct net_capacity *out);
+
+/* User and system CPU seconds of the whole process so far (getrusage). */
+void net_rusage(double *user_s, double *sys_s);
+
+/*
+ * Copies the figures of N joined streams S into T->local (allocated): ids,
+ * directions, bytes (minus BASE[i] when BASE is non-NULL: the omitted
+ * start), TCP retransmits of senders (read now, so before the sockets
+ * close), UDP loss, jitter and sequence counts, and each one's end time
+ * (T->duration_s). Returns the data threads' CPU seconds.
+ */
+double net_test_collect(struct net_test *t, struct net_stream *s, size_t n, const uint64_t *base);
+
+/*
+ * The results message this side sends for T: iperf3's keys from
+ * T->local, the CPU shares, the congestion control, and T->me under
+ * "engpass" when WITH_EXTRA. Returns an allocation (caller frees).
+ */
+char *net_results_message(const struct net_test *t, bool with_extra, size_t *len);
+
+/* The two roles; each fills RES (and emits results, for the server). */
+void net_server_run(const struct bench_env *env, const struct net_opts *o, struct result *res);
+void net_client_run(const struct bench_env *env, const struct net_opts *o, struct result *res);
+
+/*
+ * The server side of an rr session whose first IPERF3_COOKIE_LEN bytes
+ * (read in place of a cookie) are FIRST, on connection CFD from PEER.
+ * Returns the session's result to emit, or NULL for a bad or silent
+ * handshake. net_rr_server.c.
+ */
+struct result *net_rr_serve(const struct bench_env *env, const struct net_opts *o, int cfd,
+			    const uint8_t first[IPERF3_COOKIE_LEN], const char *peer);
+
+/* The client of --mode rr and --mode stream; net_rr_client.c. */
+void net_rr_client_run(const struct bench_env *env, const struct net_opts *o, struct result *res);
+
+#endif

@@ -1,0 +1,598 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `engpass net server`: an iperf3-compatible server that serves tests one
+ * after another and emits one result per test, with its own per-CPU view
+ * and, for an engpass client, the client's view too.
+ *
+ * The network is hostile. Every control read has a deadline (--read-timeout,
+ * 10 s by default, like iperf3 3.15+), the parameters message is capped at
+ * 8 KiB and the results at 256 KiB before anything is allocated, JSON goes
+ * through jansson, a data connection with a wrong cookie gets the one
+ * ACCESS_DENIED byte, so does any connection while a test runs, a test
+ * that never sees TEST_END is abandoned after its time + 30 s, and
+ * whatever happens to one client, the server closes everything that test
+ * opened and goes back to listening. It never sends anything but the
+ * protocol and the benchmark payload.
+ *
+ * One connection is handled at a time: while a handshake waits for a slow
+ * client (at most the read timeout), later connections wait in the
+ * backlog, as with iperf3.
+ */
+#include <errno.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "bench/net/net_priv.h"
+#include "bench/net/net_rr.h"
+#include "core/affinity.h"
+#include "core/clock.h"
+#include "core/sampler.h"
+#include "lib/xalloc.h"
+
+struct server {
+	const struct bench_env *env;
+	const struct net_opts *o;
+	int lfd;			/* the TCP listener */
+	bool lfd_tuned;			/* re-created with a test's window/MSS */
+	uint64_t rto;			/* read timeout */
+	const struct net_sockopts *udp_opts;	/* the running test's socket options for UDP; NULL */
+	unsigned tests, ended_early, denied, bad_handshakes;
+	bool fatal;			/* cannot listen any more */
+	char fatal_why[160];
+};
+
+static const char *errstr(int e)
+{
+	return strerror(e < 0 ? -e : e);
+}
+
+/* Accepts one waiting connection and turns it away with ACCESS_DENIED. */
+static void deny_one(struct server *sv)
+{
+	int fd = accept4(sv->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	signed char c = IPERF3_ACCESS_DENIED;
+
+	if (fd < 0)
+		return;
+	if (send(fd, &c, 1, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
+		/* The peer is gone already; nothing to tell it. */
+	}
+	close(fd);
+	sv->denied++;
+}
+
+/* Re-creates the listener with OPTS (NULL: defaults). */
+static int relisten(struct server *sv, const struct net_sockopts *opts)
+{
+	int fd, r;
+
+	close(sv->lfd);
+	sv->lfd = -1;
+	r = net_listen(sv->o->bind, (uint16_t)sv->o->port, SOCK_STREAM, opts, &fd);
+	if (r < 0 && opts) {
+		/* Keep serving without the options rather than not at all. */
+		if (net_listen(sv->o->bind, (uint16_t)sv->o->port, SOCK_STREAM, NULL, &fd) == 0)
+			sv->lfd = fd;
+		sv->lfd_tuned = false;
+		return r;
+	}
+	if (r < 0)
+		return r;
+	sv->lfd = fd;
+	sv->lfd_tuned = opts != NULL;
+	return 0;
+}
+
+/* Waits for the handshake datagram of one UDP stream on *UFD and connects it. */
+static int udp_accept(struct server *sv, int *ufd, int *stream_fd)
+{
+	struct sockaddr_storage from;
+	socklen_t fl = sizeof(from);
+	unsigned char msg[64];
+	int nfd, r;
+
+	if (recvfrom(*ufd, msg, sizeof(msg), MSG_DONTWAIT, (struct sockaddr *)&from, &fl) < 0)
+		return -errno;
+	/* iperf3 does not check the content (old clients sent 123456789). */
+	if (connect(*ufd, (struct sockaddr *)&from, fl) < 0)
+		return -errno;
+	/* Nothing queued before connect() belongs to this stream. */
+	while (recv(*ufd, msg, sizeof(msg), MSG_DONTWAIT) > 0)
+		;
+	*stream_fd = *ufd;
+	*ufd = -1;
+	if ((r = net_listen(sv->o->bind, (uint16_t)sv->o->port, SOCK_DGRAM, sv->udp_opts, &nfd)) < 0)
+		return r;
+	*ufd = nfd;
+	if (send(*stream_fd, IPERF3_UDP_CONNECT_REPLY, 4, MSG_NOSIGNAL) < 0)
+		return -errno;
+	return 0;
+}
+
+/*
+ * Accepts the N data streams of a test: TCP connections with the test's
+ * cookie on the listener, or UDP handshakes on UFD. Wrong cookies are
+ * denied; the control connection is watched for a client that gives up.
+ * Returns 0, or -errno with WHY filled.
+ */
+static int accept_streams(struct server *sv, int cfd, const char *cookie, const struct iperf3_params *p,
+			  struct net_stream *st, size_t n, int *ufd, char *why, size_t whylen)
+{
+	mono_ns deadline = clock_mono() + sv->rto;
+	size_t got = 0;
+
+	while (got < n) {
+		struct pollfd pf[3] = {
+			{ .fd = cfd, .events = POLLIN },
+			{ .fd = sv->lfd, .events = POLLIN },
+			{ .fd = *ufd, .events = POLLIN },
+		};
+		mono_ns now = clock_mono();
+		int k;
+
+		if (now >= deadline) {
+			snprintf(why, whylen, "only %zu of %zu data streams connected within the read timeout", got, n);
+			return -ETIMEDOUT;
+		}
+		k = poll(pf, *ufd >= 0 ? 3 : 2, (int)((deadline - now) / NS_PER_MS) + 1);
+		if (k < 0) {
+			if (errno == EINTR && *sv->env->stop) {
+				snprintf(why, whylen, "stopped by signal while streams connected");
+				return -EINTR;
+			}
+			continue;
+		}
+		if (pf[0].revents) {
+			snprintf(why, whylen, "client left or spoke out of turn while streams connected");
+			return -ECONNRESET;
+		}
+		if (pf[1].revents) {
+			char c[IPERF3_COOKIE_LEN];
+			int fd = accept4(sv->lfd, NULL, NULL, SOCK_CLOEXEC);
+			uint64_t left = deadline - clock_mono();
+
+			if (fd < 0)
+				continue;
+			if (p->proto == NET_TCP &&
+			    net_read_full(fd, c, sizeof(c), left < sv->rto ? left : sv->rto, sv->env->stop) == 0 &&
+			    !memcmp(c, cookie, sizeof(c))) {
+				int one = 1;
+
+				if (p->nodelay && setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0) {
+					/* Not fatal: the stream runs without it. */
+				}
+				st[got++].fd = fd;
+				continue;
+			}
+			{
+				signed char d = IPERF3_ACCESS_DENIED;
+
+				if (send(fd, &d, 1, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
+					/* The peer is gone already. */
+				}
+			}
+			close(fd);
+			sv->denied++;
+		}
+		if (*ufd >= 0 && pf[2].revents) {
+			int r = udp_accept(sv, ufd, &st[got].fd);
+
+			if (r < 0) {
+				snprintf(why, whylen, "UDP stream setup failed: %s", errstr(r));
+				return r;
+			}
+			got++;
+		}
+	}
+	return 0;
+}
+
+/* Whether CPU is one the server may run on (the operator's --pin holds). */
+static bool cpu_allowed(int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0 || cpu >= CPU_SETSIZE || affinity_get_self(&set) < 0)
+		return false;
+	return CPU_ISSET(cpu, &set);
+}
+
+/*
+ * Runs one test on control connection CFD after the parameters arrived.
+ * Fills T; returns true when the test started (a result is due).
+ */
+static bool run_test(struct server *sv, int cfd, const char *cookie, struct net_test *t, struct sampler **smp)
+{
+	const struct bench_env *env = sv->env;
+	struct iperf3_params *p = &t->p;
+	size_t n = (size_t)p->parallel * (p->bidir ? 2 : 1);
+	struct net_stream *st = xcalloc(n, sizeof(*st));
+	uint64_t *base = xcalloc(n, sizeof(*base));
+	struct net_payload pay = { NULL, 0, -1 };
+	struct net_sockopts so = { (int)p->window, (int)p->mss, p->nodelay };
+	int ufd = -1, pin = -1, r;
+	bool started = false, ended = false, omitted = p->omit_s <= 0;
+	double u0, s0, u1, s1, data_cpu = 0;
+	mono_ns t0 = 0, t1, tcpu = 0, safety;
+	char why[160] = "";
+
+	for (size_t i = 0; i < n; i++) {
+		net_stream_init(&st[i]);
+		st[i].id = IPERF3_STREAM_ID(i);
+		st[i].proto = p->proto;
+		st[i].sender = p->reverse || (p->bidir && i >= (size_t)p->parallel);
+		st[i].rate_bytes_per_s = p->bandwidth_bps / 8;
+		st[i].seq64 = p->udp_counters_64bit;
+		st[i].payload = &pay;
+	}
+	if (p->server_affinity >= 0) {
+		if (cpu_allowed(p->server_affinity)) {
+			pin = p->server_affinity;
+		} else {
+			net_test_note(t, "server_pin cpu%d ignored: not among the CPUs this server may use",
+				      p->server_affinity);
+		}
+	}
+	if (p->reverse || p->bidir) {
+		r = net_payload_init(&pay, p->len, p->zerocopy && p->proto == NET_TCP);
+		if (r < 0)
+			net_test_note(t, "zero copy unavailable (%s); sending with send()", errstr(r));
+		t->zerocopy = pay.zc_fd >= 0;
+	}
+	if ((p->window || p->mss) && p->proto == NET_TCP && (r = relisten(sv, &so)) < 0) {
+		net_test_note(t, "window/MSS not applied to the listener: %s", errstr(r));
+		if (sv->lfd < 0) {
+			sv->fatal = true;
+			snprintf(sv->fatal_why, sizeof(sv->fatal_why), "cannot listen again: %s", errstr(r));
+			goto out;
+		}
+	}
+	sv->udp_opts = p->window ? &so : NULL;
+	if (p->proto == NET_UDP &&
+	    (r = net_listen(sv->o->bind, (uint16_t)sv->o->port, SOCK_DGRAM, p->window ? &so : NULL, &ufd)) < 0) {
+		snprintf(t->why, sizeof(t->why), "cannot open the UDP port: %s", errstr(r));
+		goto out;
+	}
+	if (iperf3_send_state(cfd, IPERF3_CREATE_STREAMS, sv->rto, env->stop) < 0 ||
+	    accept_streams(sv, cfd, cookie, p, st, n, &ufd, why, sizeof(why)) < 0) {
+		snprintf(t->why, sizeof(t->why), "%s", why[0] ? why : "client left before CREATE_STREAMS");
+		goto out;
+	}
+	if (ufd >= 0) {
+		close(ufd);
+		ufd = -1;
+	}
+	if (!!env->sample) {
+		struct sampler_config cfg = { .proc_root = "/proc", .interval_ns = env->interval_ns,
+					      .iface = NULL };
+		char iface[NET_IFNAME_LEN];
+
+		if (net_sock_iface(cfd, iface, sizeof(iface)) == 0)
+			cfg.iface = iface;
+		if (sampler_new(smp, &cfg) < 0 || sampler_start(*smp) < 0) {
+			sampler_free(*smp);
+			*smp = NULL;
+		}
+	}
+	/*
+	 * Receivers are reading before the client may send (a UDP burst
+	 * would otherwise overflow the socket buffer while threads start);
+	 * senders start with the test.
+	 */
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1) {
+			net_rusage(&u0, &s0);
+			if (iperf3_send_state(cfd, IPERF3_TEST_START, sv->rto, env->stop) < 0 ||
+			    iperf3_send_state(cfd, IPERF3_TEST_RUNNING, sv->rto, env->stop) < 0) {
+				snprintf(t->why, sizeof(t->why), "client left before the test started");
+				goto out;
+			}
+			t0 = tcpu = clock_mono();
+			started = true;
+		}
+		for (size_t i = 0; i < n && !t->incomplete; i++) {
+			if (st[i].sender != (pass == 1))
+				continue;
+			st[i].pin_cpu = pin;
+			if ((r = net_stream_start(&st[i])) < 0) {
+				snprintf(t->why, sizeof(t->why), "cannot start a stream thread: %s", errstr(r));
+				t->incomplete = true;
+			}
+		}
+		if (t->incomplete && !started)
+			goto out;
+	}
+	if (pin >= 0)
+		t->me.pinned_cpu = pin;
+	safety = t0 + (uint64_t)((p->time_s > 0 ? p->time_s + p->omit_s + NET_SERVER_GRACE_S
+					       : NET_SERVER_MAX_UNTIMED_S) * (double)NS_PER_SEC);
+	while (!t->incomplete) {
+		struct pollfd pf[2] = { { .fd = cfd, .events = POLLIN }, { .fd = sv->lfd, .events = POLLIN } };
+		mono_ns now = clock_mono(), wake = safety;
+		mono_ns omit_end = t0 + (uint64_t)(p->omit_s * (double)NS_PER_SEC);
+		int k, s;
+
+		if (!omitted && now >= omit_end) {
+			for (size_t i = 0; i < n; i++)
+				base[i] = net_stream_bytes(&st[i]);
+			omitted = true;
+			t0 = now;
+		}
+		if (!omitted && omit_end < wake)
+			wake = omit_end;
+		if (now >= safety) {
+			snprintf(t->why, sizeof(t->why), "no TEST_END within the test time + %d s", NET_SERVER_GRACE_S);
+			t->incomplete = true;
+			break;
+		}
+		k = poll(pf, sv->lfd >= 0 ? 2 : 1, (int)((wake - now) / NS_PER_MS) + 1);
+		if (k < 0) {
+			if (errno == EINTR && *env->stop) {
+				if (iperf3_send_state(cfd, IPERF3_SERVER_TERMINATE, NS_PER_SEC, NULL) < 0) {
+					/* The client learns from the closed connection instead. */
+				}
+				snprintf(t->why, sizeof(t->why), "server stopped by signal");
+				t->incomplete = true;
+				break;
+			}
+			continue;
+		}
+		if (pf[1].revents)
+			deny_one(sv);
+		if (!pf[0].revents)
+			continue;
+		r = iperf3_recv_state(cfd, &s, sv->rto, env->stop);
+		if (r == 0 && s == IPERF3_TEST_END) {
+			ended = true;
+			break;
+		}
+		t->incomplete = true;
+		if (r < 0)
+			snprintf(t->why, sizeof(t->why), "client vanished during the test (%s)", errstr(r));
+		else if (s == IPERF3_CLIENT_TERMINATE)
+			snprintf(t->why, sizeof(t->why), "client ended the test (CLIENT_TERMINATE)");
+		else
+			snprintf(t->why, sizeof(t->why), "protocol error: state %d during the test", s);
+	}
+	t1 = clock_mono();
+	for (size_t i = 0; i < n; i++) {
+		net_stream_quit(&st[i], NET_QUIT_NOW);
+		if (st[i].fd >= 0)
+			shutdown(st[i].fd, SHUT_RDWR);
+	}
+	for (size_t i = 0; i < n; i++)
+		net_stream_join(&st[i]);
+	if (*smp && sampler_stop(*smp) < 0) {
+		sampler_free(*smp);
+		*smp = NULL;
+	}
+	net_rusage(&u1, &s1);
+	t->duration_s = elapsed_s(t0, t1);
+	if (elapsed_s(tcpu, t1) > 0) {
+		/* Over the whole test, omitted start included, as the CPU time is. */
+		t->cpu_user_pct = 100 * (u1 - u0) / elapsed_s(tcpu, t1);
+		t->cpu_system_pct = 100 * (s1 - s0) / elapsed_s(tcpu, t1);
+	}
+	data_cpu = net_test_collect(t, st, n, base);
+	for (size_t i = 0; i < n && p->proto == NET_TCP; i++)
+		if (st[i].fd >= 0 && net_tcp_congestion(st[i].fd, t->congestion, sizeof(t->congestion)) == 0)
+			break;
+	{
+		struct sysview v;
+		double moved = 0;
+
+		for (size_t i = 0; i < t->nlocal; i++)
+			moved += t->local[i].bytes;
+		if (*smp)
+			sampler_summary(*smp, &v);
+		net_side_local(&t->me, cookie, cfd, *smp ? &v : NULL, (u1 - u0) + (s1 - s0), data_cpu, moved,
+			       p->want_capacity);
+		if (pin >= 0)
+			t->me.pinned_cpu = pin;
+	}
+	if (ended) {
+		char *msg = NULL, err[160];
+		size_t len = 0;
+		int s = 0;
+
+		if ((r = iperf3_send_state(cfd, IPERF3_EXCHANGE_RESULTS, sv->rto, env->stop)) < 0 ||
+		    (r = iperf3_recv_json(cfd, IPERF3_RESULTS_MAX, sv->rto, env->stop, &msg, &len)) < 0) {
+			net_test_note(t, "no results from the client: %s", r == -EMSGSIZE ? "message too long" : errstr(r));
+		} else if (iperf3_results_parse(msg, len, &t->remote, err, sizeof(err)) < 0) {
+			net_test_note(t, "client results unreadable: %s", err);
+			iperf3_results_release(&t->remote);
+		} else {
+			t->have_remote = true;
+		}
+		free(msg);
+		if (r == 0) {
+			msg = net_results_message(t, p->engpass, &len);
+			r = iperf3_send_json(cfd, msg, len, sv->rto, env->stop);
+			free(msg);
+			if (r == 0)
+				r = iperf3_send_state(cfd, IPERF3_DISPLAY_RESULTS, sv->rto, env->stop);
+			/* IPERF_DONE, or the client just closing, both end the test. */
+			if (r == 0 && iperf3_recv_state(cfd, &s, sv->rto, env->stop) == 0 && s != IPERF3_IPERF_DONE)
+				net_test_note(t, "client ended with state %d instead of IPERF_DONE", s);
+		}
+	}
+out:
+	for (size_t i = 0; i < n; i++)
+		net_stream_release(&st[i]);
+	free(st);
+	free(base);
+	if (ufd >= 0)
+		close(ufd);
+	net_payload_release(&pay);
+	sv->udp_opts = NULL;
+	if (sv->lfd_tuned && (r = relisten(sv, NULL)) < 0) {
+		sv->fatal = true;
+		snprintf(sv->fatal_why, sizeof(sv->fatal_why), "cannot listen again: %s", errstr(r));
+	}
+	return started;
+}
+
+/* Handles one accepted control connection, from the cookie to the end. */
+static void serve_one(struct server *sv, int cfd)
+{
+	const struct bench_env *env = sv->env;
+	char cookie[IPERF3_COOKIE_LEN], err[160];
+	struct net_test t;
+	struct sampler *smp = NULL;
+	char *msg = NULL;
+	size_t len = 0;
+	int r, one = 1;
+
+	memset(&t, 0, sizeof(t));
+	net_side_init(&t.me);
+	net_peer_name(cfd, t.peer, sizeof(t.peer));
+	if (setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0) {
+		/* Only latency of the state bytes suffers. */
+	}
+	if ((r = net_read_full(cfd, cookie, sizeof(cookie), sv->rto, env->stop)) < 0) {
+		sv->bad_handshakes++;
+		close(cfd);
+		return;
+	}
+	if (rr_is_hello(cookie, sizeof(cookie))) {
+		struct result *res = net_rr_serve(env, sv->o, cfd, (const uint8_t *)cookie, t.peer);
+
+		if (res) {
+			sv->tests++;
+			if (res->incomplete)
+				sv->ended_early++;
+			env->emit(env, res);
+		} else {
+			sv->bad_handshakes++;
+		}
+		close(cfd);
+		return;
+	}
+	if ((r = iperf3_send_state(cfd, IPERF3_PARAM_EXCHANGE, sv->rto, env->stop)) < 0 ||
+	    (r = iperf3_recv_json(cfd, IPERF3_PARAMS_MAX, sv->rto, env->stop, &msg, &len)) < 0) {
+		sv->bad_handshakes++;
+		close(cfd);
+		return;
+	}
+	r = iperf3_params_parse(msg, len, &t.p, err, sizeof(err));
+	free(msg);
+	if (r < 0) {
+		sv->bad_handshakes++;
+		close(cfd);
+		return;
+	}
+	if (t.p.engpass)
+		snprintf(t.peer_version, sizeof(t.peer_version), "%s", t.p.engpass_version);
+	else if (t.p.client_version[0])
+		snprintf(t.peer_version, sizeof(t.peer_version), "iperf3 %s", t.p.client_version);
+	if (run_test(sv, cfd, cookie, &t, &smp)) {
+		struct result *res = result_new("net", "server");
+
+		net_report_fill(res, &t, t.p.want_capacity);
+		if (t.incomplete) {
+			res->incomplete = true;
+			sv->ended_early++;
+		}
+		if (smp) {
+			struct verdict keep = res->verdict;
+
+			result_attach_sampler(res, smp);
+			res->verdict = keep;
+			smp = NULL;
+		}
+		sv->tests++;
+		env->emit(env, res);
+	} else {
+		sv->bad_handshakes++;
+	}
+	sampler_free(smp);
+	net_test_release(&t);
+	close(cfd);
+}
+
+void net_server_run(const struct bench_env *env, const struct net_opts *o, struct result *res)
+{
+	struct server sv = { .env = env, .o = o, .lfd = -1 };
+	mono_ns idle_deadline;
+	bool idled = false;
+	int r;
+
+	sv.rto = o->read_timeout_ns;
+	result_param(res, "role", "server");
+	result_param(res, "bind", "%s", o->bind ? o->bind : "any address");
+	result_param(res, "port", "%lld", (long long)o->port);
+	result_param(res, "read_timeout", "%.3g s", (double)o->read_timeout_ns / 1e9);
+	if (o->idle_timeout_ns)
+		result_param(res, "idle_timeout", "%.3g s", (double)o->idle_timeout_ns / 1e9);
+	result_method(res, "protocol", "iperf3 3.x wire protocol (TCP and UDP) and engpass rr (docs/net-rr.md); one "
+		      "test at a time, others get ACCESS_DENIED; one result per test served");
+	if (o->delay_ns)
+		result_param(res, "delay", "%.6g ms", (double)o->delay_ns / 1e6);
+	if (o->rate > 0)
+		result_param(res, "rate", "%.6g bytes/s", o->rate);
+	if ((r = net_listen(o->bind, (uint16_t)o->port, SOCK_STREAM, NULL, &sv.lfd)) < 0) {
+		result_set_status(res, RESULT_FAILED, "cannot listen on %s port %lld: %s",
+				  o->bind ? o->bind : "any address", (long long)o->port, errstr(r));
+		return;
+	}
+	idle_deadline = o->idle_timeout_ns ? clock_mono() + o->idle_timeout_ns : UINT64_MAX;
+	while (!*env->stop && !sv.fatal) {
+		mono_ns now = clock_mono();
+		int cfd, k;
+
+		if (now >= idle_deadline) {
+			idled = true;
+			break;
+		}
+		k = net_wait_readable(sv.lfd, idle_deadline == UINT64_MAX ? 3600 * NS_PER_SEC : idle_deadline - now);
+		if (k <= 0)
+			continue;
+		cfd = accept4(sv.lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (cfd < 0) {
+			/* Out of descriptors or memory: breathe instead of spinning. */
+			if (errno != EINTR && errno != EAGAIN && errno != ECONNABORTED &&
+			    clock_sleep_until(clock_mono() + 100 * NS_PER_MS) < 0) {
+				/* A signal: the loop looks at the stop flag. */
+			}
+			continue;
+		}
+		{
+			unsigned before = sv.tests;
+
+			serve_one(&sv, cfd);
+			if (sv.tests != before) {
+				if (o->idle_timeout_ns)
+					idle_deadline = clock_mono() + o->idle_timeout_ns;
+				if (o->one_off)
+					break;
+			}
+		}
+	}
+	if (sv.lfd >= 0)
+		close(sv.lfd);
+	result_metric(res, "tests", UNIT_COUNT, sv.tests, "tests served");
+	result_metric(res, "tests_ended_early", UNIT_COUNT, sv.ended_early, "tests ended early")->higher_is_better = false;
+	result_metric(res, "denied", UNIT_COUNT, sv.denied, "connections denied (busy, cookie)")
+		->higher_is_better = false;
+	result_metric(res, "bad_handshakes", UNIT_COUNT, sv.bad_handshakes,
+		      "handshakes dropped (bad, silent)")->higher_is_better = false;
+	snprintf(res->verdict.resource, sizeof(res->verdict.resource), "none observed");
+	snprintf(res->verdict.evidence, sizeof(res->verdict.evidence),
+		 "a server session; each test has its own result and verdict");
+	if (sv.fatal) {
+		result_set_status(res, RESULT_FAILED, "%s", sv.fatal_why);
+		return;
+	}
+	if (idled)
+		result_note(res, "no test for %.3g s (--idle-timeout): the server stopped", (double)o->idle_timeout_ns / 1e9);
+	else if (o->one_off && sv.tests)
+		result_note(res, "--one-off: stopped after one test");
+}

@@ -1,0 +1,795 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engpass watch: observes a running system without adding load, the way
+ * seed 004's operators watched a fastd supernode in Grafana. Every
+ * interval it reads /proc (core/procwatch) for per-CPU busy, softirq and
+ * steal with the busiest core, one process's CPU over all its threads,
+ * its RSS and the CPUs its threads ran on, one interface's bits/s and one
+ * disk's requests. On a terminal the current interval is shown as one
+ * progress line on stderr; the result holds the totals, the runner's
+ * sampler attaches the time series, and at the end comes seed 004's
+ * capacity estimate (core/../bench/watch_est.h): traffic divided by the
+ * busiest core's load, extrapolated to 100 %, per GHz, times the cores,
+ * capped by the link -- labelled as an estimate everywhere it appears.
+ *
+ * Without --time the watch runs until SIGINT/SIGTERM, which is then its
+ * normal end, not a failure. A watched process that exits ends the watch
+ * with a note; what was seen until then is reported.
+ *
+ * Cost: procwatch reads five small files (plus one per thread) per
+ * interval, and the runner's sampler reads its own set; the result
+ * reports engpass's own CPU time over the watch so the cost is never
+ * hidden.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/bench.h"
+#include "bench/watch/watch_est.h"
+#include "lib/units.h"
+#include "core/clock.h"
+#include "core/hist.h"
+#include "core/procwatch.h"
+#include "core/progress.h"
+#include "core/sysinfo.h"
+#include "lib/xalloc.h"
+
+/* Per-CPU figures are listed for at most this many CPUs (the busiest). */
+#define WATCH_CPU_METRICS_MAX 16
+/* PIDs named in the error when --name matches several processes. */
+#define WATCH_NAME_LIST_MAX 8
+
+enum watch_dir { DIR_MAX, DIR_RX, DIR_TX, DIR_SUM };
+
+static const char *const directions[] = { "max", "rx", "tx", "sum", NULL };
+
+struct watch_opts {
+	int64_t pid;
+	const char *name;
+	const char *iface;
+	const char *disk;
+	int direction;		/* enum watch_dir */
+	int64_t min_busy;	/* percent */
+	double uplink;		/* bytes/s; 0 = the interface's link speed */
+	/* Filled by watch_check(). */
+	pid_t target;		/* the process to watch, 0 none */
+};
+
+static const struct opt watch_options[] = {
+	OPT_INT("pid", 0, struct watch_opts, pid, 1, INT32_MAX, "PID",
+		"watch this process: CPU of all threads, RSS, the CPUs its threads ran on"),
+	OPT_STRING("name", 0, struct watch_opts, name, "NAME",
+		   "watch the one process called NAME (its comm, or argv[0]'s last component)"),
+	OPT_STRING("iface", 0, struct watch_opts, iface, "IF",
+		   "report this interface's traffic (the capacity estimate needs it)"),
+	OPT_STRING("disk", 0, struct watch_opts, disk, "DEV",
+		   "report this disk's requests (name as in /proc/diskstats; /dev/ is accepted)"),
+	OPT_CHOICE("direction", 0, struct watch_opts, direction, directions, "DIR",
+		   "traffic counted per interval: max of rx and tx (default), rx, tx or sum"),
+	OPT_INT("min-busy", 0, struct watch_opts, min_busy, 1, 100, "PCT",
+		"busiest-core load an interval needs to count for the estimate (default 70)"),
+	OPT_RATE("uplink", 0, struct watch_opts, uplink,
+		 "cap the estimate at this rate instead of the interface's link speed"),
+	OPT_END,
+};
+
+static void watch_defaults(void *p)
+{
+	struct watch_opts *o = p;
+
+	o->min_busy = 70;
+}
+
+static int watch_check(void *p, char **pos, size_t npos, char *err, size_t errlen)
+{
+	struct watch_opts *o = p;
+	struct procwatch_config cfg = { .proc_root = "/proc" };
+	struct procwatch *pw;
+	int r;
+
+	if (npos) {
+		snprintf(err, errlen, "unexpected argument '%s'", pos[0]);
+		return -EINVAL;
+	}
+	if (o->pid && o->name) {
+		snprintf(err, errlen, "options '--pid' and '--name' exclude each other");
+		return -EINVAL;
+	}
+	if (o->uplink < 0 || isnan(o->uplink)) {
+		snprintf(err, errlen, "option '--uplink': the rate must be positive");
+		return -EINVAL;
+	}
+	if (o->disk && !strncmp(o->disk, "/dev/", 5))
+		o->disk += 5;
+	o->target = (pid_t)o->pid;
+	if (o->name) {
+		pid_t pids[WATCH_NAME_LIST_MAX];
+		size_t n = 0, len;
+
+		r = procwatch_find_name("/proc", o->name, getpid(), pids, WATCH_NAME_LIST_MAX, &n);
+		if (r) {
+			snprintf(err, errlen, "option '--name': cannot list /proc: %s", strerror(-r));
+			return -EINVAL;
+		}
+		if (n == 0) {
+			snprintf(err, errlen, "option '--name': no process named '%s'", o->name);
+			return -EINVAL;
+		}
+		if (n > 1) {
+			len = (size_t)snprintf(err, errlen, "option '--name': %zu processes named '%s':", n, o->name);
+			for (size_t i = 0; i < n && i < WATCH_NAME_LIST_MAX && len < errlen; i++)
+				len += (size_t)snprintf(err + len, errlen - len, " %d", (int)pids[i]);
+			if (len < errlen)
+				snprintf(err + len, errlen - len, "%s; choose one with --pid",
+					 n > WATCH_NAME_LIST_MAX ? " ..." : "");
+			return -EINVAL;
+		}
+		o->target = pids[0];
+	}
+	cfg.pid = o->target;
+	cfg.iface = o->iface;
+	cfg.disk = o->disk;
+	r = procwatch_new(&pw, &cfg);
+	procwatch_free(pw);
+	switch (r) {
+	case 0:
+		return 0;
+	case -ESRCH:
+		if (o->name)
+			snprintf(err, errlen, "option '--name': process %d ('%s') has exited", (int)o->target, o->name);
+		else
+			snprintf(err, errlen, "option '--pid': no process %d", (int)o->target);
+		break;
+	case -ENODEV:
+		snprintf(err, errlen, "option '--iface': no interface '%s' in /proc/net/dev", o->iface);
+		break;
+	case -ENXIO:
+		snprintf(err, errlen, "option '--disk': no disk '%s' in /proc/diskstats", o->disk);
+		break;
+	case -EINVAL:
+		snprintf(err, errlen, "option '--%s': '%s' is too long for a device name",
+			 o->iface && strlen(o->iface) >= 32 ? "iface" : "disk",
+			 o->iface && strlen(o->iface) >= 32 ? o->iface : o->disk);
+		break;
+	default:
+		snprintf(err, errlen, "cannot read /proc/stat: %s", strerror(-r));
+		break;
+	}
+	return -EINVAL;
+}
+
+static void watch_sample_config(const void *p, unsigned step, struct sampler_config *cfg)
+{
+	const struct watch_opts *o = p;
+
+	(void)step;
+	cfg->pid = o->target;
+	cfg->iface = o->iface;
+	cfg->disk = o->disk;
+}
+
+/* Traffic counted for an interval, bits/s; NaN unknown. */
+static double counted_bits(int dir, const struct procwatch_interval *iv)
+{
+	double rx = iv->rx_bytes_per_s * 8, tx = iv->tx_bytes_per_s * 8;
+
+	switch (dir) {
+	case DIR_RX:
+		return rx;
+	case DIR_TX:
+		return tx;
+	case DIR_SUM:
+		return rx + tx;
+	default:
+		return isnan(rx) || isnan(tx) ? NAN : fmax(rx, tx);
+	}
+}
+
+/* Running figures of the watch that procwatch does not keep. */
+struct watch_acc {
+	struct hist *busiest;		/* busiest core per interval, in 1/100 % */
+	double busiest_max;
+	double proc_max;
+	double net_bits_s;		/* sum of counted bits/s * dt */
+	double net_time_s;
+	double net_max;
+	struct watch_est est;
+};
+
+/*
+ * The busiest core of an interval for the estimate. Cores often tie (two
+ * saturated cores are both 100 %); then the watched process's own core
+ * is the one whose load the traffic is divided by, as with seed 004's
+ * pinned daemon. Otherwise the lowest-numbered busiest core.
+ */
+static int estimate_core(const struct watch_opts *o, const struct procwatch_interval *iv)
+{
+	int c = iv->proc_top_cpu;
+
+	if (o->target && c >= 0 && c < iv->ncpu_slots && !isnan(iv->busy[c]) &&
+	    (double)iv->busy[c] >= iv->busiest_pct - 1e-3)	/* busy[] is a float */
+		return c;
+	return iv->busiest_cpu;
+}
+
+static void acc_interval(struct watch_acc *a, const struct watch_opts *o, const struct procwatch_interval *iv)
+{
+	double bits = o->iface ? counted_bits(o->direction, iv) : NAN;
+
+	if (!isnan(iv->busiest_pct)) {
+		hist_record(a->busiest, (uint64_t)llround(iv->busiest_pct * 100));
+		if (isnan(a->busiest_max) || iv->busiest_pct > a->busiest_max)
+			a->busiest_max = iv->busiest_pct;
+	}
+	if (!isnan(iv->proc_cpu_pct) && (isnan(a->proc_max) || iv->proc_cpu_pct > a->proc_max))
+		a->proc_max = iv->proc_cpu_pct;
+	if (!isnan(bits)) {
+		a->net_bits_s += bits * iv->interval_s;
+		a->net_time_s += iv->interval_s;
+		if (isnan(a->net_max) || bits > a->net_max)
+			a->net_max = bits;
+	}
+	watch_est_add(&a->est, iv->interval_s, bits, estimate_core(o, iv), iv->busiest_pct);
+}
+
+/* "14.2G", "980k", "12": three significant figures at most, decimal steps. */
+static const char *compact(char *buf, size_t len, double v, double step)
+{
+	static const char *const sfx[] = { "", "k", "M", "G", "T" };
+	int i = 0;
+
+	if (isnan(v)) {
+		snprintf(buf, len, "?");
+		return buf;
+	}
+	while (fabs(v) >= step && i < 4) {
+		v /= step;
+		i++;
+	}
+	snprintf(buf, len, fabs(v) < 10 && i ? "%.1f%s" : "%.0f%s", v, sfx[i]);
+	return buf;
+}
+
+/*
+ * The live line for one interval. It follows the progress prefix
+ * ("watch  0:12 elapsed  ", 21 columns) on a 79-column line, so it is
+ * terse: softirq and steal of the busiest core only when at least 1 %.
+ */
+static void live_line(char *buf, size_t len, const struct watch_opts *o, const struct procwatch_interval *iv)
+{
+	char b[16], c[16];
+	size_t n = 0;
+
+#define ADD(...) do { if (n < len) n += (size_t)snprintf(buf + n, len - n, __VA_ARGS__); } while (0)
+	if (iv->busiest_cpu >= 0) {
+		ADD("cpu%d %.0f%%", iv->busiest_cpu, iv->busiest_pct);
+		if (iv->busiest_softirq_pct >= 1)
+			ADD(" si %.0f%%", iv->busiest_softirq_pct);
+		if (iv->busiest_steal_pct >= 1)
+			ADD(" st %.0f%%", iv->busiest_steal_pct);
+	} else {
+		ADD("cpu ?");
+	}
+	if (o->target) {
+		if (iv->proc_gone) {
+			ADD(" | pid gone");
+		} else {
+			ADD(" | pid %.0f%%", iv->proc_cpu_pct);
+			if (iv->proc_top_cpu >= 0)
+				ADD("@cpu%d", iv->proc_top_cpu);
+			ADD(" %s", compact(b, sizeof(b), (double)iv->proc_rss_bytes, 1024));
+		}
+	}
+	if (o->iface)
+		ADD(" | %s %sb/s", o->iface, compact(b, sizeof(b), counted_bits(o->direction, iv), 1000));
+	if (o->disk)
+		ADD(" | %s %sr/%sw", o->disk, compact(b, sizeof(b), iv->disk_reads_per_s, 1000),
+		    compact(c, sizeof(c), iv->disk_writes_per_s, 1000));
+#undef ADD
+}
+
+static double ratio_pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : NAN;
+}
+
+static struct metric *metric_lh(struct result *res, const char *name, enum unit u, double v, bool higher,
+				const char *fmt, ...) PRINTF_LIKE(6, 7);
+
+/* Adds a metric with a formatted label; higher_is_better as given. */
+static struct metric *metric_lh(struct result *res, const char *name, enum unit u, double v, bool higher,
+				const char *fmt, ...)
+{
+	char label[160];
+	va_list ap;
+	struct metric *m;
+
+	va_start(ap, fmt);
+	vsnprintf(label, sizeof(label), fmt, ap);
+	va_end(ap);
+	m = result_metric(res, name, u, v, label);
+	m->higher_is_better = higher;
+	return m;
+}
+
+/* CPU numbers ordered by busy share over the watch, busiest first. */
+struct cpu_rank {
+	int cpu;
+	double busy;
+};
+
+static int cmp_rank(const void *a, const void *b)
+{
+	const struct cpu_rank *x = a, *y = b;
+
+	if (x->busy != y->busy)
+		return x->busy < y->busy ? 1 : -1;
+	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
+}
+
+static int cmp_rank_cpu(const void *a, const void *b)
+{
+	const struct cpu_rank *x = a, *y = b;
+
+	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
+}
+
+static void cpu_metrics(struct result *res, const struct procwatch_summary *s, const struct watch_acc *a)
+{
+	struct cpu_rank *rank = xcalloc((size_t)s->ncpu_slots + 1, sizeof(*rank));
+	int n = 0, shown;
+	char name[48];
+
+	for (int c = 0; c < s->ncpu_slots; c++) {
+		if (!s->cpu[c].total)
+			continue;
+		rank[n].cpu = c;
+		rank[n].busy = ratio_pct(s->cpu[c].busy, s->cpu[c].total);
+		n++;
+	}
+	qsort(rank, (size_t)n, sizeof(*rank), cmp_rank);
+	metric_lh(res, "cpu_busy", UNIT_PERCENT, ratio_pct(s->all.busy, s->all.total), false,
+		  "all CPUs busy");
+	metric_lh(res, "cpu_softirq", UNIT_PERCENT, ratio_pct(s->all.softirq, s->all.total), false,
+		  "all CPUs softirq");
+	metric_lh(res, "cpu_steal", UNIT_PERCENT, ratio_pct(s->all.steal, s->all.total), false,
+		  "all CPUs steal");
+	if (n) {
+		const struct procwatch_cpu_ticks *t = &s->cpu[rank[0].cpu];
+
+		metric_lh(res, "busiest_cpu", UNIT_COUNT, rank[0].cpu, false, "busiest core (CPU number)");
+		metric_lh(res, "busiest_cpu_busy", UNIT_PERCENT, rank[0].busy, false, "busiest core busy");
+		metric_lh(res, "busiest_cpu_softirq", UNIT_PERCENT, ratio_pct(t->softirq, t->total), false,
+			  "busiest core softirq");
+		metric_lh(res, "busiest_cpu_steal", UNIT_PERCENT, ratio_pct(t->steal, t->total), false,
+			  "busiest core steal");
+	}
+	if (hist_count(a->busiest)) {
+		metric_lh(res, "interval_busiest_p50", UNIT_PERCENT, (double)hist_percentile(a->busiest, 50) / 100,
+			  false, "busiest core/interval: median");
+		metric_lh(res, "interval_busiest_max", UNIT_PERCENT, a->busiest_max, false,
+			  "busiest core/interval: highest");
+	}
+	shown = n < WATCH_CPU_METRICS_MAX ? n : WATCH_CPU_METRICS_MAX;
+	/* The busiest are chosen; they are listed in CPU order. */
+	qsort(rank, (size_t)shown, sizeof(*rank), cmp_rank_cpu);
+	for (int i = 0; i < shown; i++) {
+		int c = rank[i].cpu;
+
+		snprintf(name, sizeof(name), "cpu%d_busy", c);
+		metric_lh(res, name, UNIT_PERCENT, rank[i].busy, false, "cpu%d busy", c);
+		snprintf(name, sizeof(name), "cpu%d_softirq", c);
+		metric_lh(res, name, UNIT_PERCENT, ratio_pct(s->cpu[c].softirq, s->cpu[c].total), false,
+			  "cpu%d softirq", c);
+		snprintf(name, sizeof(name), "cpu%d_steal", c);
+		metric_lh(res, name, UNIT_PERCENT, ratio_pct(s->cpu[c].steal, s->cpu[c].total), false,
+			  "cpu%d steal", c);
+	}
+	if (n > shown)
+		result_note(res, "per-CPU figures are listed for the %d busiest of %d CPUs", shown, n);
+	free(rank);
+}
+
+static void proc_metrics(struct result *res, const struct procwatch_summary *s, const struct watch_acc *a)
+{
+	char name[48], list[256];
+	size_t len = 0;
+
+	metric_lh(res, "proc_cpu", UNIT_PERCENT,
+		  s->proc_time_s > 0 ? 100.0 * (double)s->proc_ticks / (double)s->clk_tck / s->proc_time_s : NAN,
+		  false, "process CPU, all threads");
+	metric_lh(res, "proc_cpu_max", UNIT_PERCENT, a->proc_max, false, "process CPU, highest interval");
+	metric_lh(res, "proc_rss", UNIT_BYTES, s->rss_last_bytes < 0 ? NAN : (double)s->rss_last_bytes, false,
+		  "process RSS, last");
+	metric_lh(res, "proc_rss_max", UNIT_BYTES, s->rss_last_bytes < 0 ? NAN : (double)s->rss_max_bytes, false,
+		  "process RSS, highest");
+	metric_lh(res, "proc_threads", UNIT_COUNT, s->threads_max, false, "process threads, most");
+	if (s->top_tid && s->proc_time_s > 0)
+		metric_lh(res, "proc_top_thread_cpu", UNIT_PERCENT,
+			  100.0 * (double)s->top_ticks / (double)s->clk_tck / s->proc_time_s, false,
+			  "busiest thread CPU");
+	for (int c = 0; c < s->ncpu_slots; c++) {
+		double share = ratio_pct(s->thread_ticks_by_cpu[c], s->thread_ticks);
+
+		/* Stable keys for the first CPUs; beyond them only where the process ran. */
+		if (!s->cpu[c].total || (c >= WATCH_CPU_METRICS_MAX && !s->thread_ticks_by_cpu[c]))
+			continue;
+		snprintf(name, sizeof(name), "proc_on_cpu%d", c);
+		metric_lh(res, name, UNIT_PERCENT, share, false, "process time on cpu%d", c);
+		if (s->thread_ticks_by_cpu[c] && len < sizeof(list))
+			len += (size_t)snprintf(list + len, sizeof(list) - len, "%scpu%d %.1f %%", len ? ", " : "", c,
+						share);
+	}
+	if (s->top_tid)
+		result_note(res, "busiest thread: TID %d '%s', last on cpu%d", (int)s->top_tid, s->top_comm,
+			    s->top_cpu);
+	if (len)
+		result_note(res, "process thread time by CPU (each thread's time per interval charged to the CPU it "
+			    "last ran on): %s", list);
+	else if (s->intervals)
+		result_note(res, "the process's threads used no measurable CPU time (less than one tick)");
+	if (s->threads_untracked)
+		result_note(res, "%u threads beyond the first %d were not followed", s->threads_untracked,
+			    PROCWATCH_MAX_THREADS);
+}
+
+static void net_metrics(struct result *res, const struct watch_opts *o, const struct procwatch_summary *s,
+			const struct watch_acc *a)
+{
+	metric_lh(res, "net_rx", UNIT_BITS_PER_S, s->net_time_s > 0 ? (double)s->rx_bytes * 8 / s->net_time_s : NAN,
+		  true, "%s received", o->iface);
+	metric_lh(res, "net_tx", UNIT_BITS_PER_S, s->net_time_s > 0 ? (double)s->tx_bytes * 8 / s->net_time_s : NAN,
+		  true, "%s sent", o->iface);
+	metric_lh(res, "net_traffic", UNIT_BITS_PER_S, a->net_time_s > 0 ? a->net_bits_s / a->net_time_s : NAN, true,
+		  "%s counted (%s)", o->iface, o->direction == DIR_MAX ? "max rx/tx" : directions[o->direction]);
+	metric_lh(res, "net_traffic_max", UNIT_BITS_PER_S, a->net_max, true, "%s counted, highest interval",
+		  o->iface);
+}
+
+static void disk_metrics(struct result *res, const struct watch_opts *o, const struct procwatch_summary *s)
+{
+	double t = s->disk_time_s;
+
+	metric_lh(res, "disk_reads", UNIT_PER_S, t > 0 ? (double)s->disk_reads / t : NAN, true, "%s reads", o->disk);
+	metric_lh(res, "disk_writes", UNIT_PER_S, t > 0 ? (double)s->disk_writes / t : NAN, true, "%s writes",
+		  o->disk);
+	metric_lh(res, "disk_read", UNIT_BYTES_PER_S, t > 0 ? (double)s->disk_read_bytes / t : NAN, true,
+		  "%s read", o->disk);
+	metric_lh(res, "disk_write", UNIT_BYTES_PER_S, t > 0 ? (double)s->disk_write_bytes / t : NAN, true,
+		  "%s written", o->disk);
+	metric_lh(res, "disk_util", UNIT_PERCENT, t > 0 ? fmin(100, (double)s->disk_io_ticks_ms / (t * 10)) : NAN,
+		  false, "%s busy", o->disk);
+	metric_lh(res, "disk_read_requests", UNIT_COUNT, (double)s->disk_reads, false, "%s read requests", o->disk);
+	metric_lh(res, "disk_write_requests", UNIT_COUNT, (double)s->disk_writes, false, "%s write requests",
+		  o->disk);
+}
+
+/* Link speed for the cap, bits/s, and where it came from; NaN unknown. */
+static double link_speed(const struct watch_opts *o, const struct sysinfo *si, const char **source)
+{
+	if (o->uplink > 0) {
+		*source = "--uplink";
+		return o->uplink * 8;
+	}
+	for (size_t i = 0; i < si->nr_nets; i++) {
+		if (strcmp(si->nets[i].name, o->iface))
+			continue;
+		if (si->nets[i].speed_mbit_per_s > 0) {
+			*source = "/sys/class/net/IF/speed";
+			return (double)si->nets[i].speed_mbit_per_s * 1e6;
+		}
+	}
+	*source = NULL;
+	return NAN;
+}
+
+/*
+ * Seed 004's pitfall: the estimate divides by the busiest core's load,
+ * which only measures the daemon when the daemon is what keeps that core
+ * busy. With a process watched, say so when it mostly ran elsewhere.
+ */
+static void check_core(struct result *res, const struct procwatch_summary *s, const struct watch_est_result *e)
+{
+	int main_cpu = -1;
+	uint64_t most = 0;
+
+	if (!s->have_proc || !s->thread_ticks)
+		return;
+	for (int c = 0; c < s->ncpu_slots; c++) {
+		if (s->thread_ticks_by_cpu[c] > most) {
+			most = s->thread_ticks_by_cpu[c];
+			main_cpu = c;
+		}
+	}
+	if (e->cpu == -2)
+		result_note(res, "warning: the busiest core changed between the intervals used, so the estimate "
+			    "mixes loads; pin the process to one core (taskset -a -p) as seed 004 did");
+	else if (e->cpu >= 0 && e->cpu != main_cpu)
+		result_note(res, "warning: the estimate divides by cpu%d's load, but the process ran mostly on cpu%d "
+			    "(%.0f %% of its thread time): something else kept cpu%d busy, so the estimate does not "
+			    "describe this process; pin it (taskset -a -p) and keep other load off its core",
+			    e->cpu, main_cpu, ratio_pct(most, s->thread_ticks), e->cpu);
+}
+
+static void estimate(struct result *res, const struct bench_env *env, const struct watch_opts *o,
+		     const struct procwatch_summary *s, const struct watch_acc *a)
+{
+	struct sysinfo_opts so = { .proc_root = "/proc", .sys_root = "/sys", .calibrate = true };
+	struct sysinfo si;
+	struct watch_est_result e;
+	const char *link_src = NULL, *freq_src;
+	char m[32], p[32], g[32], t[32], l[32], where[32];
+	double link;
+	int cores;
+
+	if (!o->iface) {
+		result_method(res, "estimate", "unavailable: no --iface given (the estimate divides an "
+			      "interface's traffic by the busiest core's load)");
+		result_note(res, "capacity estimate unavailable: no --iface given");
+		return;
+	}
+	if (watch_est_finish(&a->est, NAN, 0, NAN, &e)) {
+		result_method(res, "estimate", "unavailable: %s", e.why);
+		result_note(res, "capacity estimate unavailable: %s", e.why);
+		return;
+	}
+	/*
+	 * Only now, after the watch, is the frequency calibrated (0.1-0.2 s
+	 * of one core), so the observation itself stays free of that load.
+	 */
+	if (sysinfo_collect(&si, &so) < 0)
+		sysinfo_init(&si);
+	cores = si.cpu.online > 0 ? si.cpu.online : env->ncpu;
+	link = link_speed(o, &si, &link_src);
+	if (watch_est_finish(&a->est, si.cpu.freq_mhz, cores, link, &e)) {
+		/* Cannot happen: the same sums were available a moment ago. */
+		result_note(res, "capacity estimate unavailable: %s", e.why);
+		sysinfo_release(&si);
+		return;
+	}
+	freq_src = sysinfo_freq_source_name(si.cpu.freq_source);
+	result_method(res, "estimate",
+		      "seed 004 rule of three: traffic / busiest-core busy * 100 over the intervals with the busiest "
+		      "core at %lld %% or more; per GHz = that / clock; total = that * online cores, capped by the "
+		      "link; assumes a cost linear in traffic", (long long)o->min_busy);
+	if (!isnan(si.cpu.freq_mhz))
+		result_method(res, "frequency", "%.0f MHz from %s%s%s", si.cpu.freq_mhz, freq_src,
+			      si.cpu.freq_source_detail ? ": " : "",
+			      si.cpu.freq_source_detail ? si.cpu.freq_source_detail : "");
+	metric_lh(res, "est_measured", UNIT_BITS_PER_S, e.measured_bits_per_s, true,
+		  "estimate input: traffic");
+	metric_lh(res, "est_measured_busy", UNIT_PERCENT, e.measured_busy_pct, false,
+		  "estimate input: busiest core");
+	metric_lh(res, "est_intervals", UNIT_COUNT, e.used, false, "estimate input: intervals used");
+	metric_lh(res, "est_per_core", UNIT_BITS_PER_S, e.per_core_bits_per_s, true,
+		  "ESTIMATE: per core at 100 %%");
+	if (!isnan(e.per_ghz_bits_per_s)) {
+		metric_lh(res, "freq", UNIT_MHZ, e.freq_mhz, true, "clock (%s)", freq_src);
+		metric_lh(res, "est_per_ghz", UNIT_BITS_PER_S, e.per_ghz_bits_per_s, true,
+			  "ESTIMATE: per core per GHz");
+	}
+	metric_lh(res, "est_cores", UNIT_COUNT, e.cores, true, "estimate: online cores");
+	if (!isnan(e.link_bits_per_s))
+		metric_lh(res, "est_link", UNIT_BITS_PER_S, e.link_bits_per_s, true, "estimate: link speed");
+	metric_lh(res, "est_total", UNIT_BITS_PER_S, e.total_bits_per_s, true, "ESTIMATE: x %d cores%s",
+		  e.cores, e.capped ? ", capped" : isnan(e.link_bits_per_s) ? ", uncapped" : "");
+
+	if (e.cpu >= 0)
+		snprintf(where, sizeof(where), ", all on cpu%d", e.cpu);
+	else
+		snprintf(where, sizeof(where), ", the busiest core moved");
+	units_fmt_bits(m, sizeof(m), e.measured_bits_per_s);
+	units_fmt_bits(p, sizeof(p), e.per_core_bits_per_s);
+	units_fmt_bits(g, sizeof(g), e.per_ghz_bits_per_s);
+	units_fmt_bits(t, sizeof(t), e.total_bits_per_s);
+	units_fmt_bits(l, sizeof(l), e.link_bits_per_s);
+	result_note(res, "ESTIMATE, not a measurement (seed 004 rule of three, assumes a cost linear in traffic): "
+		    "%s carried %s while the busiest core was %.0f %% busy (%u of %u intervals%s) -> %s per core at "
+		    "100 %%", o->iface, m, e.measured_busy_pct, e.used, e.intervals, where, p);
+	if (!isnan(e.per_ghz_bits_per_s))
+		result_note(res, "ESTIMATE: %s per GHz at %.0f MHz (%s)", g, e.freq_mhz, freq_src);
+	else
+		result_note(res, "estimate per GHz unavailable: the CPU frequency is unknown");
+	if (e.capped)
+		result_note(res, "ESTIMATE: x %d cores = %s, capped by the link at %s (%s)", e.cores, t, l, link_src);
+	else if (!isnan(e.link_bits_per_s))
+		result_note(res, "ESTIMATE: x %d cores = %s, below the link speed %s (%s)", e.cores, t, l, link_src);
+	else
+		result_note(res, "ESTIMATE: x %d cores = %s, uncapped: the link speed of %s is unknown (virtual "
+			    "interface or not reported; --uplink RATE sets one)", e.cores, t, o->iface);
+	check_core(res, s, &e);
+	sysinfo_release(&si);
+}
+
+static void params(struct result *res, const struct bench_env *env, const struct watch_opts *o,
+		   const struct procwatch_summary *s)
+{
+	char d[32];
+
+	if (o->target) {
+		result_param(res, "pid", "%d", (int)o->target);
+		result_param(res, "process", "%s", s->comm);
+		if (s->cpus_allowed[0])
+			result_param(res, "process_cpus_allowed", "%s", s->cpus_allowed);
+	}
+	if (o->name)
+		result_param(res, "name", "%s", o->name);
+	if (o->iface) {
+		result_param(res, "iface", "%s", o->iface);
+		result_param(res, "direction", "%s", directions[o->direction]);
+	}
+	if (o->disk)
+		result_param(res, "disk", "%s", o->disk);
+	result_param(res, "interval", "%s", units_fmt_duration(d, sizeof(d), env->interval_ns));
+	if (env->time_ns)
+		result_param(res, "time", "%s", units_fmt_duration(d, sizeof(d), env->time_ns));
+	else
+		result_param(res, "time", "until a signal");
+	result_param(res, "min_busy", "%lld %%", (long long)o->min_busy);
+	if (o->uplink > 0)
+		result_param(res, "uplink", "%s", units_fmt_bits(d, sizeof(d), o->uplink * 8));
+}
+
+static void methods(struct result *res, const struct watch_opts *o)
+{
+	result_method(res, "source", "/proc re-read every interval (core/procwatch); nothing is loaded or written");
+	result_method(res, "cpu", "per-CPU tick deltas of /proc/stat: busy = total - idle - iowait (steal counts as "
+		      "busy and is also shown alone); means over the watch are tick-weighted");
+	result_method(res, "busiest core", "per interval the CPU with the highest busy %%; over the watch the CPU "
+		      "with the most busy ticks per tick");
+	if (o->target) {
+		result_method(res, "process cpu", "utime + stime delta of /proc/PID/stat (all threads, living and "
+			      "exited) / USER_HZ / interval, %% of one core");
+		result_method(res, "thread cpus", "per thread: utime + stime delta of /proc/PID/task/TID/stat, "
+			      "charged to the CPU it last ran on (field 39) at the end of each interval");
+		result_method(res, "rss", "field 24 of /proc/PID/stat * page size");
+	}
+	if (o->iface)
+		result_method(res, "traffic", "bytes delta of /proc/net/dev * 8 / interval (link-layer payload as the "
+			      "kernel counts it)");
+	if (o->disk)
+		result_method(res, "disk", "completed requests and sectors of /proc/diskstats; busy = io_ticks / time");
+	result_method(res, "self", "engpass's own CPU: CLOCK_PROCESS_CPUTIME_ID delta / wall time, all its threads "
+		      "(this reader and the runner's sampler)");
+}
+
+static void watch_run(const struct bench_env *env, const void *p, struct result *res)
+{
+	const struct watch_opts *o = p;
+	const uint64_t iv_ns = env->interval_ns;
+	struct procwatch_config cfg = { .proc_root = "/proc", .pid = o->target, .iface = o->iface,
+					.disk = o->disk, .ncpu = env->ncpu };
+	struct procwatch *pw = NULL;
+	struct procwatch_interval iv;
+	struct procwatch_summary s;
+	struct watch_acc a = { .busiest_max = NAN, .proc_max = NAN, .net_max = NAN };
+	mono_ns t0, deadline, end, now, last;
+	int64_t wall0;
+	uint64_t cpu0;
+	int sig = 0, r;
+	char line[128];
+
+	r = procwatch_new(&pw, &cfg);
+	if (r == -ESRCH) {
+		result_set_status(res, RESULT_FAILED, "process %d exited before the watch began", (int)o->target);
+		return;
+	}
+	if (r) {
+		result_set_status(res, RESULT_FAILED, "cannot read /proc: %s", strerror(-r));
+		return;
+	}
+	a.busiest = xmalloc(sizeof(*a.busiest));
+	hist_init(a.busiest);
+	watch_est_init(&a.est, (double)o->min_busy);
+	cpu0 = clock_process_cpu_ns();
+	t0 = last = clock_mono();
+	wall0 = clock_wall_ns();
+	r = procwatch_read(pw, t0, &iv);
+	if (r != -ENODATA) {
+		result_set_status(res, RESULT_FAILED, "cannot read /proc/stat: %s", strerror(-r));
+		goto out;
+	}
+	end = env->time_ns ? t0 + env->time_ns : UINT64_MAX;
+	deadline = t0 + iv_ns;
+	progress_update(env->progress, t0, 0, 0, NULL);
+	for (;;) {
+		bool final = false;
+
+		if (*env->stop) {
+			sig = (int)*env->stop;
+			now = clock_mono();
+			/* The part interval up to the signal, if a tick can have elapsed. */
+			if (elapsed_ns(last, now) < 10 * NS_PER_MS)
+				break;
+			final = true;
+		} else {
+			mono_ns target = deadline < end ? deadline : end;
+
+			if (clock_sleep_until(target) == -EINTR)
+				continue;
+			now = clock_mono();
+		}
+		r = procwatch_read(pw, now, &iv);
+		last = now;
+		if (!r) {
+			acc_interval(&a, o, &iv);
+			live_line(line, sizeof(line), o, &iv);
+			/* The nominal deadline, so that every interval >= 250 ms is drawn. */
+			progress_update(env->progress, final || deadline > now ? now : deadline, 0, 0, line);
+		}
+		if (final || (!r && iv.proc_gone) || now >= end)
+			break;
+		while (deadline <= now)
+			deadline += iv_ns;
+	}
+	procwatch_summary(pw, &s);
+
+	params(res, env, o, &s);
+	methods(res, o);
+	result_method(res, "window", "first reading at unix %lld.%06lld s, last %.3f s later",
+		      (long long)(wall0 / 1000000000), (long long)(wall0 % 1000000000 / 1000), elapsed_s(t0, last));
+	metric_lh(res, "watched", UNIT_SECONDS, elapsed_s(t0, last), false, "time watched");
+	metric_lh(res, "intervals", UNIT_COUNT, s.intervals, false, "intervals observed");
+	cpu_metrics(res, &s, &a);
+	if (o->target)
+		proc_metrics(res, &s, &a);
+	if (o->iface)
+		net_metrics(res, o, &s, &a);
+	if (o->disk)
+		disk_metrics(res, o, &s);
+	/* Before the estimate: its frequency calibration is not part of watching. */
+	metric_lh(res, "self_cpu", UNIT_PERCENT,
+		  100.0 * (double)(clock_process_cpu_ns() - cpu0) / (double)elapsed_ns(t0, last), false,
+		  "engpass's own CPU (cost)");
+	estimate(res, env, o, &s, &a);
+
+	if (s.gaps)
+		result_note(res, "%u intervals had a counter reset or a read error; their figures are left out", s.gaps);
+	if (!isnan(s.gone_after_s))
+		result_note(res, "process %d ('%s') exited after %.1f s; the watch ended then and reports what it saw",
+			    (int)o->target, s.comm, s.gone_after_s);
+	if (sig) {
+		if (env->time_ns) {
+			result_note(res, "stopped by signal %d after %.1f s of the %.1f s asked", sig,
+				    elapsed_s(t0, last), (double)env->time_ns / 1e9);
+		} else {
+			result_note(res, "stopped by signal %d after %.1f s, the normal end of a watch without --time",
+				    sig, elapsed_s(t0, last));
+		}
+	}
+	/* Without --time a signal is how a watch ends: nothing is missing. */
+	res->incomplete = sig && env->time_ns;
+	if (!s.intervals)
+		result_note(res, "no complete interval was observed: the watch ended before the first interval");
+out:
+	free(a.busiest);
+	procwatch_free(pw);
+}
+
+const struct bench bench_watch = {
+	.name = "watch",
+	.summary = "observe a running process, interface and disk; busiest core; capacity estimate",
+	.usage = "[--pid PID|--name NAME] [--iface IF] [--disk DEV] [options]",
+	.description =
+		"Observes the running system without adding load: per-CPU busy, softirq and steal with\n"
+		"the busiest core; a process's CPU over all its threads, its RSS and the CPUs its\n"
+		"threads ran on; an interface's bits/s; a disk's requests. On a terminal the current\n"
+		"interval is shown on one line (stderr); the result holds the totals and the time series.\n"
+		"Runs for --time, or until Ctrl-C (the normal end of a watch). A process that exits ends\n"
+		"the watch with a note. At the end, seed 004's capacity ESTIMATE: the interface's traffic\n"
+		"divided by the busiest core's load (only intervals at least --min-busy busy), extrapolated\n"
+		"to 100 %, per GHz (the frequency source is named), times the online cores, capped by the\n"
+		"link speed (or --uplink). See docs/watch.md.",
+	.flags = BENCH_NO_IO | BENCH_UNTIL_SIGNAL,
+	.opts = watch_options,
+	.opts_size = sizeof(struct watch_opts),
+	.defaults = watch_defaults,
+	.check = watch_check,
+	.sample_config = watch_sample_config,
+	.run = watch_run,
+};

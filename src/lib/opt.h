@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Option tables. Each benchmark declares a table of typed options with
+ * offsetof() into its own private options struct (as fio engines do); one
+ * generic parser fills the struct, checks limits and strict units, and the
+ * help text is generated from the same table. The OPT_* macros check at
+ * compile time that the field has the type the parser will write, so a
+ * table can never write a uint64_t into an int.
+ */
+#ifndef ENGPASS_OPT_H
+#define ENGPASS_OPT_H
+
+#include <sched.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lib/compiler.h"
+
+enum opt_type {
+	OPT_T_FLAG,	/* bool, no argument */
+	OPT_T_SIZE,	/* uint64_t bytes: 4K 60KiB 1M 2G 1MB */
+	OPT_T_RATE,	/* double bytes per second: 200K/s 1Gbit/s */
+	OPT_T_DURATION,	/* uint64_t nanoseconds: 500ms 5s 2m */
+	OPT_T_INT,	/* int64_t within [min, max] */
+	OPT_T_CPULIST,	/* cpu_set_t, every CPU must exist */
+	OPT_T_STRING,	/* const char *, points into argv */
+	OPT_T_CHOICE,	/* int index into a NULL-terminated list of names */
+};
+
+struct opt {
+	const char *name;	/* long name without the dashes */
+	char shortc;		/* single-letter alias or 0 */
+	enum opt_type type;
+	size_t off;		/* offsetof() into the options struct */
+	int64_t min, max;	/* limits for OPT_T_INT/SIZE/DURATION (0,0 = none) */
+	const char *const *choices;	/* OPT_T_CHOICE names */
+	const char *metavar;	/* shown in help, e.g. "SIZE" */
+	const char *help;
+};
+
+/*
+ * Compile-time check that FIELD of struct ST has type T; evaluates to 0.
+ * A struct may hold a _Static_assert (C11), so sizeof of such a struct is a
+ * constant expression that fails to compile when the types differ.
+ */
+#define OPT_CHECK_(st, field, T) \
+	(0 * sizeof(struct { _Static_assert(__builtin_types_compatible_p(__typeof__(((st *)0)->field), T), \
+					     "option field " #field " has the wrong type"); char c_; }))
+#define OPT_OFF_(st, field, T) (offsetof(st, field) + OPT_CHECK_(st, field, T))
+
+#define OPT_FLAG(n, s, st, f, h) \
+	{ n, s, OPT_T_FLAG, OPT_OFF_(st, f, bool), 0, 0, NULL, NULL, h }
+#define OPT_SIZE(n, s, st, f, lo, hi, h) \
+	{ n, s, OPT_T_SIZE, OPT_OFF_(st, f, uint64_t), lo, hi, NULL, "SIZE", h }
+#define OPT_RATE(n, s, st, f, h) \
+	{ n, s, OPT_T_RATE, OPT_OFF_(st, f, double), 0, 0, NULL, "RATE", h }
+#define OPT_DURATION(n, s, st, f, lo, hi, h) \
+	{ n, s, OPT_T_DURATION, OPT_OFF_(st, f, uint64_t), lo, hi, NULL, "DURATION", h }
+#define OPT_INT(n, s, st, f, lo, hi, mv, h) \
+	{ n, s, OPT_T_INT, OPT_OFF_(st, f, int64_t), lo, hi, NULL, mv, h }
+#define OPT_CPULIST(n, s, st, f, h) \
+	{ n, s, OPT_T_CPULIST, OPT_OFF_(st, f, cpu_set_t), 0, 0, NULL, "CPUS", h }
+#define OPT_STRING(n, s, st, f, mv, h) \
+	{ n, s, OPT_T_STRING, OPT_OFF_(st, f, const char *), 0, 0, NULL, mv, h }
+#define OPT_CHOICE(n, s, st, f, list, mv, h) \
+	{ n, s, OPT_T_CHOICE, OPT_OFF_(st, f, int), 0, 0, list, mv, h }
+#define OPT_END { NULL, 0, OPT_T_FLAG, 0, 0, 0, NULL, NULL, NULL }
+
+/* One table together with the struct it fills. */
+struct opt_group {
+	const struct opt *opts;
+	void *dst;
+};
+
+/*
+ * Bit for each option that was given on the command line, so a caller can
+ * tell a default from an explicit value. Indexed as group * 64 + index.
+ */
+struct opt_seen {
+	uint64_t bits[4];
+};
+
+/*
+ * Parses ARGV[0..ARGC) against the option groups (searched in order; the
+ * first table that knows a name wins). "--name value", "--name=value", "-x
+ * value" and "-xvalue" are accepted; "--" ends options. Arguments that are
+ * not options are collected in order into POS (capacity MAXPOS), their count
+ * into *NPOS. NCPU is the number of CPUs a CPU list may name.
+ * Returns 0, or -EINVAL with a one-line message naming the option and the
+ * offending text in ERR (no trailing newline).
+ */
+MUST_CHECK int opt_parse(int argc, char **argv, const struct opt_group *groups, size_t ngroups,
+			 int ncpu, char **pos, size_t maxpos, size_t *npos, struct opt_seen *seen,
+			 char *err, size_t errlen);
+
+/* True when the option at INDEX of group GROUP was given. */
+bool opt_was_seen(const struct opt_seen *seen, size_t group, size_t index);
+
+/* Writes the help lines of a table to F, one option per line (or two). */
+void opt_help(FILE *f, const struct opt *opts);
+
+/* Looks up an option by long name in a table; NULL when absent. */
+const struct opt *opt_find(const struct opt *opts, const char *name);
+
+#endif
