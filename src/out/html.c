@@ -26,9 +26,14 @@
  * of the samples that fall into it (time lines) or the largest (heat
  * strip), and says so in the tooltip.
  *
- * The document is outside input: every string from it goes through esc(),
- * identifiers built from it keep only [A-Za-z0-9_-], and every field is
- * type-checked, so a missing or odd field drops its part, never the page.
+ * The charts are drawn with out/svg.c (scales, ticks, axes, legends,
+ * lines, the line chart of curves); this file reads the document and
+ * decides which chart shows what.
+ *
+ * The document is outside input: every string from it goes through
+ * svg_esc(), identifiers built from it keep only [A-Za-z0-9_-], and every
+ * field is type-checked, so a missing or odd field drops its part, never
+ * the page.
  */
 #include "out/html.h"
 
@@ -43,82 +48,9 @@
 #include "core/result.h"
 #include "lib/xalloc.h"
 #include "out/render.h"
+#include "out/svg.h"
 
-/* Chart geometry shared by the charts that line up under each other. */
-#define CH_W 960	/* viewBox width of every chart */
-#define CH_ML 78	/* left margin: y tick labels */
-#define CH_MR 18
-#define MAXTICKS 24
-#define MAX_LINES 8	/* lines in one chart before the rest are only in the tables */
 #define HEAT_RECT_BUDGET 60000	/* heat strip rectangles per chart */
-
-static const char *const palette[MAX_LINES] = {
-	"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
-};
-
-/* ---- strings ------------------------------------------------------------ */
-
-/*
- * Writes S escaped for HTML text and attribute values (both quote kinds).
- * Control characters other than tab and newline become U+FFFD.
- */
-static void esc(FILE *f, const char *s)
-{
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		switch (c) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&#39;", f); break;
-		default:
-			if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f)
-				fputs("&#xfffd;", f);
-			else
-				fputc(c, f);
-		}
-	}
-}
-
-/* esc() of at most MAXCHARS characters of S (UTF-8 aware), then an ellipsis. */
-static void esc_trunc(FILE *f, const char *s, size_t maxchars)
-{
-	size_t chars = 0, i;
-	char *cut;
-
-	if (!s)
-		return;
-	for (i = 0; s[i]; i++)
-		if (((unsigned char)s[i] & 0xc0) != 0x80 && ++chars > maxchars)
-			break;
-	if (!s[i]) {
-		esc(f, s);
-		return;
-	}
-	cut = xstrdup(s);
-	cut[i] = 0;
-	esc(f, cut);
-	fputs("&#8230;", f);
-	free(cut);
-}
-
-/* Copies S into DST keeping [A-Za-z0-9_-], other bytes as '_': a safe id part. */
-static void idpart(char *dst, size_t len, const char *s)
-{
-	size_t i = 0;
-
-	for (; s && *s && i + 1 < len; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		dst[i++] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-					   c == '_'
-				   ? (char)c
-				   : '_';
-	}
-	dst[i] = 0;
-}
 
 /* ---- the document ------------------------------------------------------- */
 
@@ -144,101 +76,6 @@ static const char *metric_label(const json_t *r, const char *key)
 
 /* ---- numbers ------------------------------------------------------------ */
 
-/* About three significant digits, never an exponent for ordinary figures, no trailing zeros. */
-static void num3(char *buf, size_t len, double x)
-{
-	double a = fabs(x);
-	char *e;
-
-	if (a >= 100 || a == 0)
-		snprintf(buf, len, "%.0f", x);
-	else if (a >= 10)
-		snprintf(buf, len, "%.1f", x);
-	else if (a >= 1)
-		snprintf(buf, len, "%.2f", x);
-	else
-		snprintf(buf, len, "%.3g", x);
-	if (strchr(buf, '.') && !strchr(buf, 'e')) {
-		e = buf + strlen(buf) - 1;
-		while (*e == '0')
-			*e-- = 0;
-		if (*e == '.')
-			*e = 0;
-	}
-}
-
-/* A short form of V in UNIT for tick labels and chart text ("1.5 MiB/s", "12 us"). */
-static void fmt_short(char *buf, size_t len, double v, enum unit u)
-{
-	static const char *const bin[] = { "", "Ki", "Mi", "Gi", "Ti", "Pi" };
-	static const char *const si[] = { "", "k", "M", "G", "T", "P" };
-	char n[40];
-	int i = 0;
-
-	if (!isfinite(v)) {
-		snprintf(buf, len, "n/a");
-		return;
-	}
-	switch (u) {
-	case UNIT_BYTES:
-	case UNIT_BYTES_PER_S:
-		while (fabs(v) >= 1024 && i < 5) {
-			v /= 1024;
-			i++;
-		}
-		num3(n, sizeof(n), v);
-		snprintf(buf, len, "%s %sB%s", n, bin[i], u == UNIT_BYTES_PER_S ? "/s" : "");
-		return;
-	case UNIT_NS:
-		if (fabs(v) >= 1e9) {
-			num3(n, sizeof(n), v / 1e9);
-			snprintf(buf, len, "%s s", n);
-		} else if (fabs(v) >= 1e6) {
-			num3(n, sizeof(n), v / 1e6);
-			snprintf(buf, len, "%s ms", n);
-		} else if (fabs(v) >= 1e3) {
-			num3(n, sizeof(n), v / 1e3);
-			snprintf(buf, len, "%s us", n);
-		} else {
-			num3(n, sizeof(n), v);
-			snprintf(buf, len, "%s ns", n);
-		}
-		return;
-	case UNIT_SECONDS:
-		num3(n, sizeof(n), v);
-		snprintf(buf, len, "%s s", n);
-		return;
-	case UNIT_PERCENT:
-		num3(n, sizeof(n), v);
-		snprintf(buf, len, "%s %%", n);
-		return;
-	case UNIT_MHZ:
-		num3(n, sizeof(n), v);
-		snprintf(buf, len, "%s MHz", n);
-		return;
-	case UNIT_RATIO:
-		num3(n, sizeof(n), v);
-		snprintf(buf, len, "%sx", n);
-		return;
-	case UNIT_BITS_PER_S:
-	case UNIT_PER_S:
-	case UNIT_COUNT:
-		while (fabs(v) >= 1000 && i < 5) {
-			v /= 1000;
-			i++;
-		}
-		num3(n, sizeof(n), v);
-		if (u == UNIT_BITS_PER_S)
-			snprintf(buf, len, "%s %sbit/s", n, si[i]);
-		else if (u == UNIT_PER_S)
-			snprintf(buf, len, "%s %s/s", n, si[i]);
-		else
-			snprintf(buf, len, "%s%s", n, si[i]);
-		return;
-	}
-	snprintf(buf, len, "%g", v);
-}
-
 /* An exact form of V: the integer when V is one, else 6 significant digits. */
 static void fmt_exact(char *buf, size_t len, double v)
 {
@@ -248,305 +85,23 @@ static void fmt_exact(char *buf, size_t len, double v)
 		snprintf(buf, len, "%.6g", v);
 }
 
-/* ---- scales and axes ---------------------------------------------------- */
+/* ---- figures ------------------------------------------------------------ */
 
-struct scale {
-	double lo, hi;		/* domain */
-	double p0, p1;		/* pixels */
-	bool log;
-};
-
-static double px(const struct scale *s, double v)
-{
-	double lo = s->lo, hi = s->hi;
-
-	if (s->log) {
-		v = log10(v > 0 ? v : lo);
-		lo = log10(lo);
-		hi = log10(hi);
-	}
-	if (!(hi > lo))
-		return (s->p0 + s->p1) / 2;
-	return s->p0 + (v - lo) / (hi - lo) * (s->p1 - s->p0);
-}
-
-/* A round step (1, 2 or 5 times a power of ten) that splits RANGE into about TARGET parts. */
-static double nice_step(double range, int target)
-{
-	double raw = range / target, mag, norm;
-
-	if (!(raw > 0) || !isfinite(raw))
-		return 1;
-	mag = pow(10, floor(log10(raw)));
-	norm = raw / mag;
-	return (norm < 1.5 ? 1 : norm < 3 ? 2 : norm < 7 ? 5 : 10) * mag;
-}
-
-/* Ticks of UNIT look round in this divisor: powers of 1024 for bytes. */
-static double tick_div(enum unit u, double maxabs)
-{
-	double d = 1;
-
-	if (u == UNIT_BYTES || u == UNIT_BYTES_PER_S)
-		while (maxabs / d >= 1024 && d < 0x1p50)
-			d *= 1024;
-	return d;
-}
-
-/*
- * Linear ticks from LO to *HI into T (at most MAXTICKS); with EXTEND, *HI
- * is first raised to the next round tick so the top of the axis is one.
- */
-static size_t lin_ticks(double lo, double *hi, enum unit u, bool extend, double *t)
-{
-	double d = tick_div(u, (*hi - lo) / 5), step = nice_step((*hi - lo) / d, 5) * d, v;
-	size_t n = 0;
-
-	if (extend)
-		*hi = ceil(*hi / step - 1e-9) * step;
-	for (v = ceil(lo / step - 1e-9) * step; v <= *hi + step * 1e-6 && n < MAXTICKS; v += step)
-		t[n++] = fabs(v) < step * 1e-9 ? 0 : v;
-	return n;
-}
-
-/* Log ticks within [LO, HI] (both > 0): powers of two for bytes, else 1-2-5 or decades. */
-static size_t log_ticks(double lo, double hi, enum unit u, double *t)
-{
-	size_t n = 0;
-
-	if (!(lo > 0) || !(hi >= lo) || !isfinite(hi))
-		return 0;
-	if (u == UNIT_BYTES || u == UNIT_BYTES_PER_S) {
-		int a = (int)ceil(log2(lo) - 1e-9), b = (int)floor(log2(hi) + 1e-9), k = 1, e;
-
-		while ((b - a) / k > 8)
-			k = k == 1 ? 2 : k == 2 ? 5 : k * 2;
-		for (e = a; ((e % k) + k) % k; e++)
-			;
-		for (; e <= b && n < MAXTICKS; e += k)
-			t[n++] = ldexp(1, e);
-	} else {
-		static const double m[] = { 1, 2, 5 };
-		int a = (int)floor(log10(lo)), b = (int)floor(log10(hi) + 1e-9);
-		size_t nm = b - a < 2 ? 3 : 1;
-
-		for (int e = a; e <= b && n < MAXTICKS; e++)
-			for (size_t j = 0; j < nm && n < MAXTICKS; j++) {
-				double v = m[j] * pow(10, e);
-
-				if (v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9))
-					t[n++] = v;
-			}
-	}
-	return n;
-}
-
-/* A chart's frame: the viewBox size and the plot area inside the margins. */
-struct frame {
-	int w, h, mt, mb;
-	struct scale x, y;
-};
-
-static void frame_init(struct frame *fr, int h, int mt, int mb)
-{
-	memset(fr, 0, sizeof(*fr));
-	fr->w = CH_W;
-	fr->h = h;
-	fr->mt = mt;
-	fr->mb = mb;
-	fr->x.p0 = CH_ML;
-	fr->x.p1 = CH_W - CH_MR;
-	fr->y.p0 = h - mb;
-	fr->y.p1 = mt;
-}
-
-/* <figure> with a caption: the caller writes the caption text, then calls svg_begin(). */
+/* <figure> with a caption: the caller writes the caption text, then calls fig_caption_end() and draws. */
 static void fig_begin(FILE *f)
 {
 	fputs("<figure class=\"fig\"><figcaption>", f);
 }
 
-static void svg_begin(FILE *f, const char *cls, const char *id, const struct frame *fr)
+/* Ends the caption of fig_begin(): the chart comes next. */
+static void fig_caption_end(FILE *f)
 {
-	fprintf(f, "</figcaption>\n<svg class=\"chart %s\" id=\"%s\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
-		   "role=\"img\">\n", cls, id, fr->w, fr->h, fr->w, fr->h);
-	fprintf(f, "<rect class=\"plot\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n", fr->x.p0, fr->y.p1,
-		fr->x.p1 - fr->x.p0, fr->y.p0 - fr->y.p1);
-}
-
-static void svg_end(FILE *f)
-{
-	fputs("</svg>\n", f);
+	fputs("</figcaption>\n", f);
 }
 
 static void fig_end(FILE *f)
 {
 	fputs("</figure>\n", f);
-}
-
-/*
- * The label of tick I of T[0..N): linear byte axes share one binary prefix
- * (the one of the step, so "200 MiB/s" to "1200 MiB/s" stay round); other
- * axes scale each label on its own.
- */
-static void fmt_tick(char *buf, size_t len, const double *t, size_t n, size_t i, enum unit u, bool log)
-{
-	static const char *const bin[] = { "", "Ki", "Mi", "Gi", "Ti", "Pi" };
-	char num[40];
-	double d;
-	int k;
-
-	if (log || n < 2 || (u != UNIT_BYTES && u != UNIT_BYTES_PER_S)) {
-		fmt_short(buf, len, t[i], u);
-		return;
-	}
-	d = tick_div(u, t[1] - t[0]);
-	k = (int)lround(log2(d) / 10);
-	num3(num, sizeof(num), t[i] / d);
-	snprintf(buf, len, "%s %sB%s", num, bin[k < 5 ? k : 5], u == UNIT_BYTES_PER_S ? "/s" : "");
-}
-
-/* Vertical grid lines and labels for ticks T[0..N) on the x axis, and the axis title. */
-static void axis_x(FILE *f, const struct frame *fr, const double *t, size_t n, enum unit u, const char *title)
-{
-	char b[48];
-
-	for (size_t i = 0; i < n; i++) {
-		double x = px(&fr->x, t[i]);
-
-		fmt_tick(b, sizeof(b), t, n, i, u, fr->x.log);
-		fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-			   "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
-			x, fr->y.p1, x, fr->y.p0, x, fr->y.p0 + 14, b);
-	}
-	if (title) {
-		fprintf(f, "<text class=\"axis-title\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">",
-			(fr->x.p0 + fr->x.p1) / 2, fr->h - 6);
-		esc(f, title);
-		fputs("</text>\n", f);
-	}
-}
-
-/* Horizontal grid lines and labels for ticks T[0..N) on the y axis, and the axis title. */
-static void axis_y(FILE *f, const struct frame *fr, const double *t, size_t n, enum unit u, const char *title)
-{
-	char b[48];
-
-	for (size_t i = 0; i < n; i++) {
-		double y = px(&fr->y, t[i]);
-
-		fmt_tick(b, sizeof(b), t, n, i, u, fr->y.log);
-		fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-			   "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
-			fr->x.p0, y, fr->x.p1, y, fr->x.p0 - 6, y + 4, b);
-	}
-	if (title) {
-		fprintf(f, "<text class=\"axis-title\" transform=\"translate(14 %.1f) rotate(-90)\" "
-			   "text-anchor=\"middle\">", (fr->y.p0 + fr->y.p1) / 2);
-		esc(f, title);
-		fputs("</text>\n", f);
-	}
-}
-
-/* The width a legend entry takes: swatch, label (at most 41 characters), gap. */
-static double legend_w(const char *label)
-{
-	size_t len = strlen(label);
-
-	return 16 + 6.6 * (double)(len < 41 ? len : 41) + 18;
-}
-
-/* Rows a legend of N labels needs across the plot (entries wrap at its right edge). */
-static int legend_rows(const char *const *labels, size_t n)
-{
-	double x = CH_ML;
-	int rows = 1;
-
-	for (size_t i = 0; i < n && i < MAX_LINES; i++) {
-		if (x > CH_ML && x + legend_w(labels[i]) > CH_W - CH_MR) {
-			rows++;
-			x = CH_ML;
-		}
-		x += legend_w(labels[i]);
-	}
-	return rows;
-}
-
-/* The top margin of a chart with a legend of ROWS rows. */
-static int legend_mt(int rows)
-{
-	return 17 + 13 * rows;
-}
-
-/* A legend above the plot: a colour swatch and a label per line, wrapping. */
-static void legend(FILE *f, const struct frame *fr, const char *const *labels, size_t n)
-{
-	int rows = legend_rows(labels, n), row = 0;
-	double x = fr->x.p0;
-
-	for (size_t i = 0; i < n && i < MAX_LINES; i++) {
-		int y;
-
-		if (x > fr->x.p0 && x + legend_w(labels[i]) > fr->x.p1) {
-			row++;
-			x = fr->x.p0;
-		}
-		y = fr->mt - 8 - 13 * (rows - 1 - row);
-		fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"12\" height=\"4\" fill=\"%s\"/>"
-			   "<text class=\"legend\" x=\"%.1f\" y=\"%d\">", x, y - 4, palette[i], x + 16, y);
-		esc_trunc(f, labels[i], 40);
-		fputs("</text>\n", f);
-		x += legend_w(labels[i]);
-	}
-}
-
-/* Ends an open polyline of SEG points (a lone point also gets a dot, as a line of one shows nothing). */
-static void polyline_close(FILE *f, size_t seg, double x, double y, const char *color, const char *label)
-{
-	if (!seg)
-		return;
-	fputs("\"><title>", f);
-	esc(f, label);
-	fputs("</title></polyline>\n", f);
-	if (seg == 1)
-		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2\" fill=\"%s\"/>\n", x, y, color);
-}
-
-static void polyline(FILE *f, const struct frame *fr, const double *x, const double *v, size_t n, const char *color,
-		     const char *label)
-{
-	size_t step = n > 2000 ? (n + 999) / 1000 : 1, seg = 0;
-	double lx = 0, ly = 0;
-
-	for (size_t i = 0; i < n; i += step) {
-		size_t end = i + step < n ? i + step : n, lo = SIZE_MAX, hi = SIZE_MAX, first, second;
-
-		for (size_t j = i; j < end; j++)
-			if (isfinite(v[j]) && isfinite(x[j])) {
-				if (lo == SIZE_MAX || v[j] < v[lo])
-					lo = j;
-				if (hi == SIZE_MAX || v[j] > v[hi])
-					hi = j;
-			}
-		if (lo == SIZE_MAX) {
-			polyline_close(f, seg, lx, ly, color, label);
-			seg = 0;
-			continue;
-		}
-		if (!seg)
-			fprintf(f, "<polyline class=\"line\" stroke=\"%s\" points=\"", color);
-		first = lo < hi ? lo : hi;
-		second = lo < hi ? hi : lo;
-		for (size_t j = first;; j = second) {
-			lx = px(&fr->x, x[j]);
-			ly = px(&fr->y, v[j]);
-			fprintf(f, "%s%.1f,%.1f", seg ? " " : "", lx, ly);
-			seg++;
-			if (j == second)
-				break;
-		}
-	}
-	polyline_close(f, seg, lx, ly, color, label);
 }
 
 /* ---- the sampled series -------------------------------------------------- */
@@ -590,7 +145,7 @@ static void samples_release(struct samples *s)
 }
 
 /* The x scale of the time charts: from the start of the first sample to the last. */
-static void time_scale(struct frame *fr, const struct samples *s)
+static void time_scale(struct svg_frame *fr, const struct samples *s)
 {
 	fr->x.lo = s->t0[0];
 	fr->x.hi = s->t1[s->n - 1];
@@ -610,13 +165,13 @@ struct tsline {
 static void chart_time(FILE *f, const char *id, const char *title, const struct samples *s, const struct tsline *l,
 		       size_t nl, enum unit u, bool pct)
 {
-	struct frame fr;
-	const char *labels[MAX_LINES];
-	double *v[MAX_LINES], *tt, *vv, t[MAXTICKS], max = 0;
+	struct svg_frame fr;
+	const char *labels[SVG_MAX_LINES];
+	double *v[SVG_MAX_LINES], *tt, *vv, t[SVG_MAXTICKS], max = 0;
 	size_t nuse = 0, nt;
 	int rows;
 
-	for (size_t k = 0; k < nl && nuse < MAX_LINES; k++) {
+	for (size_t k = 0; k < nl && nuse < SVG_MAX_LINES; k++) {
 		bool any = false;
 
 		v[nuse] = xcalloc(s->n, sizeof(double));
@@ -635,23 +190,24 @@ static void chart_time(FILE *f, const char *id, const char *title, const struct 
 	}
 	if (!nuse)
 		return;
-	rows = legend_rows(labels, nuse);
-	frame_init(&fr, 237 + legend_mt(rows), legend_mt(rows), 40);
+	rows = svg_legend_rows(labels, nuse);
+	svg_frame_init(&fr, 237 + svg_legend_mt(rows), svg_legend_mt(rows), 40);
 	time_scale(&fr, s);
 	fr.y.lo = 0;
 	fr.y.hi = pct ? 100 : max > 0 ? max : 1;
 	fig_begin(f);
-	esc(f, title);
+	svg_esc(f, title);
+	fig_caption_end(f);
 	svg_begin(f, "timeseries", id, &fr);
-	nt = lin_ticks(fr.y.lo, &fr.y.hi, pct ? UNIT_PERCENT : u, !pct, t);
-	axis_y(f, &fr, t, nt, pct ? UNIT_PERCENT : u, NULL);	/* the tick labels carry the unit */
+	nt = svg_lin_ticks(fr.y.lo, &fr.y.hi, pct ? UNIT_PERCENT : u, !pct, t);
+	svg_axis_y(f, &fr, t, nt, pct ? UNIT_PERCENT : u, NULL);	/* the tick labels carry the unit */
 	{
 		double hi = fr.x.hi;
 
-		nt = lin_ticks(fr.x.lo, &hi, UNIT_SECONDS, false, t);
+		nt = svg_lin_ticks(fr.x.lo, &hi, UNIT_SECONDS, false, t);
 	}
-	axis_x(f, &fr, t, nt, UNIT_SECONDS, "time since the step started");
-	legend(f, &fr, labels, nuse);
+	svg_axis_x(f, &fr, t, nt, UNIT_SECONDS, "time since the step started");
+	svg_legend(f, &fr, labels, nuse);
 	/* Each sample is a rate over its interval: a level from t0 to t1. */
 	tt = xcalloc(2 * s->n, sizeof(double));
 	vv = xcalloc(2 * s->n, sizeof(double));
@@ -662,31 +218,13 @@ static void chart_time(FILE *f, const char *id, const char *title, const struct 
 	for (size_t k = 0; k < nuse; k++) {
 		for (size_t i = 0; i < s->n; i++)
 			vv[2 * i] = vv[2 * i + 1] = v[k][i];
-		polyline(f, &fr, tt, vv, 2 * s->n, palette[k], labels[k]);
+		svg_polyline(f, &fr, tt, vv, 2 * s->n, svg_color(k), labels[k]);
 		free(v[k]);
 	}
 	free(tt);
 	free(vv);
 	svg_end(f);
 	fig_end(f);
-}
-
-/* Fill colour for a busy share P in %: pale yellow (idle) through orange to dark red (busy). */
-static void heat_color(double p, char *buf, size_t len)
-{
-	static const unsigned char stops[5][3] = {
-		{ 255, 255, 204 }, { 254, 217, 118 }, { 253, 141, 60 }, { 227, 26, 28 }, { 128, 0, 38 },
-	};
-	double x, fr;
-	int i;
-
-	p = p < 0 ? 0 : p > 100 ? 100 : p;
-	x = p / 25;
-	i = x >= 4 ? 3 : (int)x;
-	fr = x - i;
-	snprintf(buf, len, "#%02x%02x%02x", (int)lround(stops[i][0] + (stops[i + 1][0] - stops[i][0]) * fr),
-		 (int)lround(stops[i][1] + (stops[i + 1][1] - stops[i][1]) * fr),
-		 (int)lround(stops[i][2] + (stops[i + 1][2] - stops[i][2]) * fr));
 }
 
 /* The busy share of cpu C in sample I, or NaN. */
@@ -704,9 +242,9 @@ static double cpu_busy(const struct samples *s, size_t i, size_t c)
  */
 static void chart_heat(FILE *f, const char *id, const struct samples *s)
 {
-	struct frame fr;
+	struct svg_frame fr;
 	size_t ncpu = 0, cols, step, nt;
-	double t[MAXTICKS], hi, rh;
+	double t[SVG_MAXTICKS], hi, rh;
 	char col[8], a[48], b[48], c[48];
 
 	for (size_t i = 0; i < s->n; i++) {
@@ -720,7 +258,7 @@ static void chart_heat(FILE *f, const char *id, const struct samples *s)
 	if (ncpu > 1024)
 		ncpu = 1024;
 	rh = ncpu <= 16 ? 16 : ncpu <= 64 ? 7 : 3;
-	frame_init(&fr, (int)(34 + ncpu * rh + 40), 34, 40);
+	svg_frame_init(&fr, (int)(34 + ncpu * rh + 40), 34, 40);
 	time_scale(&fr, s);
 	fr.y.lo = 0;
 	fr.y.hi = (double)ncpu;
@@ -730,14 +268,15 @@ static void chart_heat(FILE *f, const char *id, const struct samples *s)
 	step = s->n > cols ? (s->n + cols - 1) / cols : 1;
 	fig_begin(f);
 	fprintf(f, "Busy share of each CPU over time (%zu CPU%s, a row each)", ncpu, ncpu == 1 ? "" : "s");
+	fig_caption_end(f);
 	svg_begin(f, "heatstrip", id, &fr);
 	hi = fr.x.hi;
-	nt = lin_ticks(fr.x.lo, &hi, UNIT_SECONDS, false, t);
-	axis_x(f, &fr, t, nt, UNIT_SECONDS, "time since the step started");
+	nt = svg_lin_ticks(fr.x.lo, &hi, UNIT_SECONDS, false, t);
+	svg_axis_x(f, &fr, t, nt, UNIT_SECONDS, "time since the step started");
 	/* The colour scale, as a gradient with its ends labelled. */
 	fprintf(f, "<defs><linearGradient id=\"%s-scale\">", id);
 	for (int k = 0; k <= 4; k++) {
-		heat_color(k * 25.0, col, sizeof(col));
+		svg_heat_color(k * 25.0, col, sizeof(col));
 		fprintf(f, "<stop offset=\"%d%%\" stop-color=\"%s\"/>", k * 25, col);
 	}
 	fprintf(f, "</linearGradient></defs>\n<text class=\"legend\" x=\"%.1f\" y=\"%d\" text-anchor=\"end\">0 %% busy"
@@ -752,7 +291,7 @@ static void chart_heat(FILE *f, const char *id, const struct samples *s)
 				fr.x.p0 - 6, y + (rh >= 7 ? rh / 2 + 4 : 6), cpu);
 		for (size_t i = 0; i < s->n; i += step) {
 			size_t end = i + step < s->n ? i + step : s->n, got = 0;
-			double best = NAN, x0 = px(&fr.x, s->t0[i]), x1 = px(&fr.x, s->t1[end - 1]);
+			double best = NAN, x0 = svg_px(&fr.x, s->t0[i]), x1 = svg_px(&fr.x, s->t1[end - 1]);
 
 			for (size_t j = i; j < end; j++) {
 				double p = cpu_busy(s, j, cpu);
@@ -765,10 +304,10 @@ static void chart_heat(FILE *f, const char *id, const struct samples *s)
 			}
 			if (!got)
 				continue;
-			heat_color(best, col, sizeof(col));
-			fmt_short(a, sizeof(a), s->t0[i], UNIT_SECONDS);
-			fmt_short(b, sizeof(b), s->t1[end - 1], UNIT_SECONDS);
-			num3(c, sizeof(c), best);
+			svg_heat_color(best, col, sizeof(col));
+			svg_fmt_short(a, sizeof(a), s->t0[i], UNIT_SECONDS);
+			svg_fmt_short(b, sizeof(b), s->t1[end - 1], UNIT_SECONDS);
+			svg_num3(c, sizeof(c), best);
 			fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\"><title>cpu%zu "
 				   "%s to %s: %s%s %% busy", x0, y, x1 - x0 > 0.5 ? x1 - x0 : 0.5, rh >= 7 ? rh - 1 : rh,
 				col, cpu, a, b, got > 1 ? "largest " : "", c);
@@ -881,9 +420,9 @@ static void chart_hist(FILE *f, const char *id, const char *name, enum unit u, c
 	json_t *bk = json_object_get(h, "buckets"), *pc = json_object_get(h, "percentiles"), *e;
 	struct bucket *b = xcalloc(json_array_size(bk) + 1, sizeof(*b));
 	size_t n = 0, i, nt;
-	double xlo = INFINITY, xhi = 0, dmax = 0, t[MAXTICKS];
+	double xlo = INFINITY, xhi = 0, dmax = 0, t[SVG_MAXTICKS];
 	char s1[48], s2[48], s3[48], s4[48];
-	struct frame fr;
+	struct svg_frame fr;
 
 	json_array_foreach(bk, i, e) {
 		json_t *a = json_array_get(e, 0), *z = json_array_get(e, 1), *c = json_array_get(e, 2);
@@ -908,31 +447,32 @@ static void chart_hist(FILE *f, const char *id, const char *name, enum unit u, c
 		free(b);
 		return;
 	}
-	frame_init(&fr, 290, 14 + 12 * (int)ARRAY_SIZE(pcts), 40);
+	svg_frame_init(&fr, 290, 14 + 12 * (int)ARRAY_SIZE(pcts), 40);
 	fr.x.log = true;
 	fr.x.lo = xlo;
 	fr.x.hi = xhi;
 	fr.y.lo = 0;
 	fr.y.hi = dmax > 0 ? dmax * 1.05 : 1;
 	fmt_exact(s1, sizeof(s1), jnum(h, "count"));
-	fmt_short(s2, sizeof(s2), jnum(h, "min"), u);
-	fmt_short(s3, sizeof(s3), jnum(h, "mean"), u);
-	fmt_short(s4, sizeof(s4), jnum(h, "max"), u);
+	svg_fmt_short(s2, sizeof(s2), jnum(h, "min"), u);
+	svg_fmt_short(s3, sizeof(s3), jnum(h, "mean"), u);
+	svg_fmt_short(s4, sizeof(s4), jnum(h, "max"), u);
 	fig_begin(f);
 	fputs("Histogram ", f);
-	esc(f, name);
+	svg_esc(f, name);
 	fprintf(f, ": %s values, min %s, mean %s, max %s", s1, s2, s3, s4);
 	if (isfinite(jnum(h, "stddev"))) {
-		fmt_short(s2, sizeof(s2), jnum(h, "stddev"), u);
+		svg_fmt_short(s2, sizeof(s2), jnum(h, "stddev"), u);
 		fprintf(f, ", standard deviation %s", s2);
 	}
+	fig_caption_end(f);
 	svg_begin(f, "histogram", id, &fr);
-	nt = log_ticks(xlo, xhi, u, t);
-	axis_x(f, &fr, t, nt, u, "value (log scale)");
-	axis_y(f, &fr, NULL, 0, u, "values per log width");
+	nt = svg_log_ticks(xlo, xhi, u, t);
+	svg_axis_x(f, &fr, t, nt, u, "value (log scale)");
+	svg_axis_y(f, &fr, NULL, 0, u, "values per log width");
 	for (i = 0; i < n; i++) {
-		double x0 = px(&fr.x, b[i].lo), x1 = px(&fr.x, b[i].hi);
-		double y = px(&fr.y, b[i].count / log10(b[i].hi / b[i].lo));
+		double x0 = svg_px(&fr.x, b[i].lo), x1 = svg_px(&fr.x, b[i].hi);
+		double y = svg_px(&fr.y, b[i].count / log10(b[i].hi / b[i].lo));
 
 		if (!b[i].count)
 			continue;
@@ -948,8 +488,8 @@ static void chart_hist(FILE *f, const char *id, const char *name, enum unit u, c
 
 		if (!isfinite(v) || v < xlo || v > xhi)
 			continue;
-		x = px(&fr.x, v);
-		fmt_short(s1, sizeof(s1), v, u);
+		x = svg_px(&fr.x, v);
+		svg_fmt_short(s1, sizeof(s1), v, u);
 		fprintf(f, "<line class=\"pct\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
 			   "<text class=\"pct-label\" x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">%s %s</text>\n",
 			x, fr.y.p0, x, fr.y.p1 - 2 - 12 * (int)(ARRAY_SIZE(pcts) - 1 - i),
@@ -966,9 +506,9 @@ static void chart_pcts(FILE *f, const char *id, const char *name, enum unit u, c
 {
 	json_t *pc = json_object_get(h, "percentiles");
 	const char *lab[ARRAY_SIZE(pcts) + 1];
-	double val[ARRAY_SIZE(pcts) + 1], lo = INFINITY, hi = 0, mn = jnum(h, "min"), t[MAXTICKS];
+	double val[ARRAY_SIZE(pcts) + 1], lo = INFINITY, hi = 0, mn = jnum(h, "min"), t[SVG_MAXTICKS];
 	size_t n = 0, nt;
-	struct frame fr;
+	struct svg_frame fr;
 	char s[48];
 
 	for (size_t i = 0; i <= ARRAY_SIZE(pcts); i++) {
@@ -985,23 +525,24 @@ static void chart_pcts(FILE *f, const char *id, const char *name, enum unit u, c
 		return;
 	/* Bars start at the smallest value seen (or a bit below the shortest bar). */
 	lo = isfinite(mn) && mn > 0 && mn < lo ? mn : lo / 2;
-	frame_init(&fr, 16 + (int)n * 28 + 40, 16, 40);
+	svg_frame_init(&fr, 16 + (int)n * 28 + 40, 16, 40);
 	fr.x.log = true;
 	fr.x.lo = lo;
 	fr.x.hi = hi;
 	fr.x.p1 -= 80;	/* room for the longest bar's value */
 	fig_begin(f);
 	fputs("Percentiles of ", f);
-	esc(f, name);
-	fmt_short(s, sizeof(s), lo, u);
+	svg_esc(f, name);
+	svg_fmt_short(s, sizeof(s), lo, u);
 	fprintf(f, " (bars start at %s%s)", isfinite(mn) && mn > 0 && mn <= lo ? "the minimum, " : "", s);
+	fig_caption_end(f);
 	svg_begin(f, "percentiles", id, &fr);
-	nt = log_ticks(fr.x.lo, fr.x.hi, u, t);
-	axis_x(f, &fr, t, nt, u, "value (log scale)");
+	nt = svg_log_ticks(fr.x.lo, fr.x.hi, u, t);
+	svg_axis_x(f, &fr, t, nt, u, "value (log scale)");
 	for (size_t i = 0; i < n; i++) {
-		double y = fr.mt + 6 + (double)i * 28, x = px(&fr.x, val[i]);
+		double y = fr.mt + 6 + (double)i * 28, x = svg_px(&fr.x, val[i]);
 
-		fmt_short(s, sizeof(s), val[i], u);
+		svg_fmt_short(s, sizeof(s), val[i], u);
 		fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>"
 			   "<rect class=\"pbar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"18\"><title>%s: %s</title></rect>"
 			   "<text class=\"value\" x=\"%.1f\" y=\"%.1f\">%s</text>\n",
@@ -1027,7 +568,7 @@ static void hist_charts(FILE *f, size_t ri, json_t *r)
 		if (!json_is_object(h))
 			continue;
 		snprintf(name, sizeof(name), "%.*s", (int)(nlen < 63 ? nlen : 63), key);
-		idpart(part, sizeof(part), key);
+		svg_idpart(part, sizeof(part), key);
 		snprintf(id, sizeof(id), "r%zu-hist-%s", ri, part);
 		chart_hist(f, id, name, u, h);
 		snprintf(id, sizeof(id), "r%zu-pct-%s", ri, part);
@@ -1036,102 +577,6 @@ static void hist_charts(FILE *f, size_t ri, json_t *r)
 }
 
 /* ---- curves: metrics across steps or sizes ------------------------------------ */
-
-struct point {
-	double x, y;
-	const char *tip;	/* the step or metric the point is, for its tooltip */
-};
-
-struct curve {
-	const char *label;
-	struct point *p;
-	size_t n;
-};
-
-/*
- * A line chart of NC curves against a shared x: numeric (log scale, in
- * XUNIT) when XLOG, else categories CAT[0..NCAT) with the points at their
- * index. Y from 0 in unit U.
- */
-static void chart_curves(FILE *f, const char *cls, const char *id, const struct curve *c, size_t nc, enum unit u,
-			 bool xlog, enum unit xunit, const char *xtitle, const char *const *cat, size_t ncat)
-{
-	struct frame fr;
-	double ymax = 0, xlo = INFINITY, xhi = 0, t[MAXTICKS], ylo = 0;
-	const char *labels[MAX_LINES];
-	size_t nt;
-	char s[48];
-	int rows;
-
-	for (size_t k = 0; k < nc; k++)
-		for (size_t i = 0; i < c[k].n; i++) {
-			if (isfinite(c[k].p[i].y)) {
-				ymax = fmax(ymax, c[k].p[i].y);
-				ylo = fmin(ylo, c[k].p[i].y);
-			}
-			xlo = fmin(xlo, c[k].p[i].x);
-			xhi = fmax(xhi, c[k].p[i].x);
-		}
-	for (size_t k = 0; k < nc && k < MAX_LINES; k++)
-		labels[k] = c[k].label;
-	rows = legend_rows(labels, nc < MAX_LINES ? nc : MAX_LINES);
-	frame_init(&fr, (xlog ? 240 : 300) + legend_mt(rows), legend_mt(rows), xlog ? 40 : 100);
-	if (xlog) {
-		fr.x.log = true;
-		fr.x.lo = xlo / 1.15;
-		fr.x.hi = xhi * 1.15;
-	} else {
-		fr.x.lo = -0.5;
-		fr.x.hi = (double)ncat - 0.5;
-	}
-	fr.y.lo = ylo;
-	fr.y.hi = ymax > ylo ? ymax : ylo + 1;
-	svg_begin(f, cls, id, &fr);
-	nt = lin_ticks(fr.y.lo, &fr.y.hi, u, true, t);
-	axis_y(f, &fr, t, nt, u, NULL);
-	if (xlog) {
-		nt = log_ticks(fr.x.lo, fr.x.hi, xunit, t);
-		axis_x(f, &fr, t, nt, xunit, xtitle);
-	} else {
-		for (size_t i = 0; i < ncat; i++) {
-			double x = px(&fr.x, (double)i);
-
-			fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x, fr.y.p1, x,
-				fr.y.p0);
-			if (ncat <= 48 || i % ((ncat + 47) / 48) == 0) {
-				fprintf(f, "<text class=\"tick\" transform=\"translate(%.1f %.1f) rotate(-35)\" "
-					   "text-anchor=\"end\">", x + 3, fr.y.p0 + 12);
-				esc_trunc(f, cat[i], 22);
-				fputs("</text>", f);
-			}
-			fputc('\n', f);
-		}
-	}
-	for (size_t k = 0; k < nc && k < MAX_LINES; k++) {
-		double *x = xcalloc(c[k].n + 1, sizeof(double)), *y = xcalloc(c[k].n + 1, sizeof(double));
-
-		for (size_t i = 0; i < c[k].n; i++) {
-			x[i] = c[k].p[i].x;
-			y[i] = c[k].p[i].y;
-		}
-		polyline(f, &fr, x, y, c[k].n, palette[k], c[k].label);
-		for (size_t i = 0; i < c[k].n; i++) {
-			if (!isfinite(y[i]))
-				continue;
-			fmt_short(s, sizeof(s), y[i], u);
-			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>", px(&fr.x, x[i]),
-				px(&fr.y, y[i]), palette[k]);
-			esc(f, c[k].p[i].tip);
-			fputs(": ", f);
-			esc(f, c[k].label);
-			fprintf(f, " = %s</title></circle>\n", s);
-		}
-		free(x);
-		free(y);
-	}
-	legend(f, &fr, labels, nc < MAX_LINES ? nc : MAX_LINES);
-	svg_end(f);
-}
 
 /*
  * Parses a metric name of the form PREFIX_<N>k|m|g (a size in KiB, MiB,
@@ -1161,7 +606,7 @@ static bool size_name(const char *name, size_t len, size_t *plen, double *bytes)
 
 static int point_cmp(const void *a, const void *b)
 {
-	const struct point *p = a, *q = b;
+	const struct svg_point *p = a, *q = b;
 
 	return (p->x > q->x) - (p->x < q->x);
 }
@@ -1183,8 +628,8 @@ static void size_curves(FILE *f, size_t ri, json_t *r)
 		size_t nlen, plen, n = 0, cap = 0;
 		enum unit u = unit_from_key(key, &nlen);
 		double bytes;
-		struct point *p = NULL;
-		struct curve c;
+		struct svg_point *p = NULL;
+		struct svg_curve c;
 		const char *k2;
 		json_t *v2;
 		bool seen = false;
@@ -1221,14 +666,15 @@ static void size_curves(FILE *f, size_t ri, json_t *r)
 			c.label = prefix;
 			c.p = p;
 			c.n = n;
-			idpart(part, sizeof(part), prefix);
+			svg_idpart(part, sizeof(part), prefix);
 			snprintf(id, sizeof(id), "r%zu-curve-%s", ri, part);
 			fig_begin(f);
-			esc(f, prefix);
+			svg_esc(f, prefix);
 			fprintf(f, " by size (%zu metrics named ", n);
-			esc(f, prefix);
+			svg_esc(f, prefix);
 			fprintf(f, "_&lt;size&gt;, %s)", unit_name(u));
-			chart_curves(f, "curve", id, &c, 1, u, true, UNIT_BYTES, "size (log scale)", NULL, 0);
+			fig_caption_end(f);
+			svg_curves(f, "curve", id, &c, 1, u, true, UNIT_BYTES, "size (log scale)", NULL, 0);
 			fig_end(f);
 		}
 		free(p);
@@ -1287,22 +733,22 @@ static void step_charts(FILE *f, json_t *results, size_t i0, size_t i1, const ch
 			count[k]++;
 		}
 	}
-	idpart(part, sizeof(part), bench);
+	svg_idpart(part, sizeof(part), bench);
 	for (size_t ui = 0; ui < ARRAY_SIZE(unit_order); ui++) {
 		enum unit u = unit_order[ui];
-		struct curve c[MAX_LINES];
+		struct svg_curve c[SVG_MAX_LINES];
 		size_t nc = 0, more = 0;
 
 		for (size_t k = 0; k < nkeys; k++) {
 			if (count[k] < 2 || unit_from_key(keys[k], NULL) != u ||
 			    (bysize && !strcmp(keys[k], "size_bytes")))
 				continue;
-			if (nc == MAX_LINES) {
+			if (nc == SVG_MAX_LINES) {
 				more++;
 				continue;
 			}
 			c[nc].label = NULL;
-			c[nc].p = xcalloc(m, sizeof(struct point));
+			c[nc].p = xcalloc(m, sizeof(struct svg_point));
 			c[nc].n = m;
 			for (size_t i = 0; i < m; i++) {
 				json_t *r = json_array_get(results, i0 + i);
@@ -1321,11 +767,12 @@ static void step_charts(FILE *f, json_t *results, size_t i0, size_t i1, const ch
 			continue;
 		snprintf(id, sizeof(id), "steps%zu-%s-%s", gi, part, u == UNIT_COUNT ? "count" : unit_suffix(u) + 1);
 		fig_begin(f);
-		esc(f, bench);
+		svg_esc(f, bench);
 		fprintf(f, " across %zu steps: %s", m, u == UNIT_COUNT ? "counts" : unit_name(u));
 		if (more)
 			fprintf(f, " (%zu more metric%s in the tables)", more, more == 1 ? "" : "s");
-		chart_curves(f, "steps", id, c, nc, u, bysize, UNIT_BYTES, "size (log scale)", cat, m);
+		fig_caption_end(f);
+		svg_curves(f, "steps", id, c, nc, u, bysize, UNIT_BYTES, "size (log scale)", cat, m);
 		fig_end(f);
 		for (size_t k = 0; k < nc; k++)
 			free(c[k].p);
@@ -1369,7 +816,7 @@ static void badge(FILE *f, const json_t *r)
 	const char *cls = st && (!strcmp(st, "ok") || !strcmp(st, "skipped") || !strcmp(st, "failed")) ? st : "failed";
 
 	fprintf(f, "<span class=\"status %s\">", cls);
-	esc(f, st ? st : "?");
+	svg_esc(f, st ? st : "?");
 	fputs("</span>", f);
 	if (json_is_true(json_object_get(r, "incomplete")))
 		fputs(" <span class=\"status incomplete\">incomplete</span>", f);
@@ -1380,10 +827,10 @@ static void step_name(FILE *f, const json_t *r)
 {
 	const char *b = jstr(r, "bench"), *s = jstr(r, "step");
 
-	esc(f, b);
+	svg_esc(f, b);
 	if (s && b && strcmp(s, b)) {
 		fputs(" / ", f);
-		esc(f, s);
+		svg_esc(f, s);
 	}
 }
 
@@ -1403,22 +850,22 @@ static void header(FILE *f, json_t *doc, const char *source)
 	fputs("<h1>engpass report", f);
 	if (host) {
 		fputs(": ", f);
-		esc(f, host);
+		svg_esc(f, host);
 	}
 	fputs("</h1>\n<p class=\"meta\">", f);
-	esc(f, jstr(doc, "time") ?: "time unknown");
+	svg_esc(f, jstr(doc, "time") ?: "time unknown");
 	if (jstr(doc, "command")) {
 		fputs(" &middot; <code>", f);
-		esc(f, jstr(doc, "command"));
+		svg_esc(f, jstr(doc, "command"));
 		fputs("</code>", f);
 	}
 	fputs(" &middot; engpass ", f);
-	esc(f, jstr(json_object_get(doc, "tool"), "version") ?: "?");
+	svg_esc(f, jstr(json_object_get(doc, "tool"), "version") ?: "?");
 	fputs(" &middot; from ", f);
-	esc(f, source);
+	svg_esc(f, source);
 	fputs("</p>\n<p class=\"meta\">", f);
 	if (jstr(cpu, "model")) {
-		esc(f, jstr(cpu, "model"));
+		svg_esc(f, jstr(cpu, "model"));
 		fputs(", ", f);
 	}
 	if (json_is_integer(json_object_get(cpu, "online_cpus")))
@@ -1429,7 +876,7 @@ static void header(FILE *f, json_t *doc, const char *source)
 	}
 	if (jstr(kern, "release")) {
 		fputs("Linux ", f);
-		esc(f, jstr(kern, "release"));
+		svg_esc(f, jstr(kern, "release"));
 	}
 	fputs("</p>\n", f);
 }
@@ -1452,13 +899,13 @@ static void summary(FILE *f, json_t *results)
 		badge(f, r);
 		if (reason) {
 			fputs(" <span class=\"reason\">", f);
-			esc_trunc(f, reason, 80);
+			svg_esc_trunc(f, reason, 80);
 			fputs("</span>", f);
 		}
 		fputs("</td><td>", f);
 		if (hl && json_is_number(json_object_get(json_object_get(r, "metrics"), hl))) {
 			metric_value(v, sizeof(v), r, hl);
-			esc(f, metric_label(r, hl));
+			svg_esc(f, metric_label(r, hl));
 			fprintf(f, ": <b>%s</b>", v);
 		} else {
 			fputs("&mdash;", f);
@@ -1466,7 +913,7 @@ static void summary(FILE *f, json_t *results)
 		fputs("</td><td>", f);
 		if (jstr(vd, "resource")) {
 			fputs("<b>", f);
-			esc(f, jstr(vd, "resource"));
+			svg_esc(f, jstr(vd, "resource"));
 			fputs("</b>", f);
 		}
 		fputs("</td></tr>\n", f);
@@ -1486,10 +933,10 @@ static void kv_table(FILE *f, const char *title, json_t *obj)
 	fprintf(f, "<h3>%s</h3>\n<table class=\"kv\">\n", title);
 	json_object_foreach(obj, key, v) {
 		fputs("<tr><td>", f);
-		esc(f, key);
+		svg_esc(f, key);
 		fputs("</td><td>", f);
 		if (json_is_string(v)) {
-			esc(f, json_string_value(v));
+			svg_esc(f, json_string_value(v));
 		} else if (json_is_number(v)) {
 			render_value(b, sizeof(b), json_number_value(v), unit_from_key(key, NULL));
 			fputs(b, f);
@@ -1521,9 +968,9 @@ static void metrics_table(FILE *f, json_t *r)
 		enum unit u = unit_from_key(key, NULL);
 
 		fputs("<tr><td>", f);
-		esc(f, metric_label(r, key));
+		svg_esc(f, metric_label(r, key));
 		fputs("</td><td class=\"key\">", f);
-		esc(f, key);
+		svg_esc(f, key);
 		render_value(b, sizeof(b), json_is_number(v) ? json_number_value(v) : NAN, u);
 		fprintf(f, "</td><td class=\"num\">%s</td>", b);
 		if (spread) {
@@ -1555,16 +1002,16 @@ static void result_section(FILE *f, size_t ri, json_t *r)
 	fputs("</h2>\n", f);
 	if (reason) {
 		fputs("<p class=\"reason\">", f);
-		esc(f, reason);
+		svg_esc(f, reason);
 		fputs("</p>\n", f);
 	}
 	if (jstr(vd, "resource")) {
 		fputs("<p class=\"verdict\">Bounded by <b>", f);
-		esc(f, jstr(vd, "resource"));
+		svg_esc(f, jstr(vd, "resource"));
 		fputs("</b>", f);
 		if (jstr(vd, "evidence") && *jstr(vd, "evidence")) {
 			fputs(": ", f);
-			esc(f, jstr(vd, "evidence"));
+			svg_esc(f, jstr(vd, "evidence"));
 		}
 		fputs("</p>\n", f);
 	}
@@ -1578,7 +1025,7 @@ static void result_section(FILE *f, size_t ri, json_t *r)
 			if (!json_is_string(n))
 				continue;
 			fputs("<li>", f);
-			esc(f, json_string_value(n));
+			svg_esc(f, json_string_value(n));
 			fputs("</li>\n", f);
 		}
 		fputs("</ul>\n", f);
@@ -1641,7 +1088,7 @@ int render_html(FILE *f, json_t *doc, const char *source)
 	      "<meta name=\"generator\" content=\"engpass\">\n<title>engpass report", f);
 	if (jstr(doc, "host")) {
 		fputs(": ", f);
-		esc(f, jstr(doc, "host"));
+		svg_esc(f, jstr(doc, "host"));
 	}
 	fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", css);
 	header(f, doc, source);

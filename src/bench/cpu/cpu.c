@@ -836,6 +836,189 @@ static void add_rates(struct result *res, const struct phase *ph, int mode, cons
 	result_metric(res, per, UNIT_COUNT, (double)ph->ops, mode == MODE_STREAM ? "chunks" : "packets");
 }
 
+/*
+ * The N CPUs of the step: the first N this process may use (ALLOWED,
+ * NCPU of them, or -errno) into CPUS and their list into LIST, a
+ * parameter of the result. Returns 0, or -1 with the result failed (the
+ * allowed set unreadable) or skipped (fewer than N allowed).
+ */
+static int cpu_pick(struct result *res, const cpu_set_t *allowed, int ncpu, int n, int *cpus, char *list,
+		    size_t listlen)
+{
+	int k = 0;
+
+	if (ncpu < 0) {
+		result_set_status(res, RESULT_FAILED, "cannot read the CPUs this process may use: %s", strerror(-ncpu));
+		return -1;
+	}
+	for (int c = 0; c < CPU_SETSIZE && k < n; c++)
+		if (CPU_ISSET(c, allowed))
+			cpus[k++] = c;
+	if (k < n) {
+		if (affinity_format(list, listlen, allowed))
+			snprintf(list, listlen, "?");
+		result_set_status(res, RESULT_SKIPPED, "%d threads need %d CPUs, but only %d (%s) are allowed here",
+				  n, n, ncpu, list);
+		return -1;
+	}
+	{
+		cpu_set_t used;
+
+		CPU_ZERO(&used);
+		for (int i = 0; i < n; i++)
+			CPU_SET(cpus[i], &used);
+		if (affinity_format(list, listlen, &used))
+			snprintf(list, listlen, "?");
+		result_param(res, "cpus", "%s", list);
+	}
+	return 0;
+}
+
+/*
+ * The N workers W[0..N) (zeroed by the caller), one per CPU of CPUS, each
+ * with its cipher of ROW (and a second one to open with in udp mode).
+ * Returns 0, or -1 with the result skipped (cipher not supported) or
+ * failed; the ciphers made so far are the caller's to free.
+ */
+static int cpu_workers_init(struct result *res, struct worker *w, int n, const int *cpus, const struct cpu_row *row,
+			    int mode, uint64_t size, uint64_t time_ns, volatile sig_atomic_t *stop)
+{
+	char why[192];
+	int r;
+
+	for (int i = 0; i < n; i++) {
+		w[i] = (struct worker){ .cpu = cpus[i], .mode = mode, .size = size, .time_ns = time_ns,
+					.stop = stop };
+		r = cpu_cipher_new(&w[i].tx, row->id, row->lib, size, why, sizeof(why));
+		if (!r && mode == MODE_UDP)
+			r = cpu_cipher_new(&w[i].rx, row->id, row->lib, size, why, sizeof(why));
+		if (r) {
+			result_set_status(res, r == -ENOTSUP ? RESULT_SKIPPED : RESULT_FAILED, "%s", why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* How the step measures, in the method block: library, operation, buffer, timing (TX: worker 0's cipher). */
+static void cpu_method(struct result *res, const struct cpu_row *row, const struct cpu_cipher *tx, int mode,
+		       uint64_t size, uint64_t time_ns)
+{
+	result_method(res, "library", "%s", cpu_cipher_lib_version(tx));
+	if (mode == MODE_UDP)
+		result_method(res, "operation", "per packet: seal (%s), send() on a loopback UDP socket, recv() on "
+			      "its peer, open (decrypt%s) and compare with what was sent; one thread does both "
+			      "ends, one packet in flight", cpu_cipher_describe(tx, CPU_USE_PACKET),
+			      cpu_cipher_is_aead(row->id) ? " and verify the tag" : "");
+	else
+		result_method(res, "operation", "%s", cpu_cipher_describe(tx, mode == MODE_STREAM ?
+									  CPU_USE_STREAM : CPU_USE_PACKET));
+	if (mode == MODE_STREAM) {
+		result_method(res, "buffer", "one %zu-byte buffer walked in %llu-byte chunks starting every %zu bytes "
+			      "(64-byte aligned), in place, over and over", stream_ring(size), (unsigned long long)size,
+			      stream_stride(size));
+	} else {
+		result_method(res, "buffer", "a %llu-byte packet encrypted into a separate %llu-byte buffer "
+			      "(%d-byte counter header%s)", (unsigned long long)size,
+			      (unsigned long long)(size + cpu_cipher_overhead(tx)), CPU_CIPHER_HEADER,
+			      cpu_cipher_is_aead(row->id) ? " + 16-byte tag" : "");
+	}
+	result_method(res, "timing", "%llu ms per run; thread CPU time (CLOCK_THREAD_CPUTIME_ID, user + system; "
+		      "the user/system split from getrusage(RUSAGE_THREAD)) and wall time (CLOCK_MONOTONIC); "
+		      "thread i pinned to the i-th allowed CPU",
+		      (unsigned long long)(time_ns / NS_PER_MS));
+}
+
+/*
+ * The 1-thread baseline of an N-thread step, worker W[0] alone on CPU0,
+ * into *SINGLE. Returns 0 to go on, 1 when a signal stopped it (the
+ * result then holds the baseline's figures, SI: the box or NULL), or -1
+ * with the result failed.
+ */
+static int cpu_baseline(const struct bench_env *env, struct result *res, struct worker *w, int n, int mode,
+			const char *label, const struct sysinfo *si, int cpu0, struct phase *single)
+{
+	struct worker base = w[0];
+	struct freq f;
+
+	if (run_phase(env, &base, 1, label, single)) {
+		result_set_status(res, RESULT_FAILED, "%s", single->why);
+		return -1;
+	}
+	w[0].tx = base.tx;
+	w[0].calibrate = false;
+	if (*env->stop) {
+		/* Keep what was measured: the baseline alone. */
+		choose_freq(single, si, cpu0, &f);
+		result_method(res, "frequency", "%s", f.text);
+		result_note(res, "stopped during the 1-thread baseline: the figures are for 1 thread on cpu%d, "
+			    "not %d threads", cpu0, n);
+		add_rates(res, single, mode, &f);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * The frequency behind the per-GHz figures of phase ALL into *F and the
+ * method block (frequency and cycle counter), with a note where it is a
+ * boot value or, in a VM (SI: the box or NULL), differs from cpuinfo's.
+ */
+static void cpu_report_freq(struct result *res, const struct phase *all, const struct sysinfo *si, int cpu0,
+			    struct freq *f)
+{
+	choose_freq(all, si, cpu0, f);
+	result_method(res, "frequency", "%s", f->text);
+	if (all->have_cycles)
+		result_method(res, "cycle counter", "perf_event_open PERF_COUNT_HW_CPU_CYCLES%s",
+			      all->cycles_user_only ? " (user space only: kernel cycles not allowed)" : "");
+	else
+		result_method(res, "cycle counter", "no cycle counter: perf_event_open(PERF_COUNT_HW_CPU_CYCLES) "
+			      "failed: %s; cycles per byte left out", strerror(-all->cycles_err));
+	if (f->boot_value)
+		result_note(res, "per-GHz figures use /proc/cpuinfo's boot MHz, which is not the running clock");
+	if (si && si->virt.hypervisor_flag == SYSINFO_YES && !isnan(si->cpu.cpuinfo_mhz) && !f->boot_value &&
+	    !isnan(f->mhz) && fabs(f->mhz / si->cpu.cpuinfo_mhz - 1) > 0.05)
+		result_note(res, "in this VM /proc/cpuinfo says %.0f MHz; per-GHz figures use %.0f MHz from the %s",
+			    si->cpu.cpuinfo_mhz, f->mhz, all->have_cycles ? "cycle counter" : "source above");
+}
+
+/*
+ * Scaling over N threads on the CPUs of LIST: per-core and slowest-core
+ * throughput of phase ALL against the 1-thread baseline SINGLE on CPU0,
+ * and the efficiency per wall second and per CPU-second.
+ */
+static void cpu_report_scaling(struct result *res, const struct phase *single, const struct phase *all, int n,
+			       int cpu0, const char *list, uint64_t time_ns)
+{
+	double single_wall = (double)single->bytes * 1e9 / (double)single->wall_ns;
+	double single_cpu = (double)single->bytes * 1e9 / (double)single->cpu_ns;
+	double total_wall = (double)all->bytes * 1e9 / (double)all->wall_ns;
+	double per_core_cpu = (double)all->bytes * 1e9 / (double)all->cpu_ns;
+
+	result_method(res, "scaling", "first 1 thread on cpu%d for %llu ms (baseline), then %d threads on "
+		      "cpus %s together; efficiency = total / (%d x baseline), per wall second and per "
+		      "CPU-second", cpu0, (unsigned long long)(time_ns / NS_PER_MS), n, list, n);
+	result_metric(res, "per_core_wall_throughput", UNIT_BYTES_PER_S, total_wall / n,
+		      "per core, per wall second");
+	result_metric(res, "slowest_core_wall_throughput", UNIT_BYTES_PER_S, all->slowest_wall_rate,
+		      "slowest thread, per wall second");
+	result_metric(res, "single_wall_throughput", UNIT_BYTES_PER_S, single_wall,
+		      "1 thread alone, per wall second");
+	result_metric(res, "single_cpu_throughput", UNIT_BYTES_PER_S, single_cpu,
+		      "1 thread alone, per CPU-second");
+	result_metric(res, "scaling_efficiency", UNIT_RATIO, total_wall / (n * single_wall),
+		      "scaling efficiency (wall)");
+	result_metric(res, "cpu_scaling_efficiency", UNIT_RATIO, per_core_cpu / single_cpu,
+		      "scaling efficiency (CPU-second)");
+}
+
+/*
+ * One step: a cipher, a size and a thread count. Parameters, the CPUs
+ * picked, the workers and the method set up, the 1-thread baseline (with
+ * more threads), all threads together, then frequency, rates, scaling and
+ * notes.
+ */
 static void cpu_run(const struct bench_env *env, const void *p, struct result *res)
 {
 	const struct cpu_opts *o = p;
@@ -854,8 +1037,7 @@ static void cpu_run(const struct bench_env *env, const void *p, struct result *r
 	bool have_si;
 	struct phase single, all;
 	struct freq f;
-	char why[192], list[64], label[128];
-	int r, k = 0;
+	char list[64], label[128];
 
 	if (n == 0)
 		n = ncpu > 0 ? ncpu : 1;
@@ -867,90 +1049,18 @@ static void cpu_run(const struct bench_env *env, const void *p, struct result *r
 	result_param(res, "size_bytes", "%llu", (unsigned long long)size);
 	result_param(res, "mode", "%s", use_name(mode));
 	result_param(res, "threads", "%d", n);
-
-	if (ncpu < 0) {
-		result_set_status(res, RESULT_FAILED, "cannot read the CPUs this process may use: %s", strerror(-ncpu));
+	if (cpu_pick(res, &allowed, ncpu, n, cpus, list, sizeof(list)) < 0)
 		return;
-	}
-	for (int c = 0; c < CPU_SETSIZE && k < n; c++)
-		if (CPU_ISSET(c, &allowed))
-			cpus[k++] = c;
-	if (k < n) {
-		if (affinity_format(list, sizeof(list), &allowed))
-			snprintf(list, sizeof(list), "?");
-		result_set_status(res, RESULT_SKIPPED, "%d threads need %d CPUs, but only %d (%s) are allowed here",
-				  n, n, ncpu, list);
-		return;
-	}
-	{
-		cpu_set_t used;
-
-		CPU_ZERO(&used);
-		for (int i = 0; i < n; i++)
-			CPU_SET(cpus[i], &used);
-		if (affinity_format(list, sizeof(list), &used))
-			snprintf(list, sizeof(list), "?");
-		result_param(res, "cpus", "%s", list);
-	}
 
 	w = xcalloc((size_t)n, sizeof(*w));
-	for (int i = 0; i < n; i++) {
-		w[i] = (struct worker){ .cpu = cpus[i], .mode = mode, .size = size, .time_ns = time_ns,
-					.stop = env->stop };
-		r = cpu_cipher_new(&w[i].tx, row->id, row->lib, size, why, sizeof(why));
-		if (!r && mode == MODE_UDP)
-			r = cpu_cipher_new(&w[i].rx, row->id, row->lib, size, why, sizeof(why));
-		if (r) {
-			result_set_status(res, r == -ENOTSUP ? RESULT_SKIPPED : RESULT_FAILED, "%s", why);
-			goto out;
-		}
-	}
-
-	result_method(res, "library", "%s", cpu_cipher_lib_version(w[0].tx));
-	if (mode == MODE_UDP)
-		result_method(res, "operation", "per packet: seal (%s), send() on a loopback UDP socket, recv() on "
-			      "its peer, open (decrypt%s) and compare with what was sent; one thread does both "
-			      "ends, one packet in flight", cpu_cipher_describe(w[0].tx, CPU_USE_PACKET),
-			      cpu_cipher_is_aead(row->id) ? " and verify the tag" : "");
-	else
-		result_method(res, "operation", "%s", cpu_cipher_describe(w[0].tx, mode == MODE_STREAM ?
-									  CPU_USE_STREAM : CPU_USE_PACKET));
-	if (mode == MODE_STREAM) {
-		result_method(res, "buffer", "one %zu-byte buffer walked in %llu-byte chunks starting every %zu bytes "
-			      "(64-byte aligned), in place, over and over", stream_ring(size), (unsigned long long)size,
-			      stream_stride(size));
-	} else {
-		result_method(res, "buffer", "a %llu-byte packet encrypted into a separate %llu-byte buffer "
-			      "(%d-byte counter header%s)", (unsigned long long)size,
-			      (unsigned long long)(size + cpu_cipher_overhead(w[0].tx)), CPU_CIPHER_HEADER,
-			      cpu_cipher_is_aead(row->id) ? " + 16-byte tag" : "");
-	}
-	result_method(res, "timing", "%llu ms per run; thread CPU time (CLOCK_THREAD_CPUTIME_ID, user + system; "
-		      "the user/system split from getrusage(RUSAGE_THREAD)) and wall time (CLOCK_MONOTONIC); "
-		      "thread i pinned to the i-th allowed CPU",
-		      (unsigned long long)(time_ns / NS_PER_MS));
+	if (cpu_workers_init(res, w, n, cpus, row, mode, size, time_ns, env->stop) < 0)
+		goto out;
+	cpu_method(res, row, w[0].tx, mode, size, time_ns);
 
 	have_si = sysinfo_collect(&si, &so) == 0;
 	w[0].calibrate = !have_si || si.cpu.freq_source != SYSINFO_FREQ_CPUFREQ;
-	if (n > 1) {
-		struct worker base = w[0];
-
-		if (run_phase(env, &base, 1, label, &single)) {
-			result_set_status(res, RESULT_FAILED, "%s", single.why);
-			goto release;
-		}
-		w[0].tx = base.tx;
-		w[0].calibrate = false;
-		if (*env->stop) {
-			/* Keep what was measured: the baseline alone. */
-			choose_freq(&single, have_si ? &si : NULL, cpus[0], &f);
-			result_method(res, "frequency", "%s", f.text);
-			result_note(res, "stopped during the 1-thread baseline: the figures are for 1 thread on cpu%d, "
-				    "not %d threads", cpus[0], n);
-			add_rates(res, &single, mode, &f);
-			goto release;
-		}
-	}
+	if (n > 1 && cpu_baseline(env, res, w, n, mode, label, have_si ? &si : NULL, cpus[0], &single))
+		goto release;
 	if (run_phase(env, w, n, label, &all)) {
 		result_set_status(res, RESULT_FAILED, "%s", all.why);
 		goto release;
@@ -959,44 +1069,10 @@ static void cpu_run(const struct bench_env *env, const void *p, struct result *r
 		all.cal_mhz = single.cal_mhz;
 		all.cal_method = single.cal_method;
 	}
-	choose_freq(&all, have_si ? &si : NULL, cpus[0], &f);
-	result_method(res, "frequency", "%s", f.text);
-	if (all.have_cycles)
-		result_method(res, "cycle counter", "perf_event_open PERF_COUNT_HW_CPU_CYCLES%s",
-			      all.cycles_user_only ? " (user space only: kernel cycles not allowed)" : "");
-	else
-		result_method(res, "cycle counter", "no cycle counter: perf_event_open(PERF_COUNT_HW_CPU_CYCLES) "
-			      "failed: %s; cycles per byte left out", strerror(-all.cycles_err));
-	if (f.boot_value)
-		result_note(res, "per-GHz figures use /proc/cpuinfo's boot MHz, which is not the running clock");
-	if (have_si && si.virt.hypervisor_flag == SYSINFO_YES && !isnan(si.cpu.cpuinfo_mhz) && !f.boot_value &&
-	    !isnan(f.mhz) && fabs(f.mhz / si.cpu.cpuinfo_mhz - 1) > 0.05)
-		result_note(res, "in this VM /proc/cpuinfo says %.0f MHz; per-GHz figures use %.0f MHz from the %s",
-			    si.cpu.cpuinfo_mhz, f.mhz, all.have_cycles ? "cycle counter" : "source above");
-
+	cpu_report_freq(res, &all, have_si ? &si : NULL, cpus[0], &f);
 	add_rates(res, &all, mode, &f);
-	if (n > 1) {
-		double single_wall = (double)single.bytes * 1e9 / (double)single.wall_ns;
-		double single_cpu = (double)single.bytes * 1e9 / (double)single.cpu_ns;
-		double total_wall = (double)all.bytes * 1e9 / (double)all.wall_ns;
-		double per_core_cpu = (double)all.bytes * 1e9 / (double)all.cpu_ns;
-
-		result_method(res, "scaling", "first 1 thread on cpu%d for %llu ms (baseline), then %d threads on "
-			      "cpus %s together; efficiency = total / (%d x baseline), per wall second and per "
-			      "CPU-second", cpus[0], (unsigned long long)(time_ns / NS_PER_MS), n, list, n);
-		result_metric(res, "per_core_wall_throughput", UNIT_BYTES_PER_S, total_wall / n,
-			      "per core, per wall second");
-		result_metric(res, "slowest_core_wall_throughput", UNIT_BYTES_PER_S, all.slowest_wall_rate,
-			      "slowest thread, per wall second");
-		result_metric(res, "single_wall_throughput", UNIT_BYTES_PER_S, single_wall,
-			      "1 thread alone, per wall second");
-		result_metric(res, "single_cpu_throughput", UNIT_BYTES_PER_S, single_cpu,
-			      "1 thread alone, per CPU-second");
-		result_metric(res, "scaling_efficiency", UNIT_RATIO, total_wall / (n * single_wall),
-			      "scaling efficiency (wall)");
-		result_metric(res, "cpu_scaling_efficiency", UNIT_RATIO, per_core_cpu / single_cpu,
-			      "scaling efficiency (CPU-second)");
-	}
+	if (n > 1)
+		cpu_report_scaling(res, &single, &all, n, cpus[0], list, time_ns);
 	if (row->id == CPU_SALSA2012 && row->lib == CPU_LIB_SODIUM)
 		result_note(res, "libsodium's salsa2012 is portable C; fastd on x86 uses its own SSE2 assembly, "
 			    "so this row models fastd on routers (MIPS/ARM), not on x86");

@@ -434,23 +434,17 @@ static const char *engine_name(int e)
 	return e == ENGINE_URING ? "uring" : "psync";
 }
 
-void disk_step_io(const struct bench_env *env, const struct disk_opts *o, struct result *res)
+/* The workload writes a new file: a temp file of ours in a directory target. */
+static bool io_new_file(const struct disk_opts *o)
+{
+	return o->tgt.kind == DISK_DIR && (o->workload == WL_SEQ_WRITE || o->workload == WL_RAND_WRITE);
+}
+
+/* Records the step's parameters; false when this build cannot run ENGINE (the result is skipped). */
+static bool io_params(struct result *res, const struct disk_opts *o, int engine)
 {
 	int wl = o->workload;
-	bool reads_only = wl == WL_SEQ_READ || wl == WL_RAND_READ;
-	bool new_file = o->tgt.kind == DISK_DIR && (wl == WL_SEQ_WRITE || wl == WL_RAND_WRITE);
-	int engine = o->engine == ENGINE_AUTO ? (o->qd > 1 && HAVE_LIBURING ? ENGINE_URING : ENGINE_PSYNC) : o->engine;
-	int extra = disk_sync_flags(o->sync_mode);
-	struct io_run *r;
-	struct io_slot *slots;
-	struct disk_meas m;
-	char *tmp_path = NULL, a[32], b[32];
-	bool direct = false;
-	uint64_t size;
-	double s;
-	struct iobuf iob;
-	size_t stride;
-	int fd, ir;
+	char a[32], b[32];
 
 	result_param(res, "workload", "%s", disk_workload_name(wl));
 	result_param(res, "bs", "%s", disk_fmt_bytes(a, sizeof(a), o->bs));
@@ -466,55 +460,87 @@ void disk_step_io(const struct bench_env *env, const struct disk_opts *o, struct
 		result_param(res, "rate", "%s/s", disk_fmt_bytes(a, sizeof(a), (uint64_t)o->rate));
 	if (o->engine == ENGINE_URING && !HAVE_LIBURING) {
 		result_set_status(res, RESULT_SKIPPED, "built without liburing");
-		return;
+		return false;
 	}
 	if (o->engine == ENGINE_AUTO && o->qd > 1 && !HAVE_LIBURING)
 		result_note(res, "built without liburing: psync, queue depth 1");
+	return true;
+}
 
-	/* Open the data. */
+/*
+ * Opens the data of the workload: the shared data file or the target to
+ * read, a new temp file to write (its path into *TMP_PATH, caller
+ * removes), the data file or the target to overwrite. *DIRECT says
+ * whether O_DIRECT is in force, *SIZE how many bytes the data holds.
+ * Returns the descriptor (caller closes) or a negative value, the result
+ * failed.
+ */
+static int io_open(const struct bench_env *env, const struct disk_opts *o, struct result *res, char **tmp_path,
+		   bool *direct, uint64_t *size)
+{
+	int wl = o->workload;
+	bool reads_only = wl == WL_SEQ_READ || wl == WL_RAND_READ;
+	int extra = disk_sync_flags(o->sync_mode);
+	int fd;
+
 	if (reads_only) {
-		fd = disk_open_data(env, o, res, o->use_direct, &direct, &size);
+		fd = disk_open_data(env, o, res, o->use_direct, direct, size);
 		if (fd < 0)
-			return;
-	} else if (new_file) {
-		fd = disk_create_temp(env, o, res, extra, &direct, &tmp_path);
+			return fd;
+	} else if (io_new_file(o)) {
+		fd = disk_create_temp(env, o, res, extra, direct, tmp_path);
 		if (fd < 0)
-			return;
-		result_method(res, "data", "engpass's own temp file '%s', removed after the step", tmp_path);
-		size = o->region;
+			return fd;
+		result_method(res, "data", "engpass's own temp file '%s', removed after the step", *tmp_path);
+		*size = o->region;
 	} else if (o->tgt.kind == DISK_DIR) {
 		/* mixed in a directory: the shared data file is ours to overwrite. */
 		bool d0;
 
-		fd = disk_open_data(env, o, res, false, &d0, &size);
+		fd = disk_open_data(env, o, res, false, &d0, size);
 		if (fd < 0)
-			return;
+			return fd;
 		close(fd);
 		fd = -1;
 		if (o->use_direct) {
 			fd = open(o->data->path, O_RDWR | O_CLOEXEC | extra | O_DIRECT);
-			direct = fd >= 0;
+			*direct = fd >= 0;
 			if (fd < 0 && (errno != EINVAL || o->direct)) {
 				result_set_status(res, RESULT_FAILED, "cannot open the data file: %s", strerror(errno));
-				return;
+				return -1;
 			}
 		}
 		if (fd < 0 && (fd = open(o->data->path, O_RDWR | O_CLOEXEC | extra)) < 0) {
 			result_set_status(res, RESULT_FAILED, "cannot open the data file: %s", strerror(errno));
-			return;
+			return -1;
 		}
-		if (o->use_direct && !direct)
+		if (o->use_direct && !*direct)
 			result_note(res, "the file system refused O_DIRECT (EINVAL); used the page cache instead");
 	} else {
-		fd = disk_open_target_rw(o, res, extra, &direct);
+		fd = disk_open_target_rw(o, res, extra, direct);
 		if (fd < 0)
-			return;
-		size = o->region;
+			return fd;
+		*size = o->region;
 	}
+	return fd;
+}
+
+/*
+ * Prepares the open data FD of SIZE bytes: checks it holds --size, drops
+ * the page cache before reading old data (or names the cache in force),
+ * preallocates a file the workload writes. Returns 0, or -1 with the
+ * result failed (the caller closes FD).
+ */
+static int io_prepare(const struct bench_env *env, const struct disk_opts *o, struct result *res, int fd,
+		      uint64_t size, bool direct)
+{
+	int wl = o->workload;
+	bool new_file = io_new_file(o);
+	char a[32];
+
 	if (size < o->region) {
 		result_set_status(res, RESULT_FAILED, "the data holds %s, less than --size", disk_fmt_bytes(a, sizeof(a), size));
-		close(fd);
-		goto out;
+		return -1;
 	}
 	result_param(res, "direct", "%s", direct ? "yes" : "no");
 	if (!direct && !new_file && wl != WL_SEQ_WRITE && wl != WL_RAND_WRITE)
@@ -530,12 +556,19 @@ void disk_step_io(const struct bench_env *env, const struct disk_opts *o, struct
 		if (pr < 0) {
 			disk_fail_errno(res, pr, "preallocating");
 			res->incomplete = true;
-			close(fd);
-			goto out;
+			return -1;
 		}
 	}
+	return 0;
+}
 
-	r = xcalloc(1, sizeof(*r));
+/* A run of the workload on FD with the inputs from O and empty histograms; caller frees. */
+static struct io_run *io_run_new(const struct bench_env *env, const struct disk_opts *o, int fd)
+{
+	int wl = o->workload;
+	bool reads_only = wl == WL_SEQ_READ || wl == WL_RAND_READ;
+	struct io_run *r = xcalloc(1, sizeof(*r));
+
 	r->env = env;
 	r->fd = fd;
 	r->region = o->region;
@@ -552,27 +585,46 @@ void disk_step_io(const struct bench_env *env, const struct disk_opts *o, struct
 	hist_init(&r->rd_lat);
 	hist_init(&r->wr_lat);
 	hist_init(&r->sync_lat);
-	slots = xcalloc(r->qd, sizeof(*slots));
-	stride = ((size_t)o->bs + DISK_ALIGN - 1) / DISK_ALIGN * DISK_ALIGN;
-	ir = iobuf_alloc(&iob, stride * r->qd, (size_t)o->bs);
+	return r;
+}
+
+/*
+ * The QD slots, each with a --bs buffer holding the data pattern, all in
+ * one mapping *IOB, named in the result. Returns the slots (caller frees
+ * them and releases *IOB with iobuf_free()), or NULL with the result
+ * failed when the mapping failed.
+ */
+static struct io_slot *io_buffers(struct result *res, const struct disk_opts *o, unsigned qd, struct iobuf *iob)
+{
+	struct io_slot *slots = xcalloc(qd, sizeof(*slots));
+	size_t stride = ((size_t)o->bs + DISK_ALIGN - 1) / DISK_ALIGN * DISK_ALIGN;
+	int ir = iobuf_alloc(iob, stride * qd, (size_t)o->bs);
+
 	if (ir < 0) {
 		disk_fail_errno(res, ir, "mapping the I/O buffers");
 		free(slots);
-		free(r);
-		close(fd);
-		goto out;
+		return NULL;
 	}
-	for (unsigned i = 0; i < r->qd; i++) {
-		slots[i].buf = (char *)iob.buf + (size_t)i * stride;
+	for (unsigned i = 0; i < qd; i++) {
+		slots[i].buf = (char *)iob->buf + (size_t)i * stride;
 		disk_pattern(slots[i].buf, o->bs, (uint64_t)o->seed, i);
 	}
-	disk_report_iobuf(res, &iob, (size_t)o->bs, r->qd);
-	result_param(res, "time", "%.3f s", (double)r->time_ns / 1e9);
+	disk_report_iobuf(res, iob, (size_t)o->bs, qd);
+	return slots;
+}
 
-	disk_meas_begin(o, &m);
+/*
+ * The timed run through ENGINE (io_uring falls back to psync when its
+ * ring cannot be set up) and --sync end's fdatasync, measured into *M,
+ * whose end is the last completion or sync. Returns the engine that ran.
+ */
+static int io_timed(struct io_run *r, struct io_slot *slots, const struct disk_opts *o, struct result *res,
+		    int engine, struct disk_meas *m)
+{
+	disk_meas_begin(o, m);
 	if (engine == ENGINE_URING) {
 #if HAVE_LIBURING
-		ir = run_uring(r, slots);
+		int ir = run_uring(r, slots);
 
 		if (ir < 0) {
 			result_note(res, "io_uring_queue_init() failed (%s): fell back to psync, queue depth 1",
@@ -585,21 +637,23 @@ void disk_step_io(const struct bench_env *env, const struct disk_opts *o, struct
 				     "COOP_TASKRUN SINGLE_ISSUER DEFER_TASKRUN" : r->ring_flags ? "COOP_TASKRUN" :
 				     "none (the kernel refused COOP_TASKRUN)");
 		}
+#else
+		(void)res;
 #endif
 	} else {
 		run_psync(r, &slots[0]);
 	}
 	if (!r->err && !r->stopped && r->sync == DISK_SYNC_END && r->wr_ios)
 		(void)do_sync(r, false);
-	disk_meas_end(o, &m);
-	if (r->end_time > m.t0)
-		m.t1 = r->end_time;
+	disk_meas_end(o, m);
+	if (r->end_time > m->t0)
+		m->t1 = r->end_time;
+	return engine;
+}
 
-	s = elapsed_s(m.t0, m.t1);
-	if (r->err) {
-		disk_fail_errno(res, r->err, r->err_what);
-		res->incomplete = true;
-	}
+/* How the run of ENGINE measured: engine, pattern, latency and timing in the method block. */
+static void io_report_method(struct result *res, const struct disk_opts *o, const struct io_run *r, int engine)
+{
 	if (engine == ENGINE_PSYNC && o->qd > 1)
 		result_note(res, "psync has one I/O in flight at a time: queue depth 1 reached of %lld asked",
 			    (long long)o->qd);
@@ -617,6 +671,24 @@ void disk_step_io(const struct bench_env *env, const struct disk_opts *o, struct
 	result_method(res, "timing", "%s; MB/s and IOPS over the measured time, from the first submit to the last "
 		      "completion%s", r->sync == DISK_SYNC_END ? "the final fdatasync is inside the measured time" :
 		      "time-based", r->sync_every ? " (syncs included)" : "");
+}
+
+/*
+ * Fills the result from the finished run R of ENGINE over M: its error,
+ * the method, throughput, counts, latencies, queue depth, CPU, the
+ * device's view, and the verdict when --rate set the pace.
+ */
+static void io_report(struct result *res, const struct disk_opts *o, const struct io_run *r, const struct disk_meas *m,
+		      int engine)
+{
+	double s = elapsed_s(m->t0, m->t1);
+	char a[32], b[32];
+
+	if (r->err) {
+		disk_fail_errno(res, r->err, r->err_what);
+		res->incomplete = true;
+	}
+	io_report_method(res, o, r, engine);
 	if (r->rd_ios)
 		result_metric(res, "read", UNIT_BYTES_PER_S, s > 0 ? (double)r->rd_bytes / s : NAN, "read");
 	if (r->wr_ios)
@@ -643,11 +715,11 @@ void disk_step_io(const struct bench_env *env, const struct disk_opts *o, struct
 	}
 	disk_report_lat(res, "sync_lat", &r->sync_lat, "sync latency");
 	result_metric(res, "qd_asked", UNIT_COUNT, (double)o->qd, "queue depth asked");
-	result_metric(res, "qd_mean", UNIT_COUNT, s > 0 ? r->qd_area / ((double)elapsed_ns(m.t0, m.t1)) : NAN,
+	result_metric(res, "qd_mean", UNIT_COUNT, s > 0 ? r->qd_area / ((double)elapsed_ns(m->t0, m->t1)) : NAN,
 		      "queue depth reached (time-weighted mean)");
 	result_metric(res, "qd_max", UNIT_COUNT, (double)r->qd_max, "queue depth reached (max)");
-	disk_report_cpu(res, &m, r->rd_ios + r->wr_ios);
-	disk_report_device(res, o, &m, r->wr_bytes);
+	disk_report_cpu(res, m, r->rd_ios + r->wr_ios);
+	disk_report_device(res, o, m, r->wr_bytes);
 	if (o->rate > 0 && s > 0 && (double)(r->rd_bytes + r->wr_bytes) / s >= 0.9 * o->rate) {
 		snprintf(res->verdict.resource, sizeof(res->verdict.resource), "rate limit");
 		snprintf(res->verdict.evidence, sizeof(res->verdict.evidence),
@@ -655,6 +727,44 @@ void disk_step_io(const struct bench_env *env, const struct disk_opts *o, struct
 			 disk_fmt_bytes(a, sizeof(a), (uint64_t)((double)(r->rd_bytes + r->wr_bytes) / s)),
 			 disk_fmt_bytes(b, sizeof(b), (uint64_t)o->rate));
 	}
+}
+
+/*
+ * One fio-like workload: parameters, the data opened and prepared, the
+ * run and its buffers set up, the timed run, the result filled; a temp
+ * file of ours is removed whatever happened.
+ */
+void disk_step_io(const struct bench_env *env, const struct disk_opts *o, struct result *res)
+{
+	int engine = o->engine == ENGINE_AUTO ? (o->qd > 1 && HAVE_LIBURING ? ENGINE_URING : ENGINE_PSYNC) : o->engine;
+	struct io_run *r;
+	struct io_slot *slots;
+	struct disk_meas m;
+	char *tmp_path = NULL;
+	bool direct = false;
+	uint64_t size;
+	struct iobuf iob;
+	int fd;
+
+	if (!io_params(res, o, engine))
+		return;
+	fd = io_open(env, o, res, &tmp_path, &direct, &size);
+	if (fd < 0)
+		return;
+	if (io_prepare(env, o, res, fd, size, direct) < 0) {
+		close(fd);
+		goto out;
+	}
+	r = io_run_new(env, o, fd);
+	slots = io_buffers(res, o, r->qd, &iob);
+	if (!slots) {
+		free(r);
+		close(fd);
+		goto out;
+	}
+	result_param(res, "time", "%.3f s", (double)r->time_ns / 1e9);
+	engine = io_timed(r, slots, o, res, engine, &m);
+	io_report(res, o, r, &m, engine);
 	iobuf_free(&iob);
 	free(slots);
 	free(r);

@@ -205,31 +205,30 @@ static void hex(char *out, const unsigned char *in, size_t n)
 }
 #endif
 
-
-void disk_step_torrent(const struct bench_env *env, const struct disk_opts *o, struct result *res)
-{
-	uint64_t nblocks = o->region / TORRENT_BLOCK, blocks = 0, pieces_done = 0, verify_fail = 0;
-	uint64_t verify_disk = 0, gen_ns = 0, time_ns = env->time_ns;
-	uint32_t bpp = (uint32_t)(o->piece / TORRENT_BLOCK);
-	int extra = disk_sync_flags(o->sync_mode);
+/* One torrent step: its order, its write path and what the timed loop counts. */
+struct trun {
+	const struct bench_env *env;
+	const struct disk_opts *o;
+	int fd;
+	uint64_t nblocks;
 	struct torrent_order ord;
 	struct torrent_cache cache;
-	struct tstate *t = NULL;
-	struct hist block_lat, verify_lat;
-	struct ratelimit rl;
-	struct disk_meas m;
-	unsigned char *piece_sha = NULL;
-	bool direct = false, have_sha = false, stopped = false, capped = false;
-	char *tmp_path = NULL, a[32], b[32];
-	void *gen = NULL, *vbuf = NULL;
-	mono_ns now, end, last = 0;
-	double s;
-	int fd, r;
-	char ossl_why[256];
-	bool ossl_ok;
+	struct tstate *t;		/* the cache's writer */
+	void *gen, *vbuf;		/* one block each: generated content, a piece read back */
+	unsigned char *piece_sha;	/* --verify: each piece's expected SHA-1 */
 #if HAVE_OPENSSL
-	EVP_MD_CTX *vctx = NULL;
+	EVP_MD_CTX *vctx;		/* --verify: the read-back digest */
 #endif
+	/* Outputs of the timed loop. */
+	uint64_t blocks, pieces_done, verify_fail, verify_disk, gen_ns;
+	struct hist block_lat, verify_lat;
+	bool stopped, capped;
+};
+
+/* Records the step's parameters; TIME_NS is the --time cap (0: none). */
+static void torrent_params(struct result *res, const struct disk_opts *o, uint64_t time_ns)
+{
+	char a[32], b[32];
 
 	result_param(res, "workload", "torrent");
 	result_param(res, "size", "%s", disk_fmt_bytes(a, sizeof(a), o->region));
@@ -244,63 +243,89 @@ void disk_step_torrent(const struct bench_env *env, const struct disk_opts *o, s
 		result_param(res, "rate", "%s/s", disk_fmt_bytes(a, sizeof(a), (uint64_t)o->rate));
 	if (time_ns)
 		result_param(res, "time_cap", "%.3f s", (double)time_ns / 1e9);
-	/* SHA-1 (the content hash, and --verify) comes from OpenSSL, loaded now. */
-	ossl_ok = ossl_load(ossl_why, sizeof(ossl_why)) == 0;
-	if (o->verify && !ossl_ok) {
-		result_set_status(res, RESULT_SKIPPED, "%s (SHA-1 for --verify)", ossl_why);
-		return;
-	}
-	if (torrent_order_init(&ord, nblocks, bpp, (unsigned)o->interleave, (uint64_t)o->seed) < 0) {
-		result_set_status(res, RESULT_FAILED, "no blocks to write");
-		return;
-	}
-	if (posix_memalign(&gen, DISK_ALIGN, TORRENT_BLOCK) || posix_memalign(&vbuf, DISK_ALIGN, TORRENT_BLOCK))
-		abort();
+}
 
-	/* The file. */
+/*
+ * Opens the file to write: a new temp file of ours in a directory target
+ * (its path into *TMP_PATH, caller removes), else the target itself, and
+ * preallocates it. *DIRECT says whether O_DIRECT is in force. Returns the
+ * descriptor (caller closes), or a negative value with the result failed
+ * and nothing left open.
+ */
+static int torrent_open(const struct bench_env *env, const struct disk_opts *o, struct result *res, bool *direct,
+			char **tmp_path)
+{
+	int extra = disk_sync_flags(o->sync_mode);
+	char a[32];
+	int fd, r;
+
 	if (o->tgt.kind == DISK_DIR) {
-		fd = disk_create_temp(env, o, res, extra, &direct, &tmp_path);
+		fd = disk_create_temp(env, o, res, extra, direct, tmp_path);
 		if (fd >= 0)
-			result_method(res, "data", "engpass's own temp file '%s', removed after the step", tmp_path);
+			result_method(res, "data", "engpass's own temp file '%s', removed after the step", *tmp_path);
 	} else {
-		fd = disk_open_target_rw(o, res, extra, &direct);
+		fd = disk_open_target_rw(o, res, extra, direct);
 		if (fd >= 0 && o->tgt.kind == DISK_FILE && o->tgt.size > o->region)
 			result_note(res, "'%s' is longer than --size: only its first %s were written", o->tgt.path,
 				    disk_fmt_bytes(a, sizeof(a), o->region));
 	}
 	if (fd < 0)
-		goto out;
-	result_param(res, "direct", "%s", direct ? "yes" : "no");
+		return fd;
+	result_param(res, "direct", "%s", *direct ? "yes" : "no");
 	if (o->tgt.kind != DISK_BLKDEV && (r = disk_prealloc(fd, o->region, o->prealloc_mode, env->stop, res)) < 0) {
 		disk_fail_errno(res, r, "preallocating");
 		res->incomplete = true;
-		goto out_fd;
+		close(fd);
+		return -1;
 	}
+	return fd;
+}
 
-	/* The expected hashes, before timing. */
+/*
+ * Before timing, with OpenSSL loaded (OSSL_OK): the content's SHA-1 into
+ * the method block, and for --verify each piece's expected SHA-1 and the
+ * read-back digest. Returns whether the content's SHA-1 was computed.
+ */
+static bool torrent_hashes(struct trun *tr, struct result *res, bool ossl_ok)
+{
+	bool have_sha = false;
 #if HAVE_OPENSSL
+	const struct disk_opts *o = tr->o;
+
 	if (o->verify)
-		piece_sha = xmalloc(ord.npieces * SHA1_LEN);
+		tr->piece_sha = xmalloc(tr->ord.npieces * SHA1_LEN);
 	if (ossl_ok) {
 		unsigned char whole[SHA1_LEN];
 		char hx[2 * SHA1_LEN + 1];
 
-		if (expected_hashes(o, &ord, gen, whole, piece_sha, env->stop) == 0 && !*env->stop) {
+		if (expected_hashes(o, &tr->ord, tr->gen, whole, tr->piece_sha, tr->env->stop) == 0 &&
+		    !*tr->env->stop) {
 			have_sha = true;
 			hex(hx, whole, SHA1_LEN);
 			result_method(res, "content_sha1", "%s", hx);
 		}
 	}
-	if (o->verify && !(vctx = EVP_MD_CTX_new()))
+	if (o->verify && !(tr->vctx = EVP_MD_CTX_new()))
 		abort();
+#else
+	(void)tr;
+	(void)res;
+	(void)ossl_ok;
 #endif
-	if (!have_sha)
-		result_note(res, "no content SHA-1: %s", ossl_ok ? "stopped before it was computed" : ossl_why);
+	return have_sha;
+}
+
+/* How the step writes and measures, in the method block (DIRECT: O_DIRECT in force). */
+static void torrent_method(struct result *res, const struct disk_opts *o, const struct torrent_order *ord, bool direct)
+{
+	uint32_t bpp = (uint32_t)(o->piece / TORRENT_BLOCK);
+	char a[32];
+
 	result_method(res, "content", "block i holds 16 KiB of splitmix64 output seeded by (--seed, i); content_sha1 "
 		      "is the SHA-1 of the intended first --size bytes, computed before timing");
 	result_method(res, "order", "%llu pieces of %u blocks in a random order (Fisher-Yates, splitmix64 seeded by "
 		      "--seed), %lld in flight taking turns block by block, blocks in order within a piece",
-		      (unsigned long long)ord.npieces, bpp, (long long)o->interleave);
+		      (unsigned long long)ord->npieces, bpp, (long long)o->interleave);
 	if (o->cache)
 		result_method(res, "app_cache", "%s (%llu blocks) sorted by offset; when full, the longest run of "
 			      "adjacent blocks is written with one pwritev() (Transmission 4.x cache_trim); the rest at "
@@ -319,23 +344,86 @@ void disk_step_torrent(const struct bench_env *env, const struct disk_opts *o, s
 	result_method(res, "timing", "from the first block to the last write%s; block generation is inside the "
 		      "timed loop (see generation_share)", o->sync_mode == DISK_SYNC_END ?
 		      " and the final fdatasync" : "");
+}
 
-	t = xcalloc(1, sizeof(*t));
-	t->fd = fd;
+/*
+ * The write path: the writer on tr->fd with its syncs, behind an
+ * application cache of --cache bytes; the loop's histograms emptied.
+ * Returns 0, or -1 with the result failed (tr->t still to free).
+ */
+static int torrent_writer_init(struct trun *tr, struct result *res)
+{
+	const struct disk_opts *o = tr->o;
+	struct tstate *t;
+	char a[32];
+
+	t = tr->t = xcalloc(1, sizeof(*t));
+	t->fd = tr->fd;
 	t->sync = o->sync_mode;
 	t->sync_every = o->sync_mode == DISK_SYNC_FDATASYNC || o->sync_mode == DISK_SYNC_FSYNC ? o->sync_every : 0;
 	hist_init(&t->write_lat);
 	hist_init(&t->sync_lat);
-	hist_init(&block_lat);
-	hist_init(&verify_lat);
-	if (torrent_cache_init(&cache, (size_t)(o->cache / TORRENT_BLOCK), twrite, t) < 0) {
+	hist_init(&tr->block_lat);
+	hist_init(&tr->verify_lat);
+	if (torrent_cache_init(&tr->cache, (size_t)(o->cache / TORRENT_BLOCK), twrite, t) < 0) {
 		result_set_status(res, RESULT_FAILED, "cannot allocate a write cache of %s", disk_fmt_bytes(a, sizeof(a), o->cache));
-		goto out_fd;
+		return -1;
 	}
+	return 0;
+}
 
-	disk_meas_begin(o, &m);
-	now = m.t0;
-	end = time_ns ? m.t0 + time_ns : UINT64_MAX;
+/*
+ * Piece PIECE finished at T2: counted and, with --verify, read back and
+ * checked, timed (*NOW moves to the end of the check). Returns 0, or -1
+ * on a read error (recorded in tr->t).
+ */
+static int torrent_piece_done(struct trun *tr, uint64_t piece, mono_ns t2, mono_ns *now)
+{
+	tr->pieces_done++;
+#if HAVE_OPENSSL
+	if (tr->o->verify) {
+		int v = verify_piece(tr->fd, &tr->ord, &tr->cache, piece, tr->piece_sha + piece * SHA1_LEN, tr->vbuf,
+				     tr->vctx, &tr->verify_disk);
+
+		*now = clock_mono();
+		hist_record(&tr->verify_lat, *now - t2);
+		if (v < 0) {
+			tr->t->err = v;
+			tr->t->err_what = "reading a piece back";
+			tr->t->err_off = piece * tr->o->piece;
+			return -1;
+		}
+		if (v == 0)
+			tr->verify_fail++;
+	}
+#else
+	(void)piece;
+	(void)t2;
+	(void)now;
+#endif
+	return 0;
+}
+
+/*
+ * The timed loop, measured into *M: the blocks in torrent order, each
+ * generated and handed to the write path at --rate, finished pieces
+ * checked; then the cache flushed and --sync end's fdatasync. Ends early
+ * on a signal (tr->stopped), at --time (tr->capped) or on an error (in
+ * tr->t).
+ */
+static void torrent_timed(struct trun *tr, struct disk_meas *m)
+{
+	const struct bench_env *env = tr->env;
+	const struct disk_opts *o = tr->o;
+	uint64_t time_ns = env->time_ns;
+	struct tstate *t = tr->t;
+	struct ratelimit rl;
+	mono_ns now, end, last = 0;
+	int r;
+
+	disk_meas_begin(o, m);
+	now = m->t0;
+	end = time_ns ? m->t0 + time_ns : UINT64_MAX;
 	ratelimit_init(&rl, o->rate, o->rate > 0 ? (o->rate / 20 > TORRENT_BLOCK ? o->rate / 20 : TORRENT_BLOCK) : 0, now);
 	for (;;) {
 		struct torrent_block tb;
@@ -343,75 +431,78 @@ void disk_step_torrent(const struct bench_env *env, const struct disk_opts *o, s
 		uint64_t d;
 
 		if (*env->stop) {
-			stopped = true;
+			tr->stopped = true;
 			break;
 		}
 		if (now >= end) {
-			capped = true;
+			tr->capped = true;
 			break;
 		}
-		if (!torrent_order_next(&ord, &tb))
+		if (!torrent_order_next(&tr->ord, &tb))
 			break;
 		if ((d = ratelimit_delay_ns(&rl, TORRENT_BLOCK, now)) && clock_sleep_until(now + d) < 0 && *env->stop) {
-			stopped = true;
+			tr->stopped = true;
 			break;
 		}
 		g0 = clock_mono();
-		disk_pattern(gen, TORRENT_BLOCK, (uint64_t)o->seed, tb.block);
+		disk_pattern(tr->gen, TORRENT_BLOCK, (uint64_t)o->seed, tb.block);
 		g1 = clock_mono();
-		gen_ns += g1 - g0;
-		r = torrent_cache_put(&cache, tb.block, gen);
+		tr->gen_ns += g1 - g0;
+		r = torrent_cache_put(&tr->cache, tb.block, tr->gen);
 		t2 = clock_mono();
 		if (r < 0)
 			break;
-		hist_record(&block_lat, t2 - g1);
-		blocks++;
+		hist_record(&tr->block_lat, t2 - g1);
+		tr->blocks++;
 		now = t2;
-		if (tb.piece_done) {
-			pieces_done++;
-#if HAVE_OPENSSL
-			if (o->verify) {
-				int v = verify_piece(fd, &ord, &cache, tb.piece, piece_sha + tb.piece * SHA1_LEN, vbuf, vctx,
-						     &verify_disk);
-
-				now = clock_mono();
-				hist_record(&verify_lat, now - t2);
-				if (v < 0) {
-					t->err = v;
-					t->err_what = "reading a piece back";
-					t->err_off = tb.piece * o->piece;
-					break;
-				}
-				if (v == 0)
-					verify_fail++;
-			}
-#endif
-		}
-		disk_progress(env, now, m.t0, blocks, nblocks, blocks * TORRENT_BLOCK, &last);
+		if (tb.piece_done && torrent_piece_done(tr, tb.piece, t2, &now) < 0)
+			break;
+		disk_progress(env, now, m->t0, tr->blocks, tr->nblocks, tr->blocks * TORRENT_BLOCK, &last);
 	}
-	if (!t->err && !stopped) {
-		if (torrent_cache_flush_all(&cache) == 0 && o->sync_mode == DISK_SYNC_END && t->written)
+	if (!t->err && !tr->stopped) {
+		if (torrent_cache_flush_all(&tr->cache) == 0 && o->sync_mode == DISK_SYNC_END && t->written)
 			(void)tsync(t, false);
 	}
-	disk_meas_end(o, &m);
+	disk_meas_end(o, m);
+}
 
-	s = elapsed_s(m.t0, m.t1);
+/* How the run ended: a write or read error, pieces failing SHA-1, blocks a signal left unwritten, --time's cap. */
+static void torrent_report_status(struct result *res, const struct trun *tr)
+{
+	const struct tstate *t = tr->t;
+
 	if (t->err) {
 		char what[96];
 
 		snprintf(what, sizeof(what), "%s at offset %llu", t->err_what, (unsigned long long)t->err_off);
 		disk_fail_errno(res, t->err, what);
 		res->incomplete = true;
-	} else if (verify_fail) {
+	} else if (tr->verify_fail) {
 		result_set_status(res, RESULT_FAILED, "%llu of %llu pieces failed the SHA-1 check",
-				  (unsigned long long)verify_fail, (unsigned long long)pieces_done);
+				  (unsigned long long)tr->verify_fail, (unsigned long long)tr->pieces_done);
 	}
-	if (stopped)
+	if (tr->stopped)
 		result_note(res, "stopped by a signal: %llu blocks still in the write cache were not written",
-			    (unsigned long long)cache.n);
-	if (capped)
-		result_note(res, "--time ended the step after %llu of %llu pieces", (unsigned long long)pieces_done,
-			    (unsigned long long)ord.npieces);
+			    (unsigned long long)tr->cache.n);
+	if (tr->capped)
+		result_note(res, "--time ended the step after %llu of %llu pieces", (unsigned long long)tr->pieces_done,
+			    (unsigned long long)tr->ord.npieces);
+}
+
+/*
+ * Fills the result from the finished run TR over M: how it ended, write
+ * throughput, counts, pieces, verification, latencies, CPU, the device's
+ * view, and the verdict when --rate set the pace.
+ */
+static void torrent_report(struct result *res, const struct trun *tr, const struct disk_meas *m)
+{
+	const struct disk_opts *o = tr->o;
+	const struct tstate *t = tr->t;
+	uint64_t blocks = tr->blocks;
+	double s = elapsed_s(m->t0, m->t1);
+	char a[32], b[32];
+
+	torrent_report_status(res, tr);
 	result_metric(res, "write", UNIT_BYTES_PER_S, s > 0 ? (double)t->written / s : NAN,
 		      "write (bytes reaching the file per second)");
 	result_headline(res, "write");
@@ -421,25 +512,25 @@ void disk_step_torrent(const struct bench_env *env, const struct disk_opts *o, s
 	result_metric(res, "write_calls", UNIT_COUNT, (double)t->write_calls, "write calls (pwrite/pwritev)");
 	result_metric(res, "avg_write_call", UNIT_BYTES, t->write_calls ? (double)t->written / (double)t->write_calls : NAN,
 		      "average write call");
-	result_metric(res, "pieces_completed", UNIT_COUNT, (double)pieces_done, "pieces completed");
-	result_metric(res, "pieces_total", UNIT_COUNT, (double)ord.npieces, "pieces in the file");
+	result_metric(res, "pieces_completed", UNIT_COUNT, (double)tr->pieces_done, "pieces completed");
+	result_metric(res, "pieces_total", UNIT_COUNT, (double)tr->ord.npieces, "pieces in the file");
 	if (o->verify) {
-		result_metric(res, "verify_failures", UNIT_COUNT, (double)verify_fail, "pieces failing SHA-1");
-		result_metric(res, "verify_read", UNIT_BYTES, (double)verify_disk, "bytes read back from the file");
-		disk_report_lat(res, "verify_lat", &verify_lat, "piece read-back and SHA-1");
+		result_metric(res, "verify_failures", UNIT_COUNT, (double)tr->verify_fail, "pieces failing SHA-1");
+		result_metric(res, "verify_read", UNIT_BYTES, (double)tr->verify_disk, "bytes read back from the file");
+		disk_report_lat(res, "verify_lat", &tr->verify_lat, "piece read-back and SHA-1");
 	}
 	if (t->sync_every || o->sync_mode == DISK_SYNC_END)
 		result_metric(res, "syncs", UNIT_COUNT, (double)t->syncs, "fsync/fdatasync calls");
-	result_metric(res, "generation_share", UNIT_PERCENT, s > 0 ? 100.0 * (double)gen_ns / 1e9 / s : NAN,
+	result_metric(res, "generation_share", UNIT_PERCENT, s > 0 ? 100.0 * (double)tr->gen_ns / 1e9 / s : NAN,
 		      "share of the time spent generating block content");
 	result_metric(res, "measured", UNIT_SECONDS, s, "time measured");
 	disk_report_lat(res, "lat", &t->write_lat, "write call latency");
-	disk_report_lat(res, "block_lat", &block_lat, "block hand-off");
+	disk_report_lat(res, "block_lat", &tr->block_lat, "block hand-off");
 	disk_report_lat(res, "sync_lat", &t->sync_lat, "sync latency");
 	result_metric(res, "qd_asked", UNIT_COUNT, 1, "queue depth asked");
 	result_metric(res, "qd_max", UNIT_COUNT, t->write_calls ? 1 : 0, "queue depth reached (max)");
-	disk_report_cpu(res, &m, blocks);
-	disk_report_device(res, o, &m, t->written);
+	disk_report_cpu(res, m, blocks);
+	disk_report_device(res, o, m, t->written);
 	if (o->rate > 0 && s > 0 && (double)(blocks * TORRENT_BLOCK) / s >= 0.9 * o->rate) {
 		snprintf(res->verdict.resource, sizeof(res->verdict.resource), "rate limit");
 		snprintf(res->verdict.evidence, sizeof(res->verdict.evidence),
@@ -447,17 +538,61 @@ void disk_step_torrent(const struct bench_env *env, const struct disk_opts *o, s
 			 disk_fmt_bytes(a, sizeof(a), (uint64_t)((double)(blocks * TORRENT_BLOCK) / s)),
 			 disk_fmt_bytes(b, sizeof(b), (uint64_t)o->rate));
 	}
-	torrent_cache_release(&cache);
+}
+
+/*
+ * The torrent workload: parameters, the order, the file opened, the
+ * expected hashes and the method, the write path set up, the timed loop,
+ * the result filled; a temp file of ours is removed whatever happened.
+ */
+void disk_step_torrent(const struct bench_env *env, const struct disk_opts *o, struct result *res)
+{
+	struct trun tr = { .env = env, .o = o, .nblocks = o->region / TORRENT_BLOCK };
+	uint32_t bpp = (uint32_t)(o->piece / TORRENT_BLOCK);
+	struct disk_meas m;
+	bool direct = false;
+	char *tmp_path = NULL;
+	void *gen = NULL, *vbuf = NULL;
+	char ossl_why[256];
+	bool ossl_ok;
+
+	torrent_params(res, o, env->time_ns);
+	/* SHA-1 (the content hash, and --verify) comes from OpenSSL, loaded now. */
+	ossl_ok = ossl_load(ossl_why, sizeof(ossl_why)) == 0;
+	if (o->verify && !ossl_ok) {
+		result_set_status(res, RESULT_SKIPPED, "%s (SHA-1 for --verify)", ossl_why);
+		return;
+	}
+	if (torrent_order_init(&tr.ord, tr.nblocks, bpp, (unsigned)o->interleave, (uint64_t)o->seed) < 0) {
+		result_set_status(res, RESULT_FAILED, "no blocks to write");
+		return;
+	}
+	if (posix_memalign(&gen, DISK_ALIGN, TORRENT_BLOCK) || posix_memalign(&vbuf, DISK_ALIGN, TORRENT_BLOCK))
+		abort();
+	tr.gen = gen;
+	tr.vbuf = vbuf;
+
+	tr.fd = torrent_open(env, o, res, &direct, &tmp_path);
+	if (tr.fd < 0)
+		goto out;
+	if (!torrent_hashes(&tr, res, ossl_ok))
+		result_note(res, "no content SHA-1: %s", ossl_ok ? "stopped before it was computed" : ossl_why);
+	torrent_method(res, o, &tr.ord, direct);
+	if (torrent_writer_init(&tr, res) < 0)
+		goto out_fd;
+	torrent_timed(&tr, &m);
+	torrent_report(res, &tr, &m);
+	torrent_cache_release(&tr.cache);
 out_fd:
-	close(fd);
+	close(tr.fd);
 out:
 	disk_remove_temp(env, res, tmp_path);
 #if HAVE_OPENSSL
-	EVP_MD_CTX_free(vctx);
+	EVP_MD_CTX_free(tr.vctx);
 #endif
-	free(piece_sha);
-	free(t);
+	free(tr.piece_sha);
+	free(tr.t);
 	free(gen);
 	free(vbuf);
-	torrent_order_release(&ord);
+	torrent_order_release(&tr.ord);
 }
