@@ -1,23 +1,34 @@
 # SPDX-License-Identifier: MIT
-# The two commands of the README. Both install what is missing first
-# (scripts/deps), then use Meson + Ninja in build/.
+# The two commands of the README, with Meson + Ninja in build/. Each installs
+# the Debian packages it needs when they are missing (scripts/deps, root):
+# `make run` the build set only, `make test` (and `make fuzz`) the test set
+# too. `make` and `make build` install nothing: they stop and name what is
+# missing.
 .PHONY: all run test deps build clean cross test-cross
 
 all: build
 
+# Everything `make test` needs, without running it.
 deps:
-	@scripts/deps
+	@scripts/deps test
 
-build: deps
+# `scripts/deps $(DEPS)` checks or installs the packages. `make run` sets DEPS
+# to install the build set; as a target-specific variable it applies to this
+# prerequisite too.
+DEPS = --check build
+build:
+	@scripts/deps $(DEPS)
 	@if [ -f build/build.ninja ]; then :; else meson setup build; fi
 	@meson compile -C build
 
 # The main job: the whole-box profile in about a minute, after the box itself.
+run: DEPS = build
 run: build
 	./build/engpass info --no-calibrate --no-history
 	@echo
 	./build/engpass quick
 
+# scripts/test installs the test set itself (scripts/deps test).
 test:
 	@scripts/test
 
