@@ -68,32 +68,13 @@ int cmd_compare(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_quick(int argc, char **argv);
 
-struct json_t;
 /*
- * Writes the HTML report of the engpass document DOC to FILE atomically
- * (built with jansson only). Returns 0 or -errno; *STAGE names the step
- * that failed.
+ * Writes the HTML report of RUN to FILE atomically (through its JSON
+ * document; SOURCE names where it came from). Returns 0, -ENOTSUP when
+ * built without jansson (nothing written), or -errno; *STAGE names the
+ * step that failed.
  */
-int report_write_file(const char *file, struct json_t *doc, const char *source, const char **stage);
-
-/*
- * Runs this engpass binary (/proc/self/exe) with ARGV (argv[0] is a
- * name), collecting its stdout into *OUT (caller frees; may be NULL).
- * Returns the exit status, 128 + N when killed by signal N, or -errno.
- */
-int child_run_engpass(char **argv, char **out);
-
-/*
- * While a command runs children (child.c): SIGINT, SIGTERM and SIGHUP are
- * caught, recorded and forwarded to the child being run, or to the one
- * given to child_track() (e.g. a server the command started; 0 = none).
- * child_stop_signal() is the first signal received (0 none): the caller's
- * loop stops on it and exits 128 + it. Install returns 0 or -errno.
- */
-int child_signals_install(void);
-void child_signals_restore(void);
-int child_stop_signal(void);
-void child_track(pid_t pid);
+int report_write_run(const char *file, const struct run *run, const char *source, const char **stage);
 int cmd_sweep(int argc, char **argv);
 int cmd_exporter(int argc, char **argv);
 
