@@ -92,6 +92,70 @@ struct bench_env {
 	void (*emit)(const struct bench_env *env, struct result *r);
 };
 
+/*
+ * A benchmark's part of `engpass quick`, the whole-box profile
+ * (src/cli/cmd_quick.c runs it, docs/quick.md describes it): a few runs of
+ * the benchmark with fixed arguments, and a hook that turns their results
+ * into plain sentences. quick knows no benchmark's step or metric names;
+ * what it runs and says comes from these declarations.
+ */
+#define BENCH_QUICK_MAXARGS 16
+
+struct bench_quick_step {
+	const char *group;	/* the part of the profile, the name --skip takes ("disk") */
+	int order;		/* where the part runs in the profile: lower first; ties keep registry order */
+	const char *why;	/* one line for the progress and --help: what the step shows */
+	/* The arguments after the benchmark's name; "@PORT" stands for a free loopback port. */
+	const char *args[BENCH_QUICK_MAXARGS];
+	const char *label;	/* appended to the step names of its results, or NULL */
+	const char *needs_root;	/* why the step needs root ("a swap file"), NULL = it does not */
+	/*
+	 * A peer the step talks to: the arguments of an engpass command
+	 * ("@PORT" as above) that quick starts as its own process before the
+	 * step, output discarded, and ends after it (it should end by itself,
+	 * e.g. `net server --one-off`; else SIGTERM). Empty = none.
+	 */
+	const char *peer[BENCH_QUICK_MAXARGS];
+};
+
+/* One result of a benchmark's quick steps, as its findings hook sees it. */
+struct bench_quick_result {
+	size_t step;			/* index into bench_quick.steps */
+	const struct result *res;	/* status ok */
+};
+
+#define BENCH_FINDINGS_MAX 16
+
+/* The sentences a findings hook gives back; initialize with { 0 }. */
+struct bench_findings {
+	char *line[BENCH_FINDINGS_MAX];	/* owned, one plain sentence each, no newline */
+	size_t n;
+};
+
+struct bench_quick {
+	const struct bench_quick_step *steps;
+	size_t nsteps;
+	/*
+	 * The findings about this benchmark's figures: R holds the ok results
+	 * of its steps that ran (N of them, in order). Each sentence says what
+	 * it compares and is only added when its figures exist. Must not
+	 * print. NULL = no findings.
+	 */
+	void (*findings)(const struct bench_quick_result *r, size_t n, struct bench_findings *out);
+};
+
+/* Adds one formatted sentence to F (copied); beyond BENCH_FINDINGS_MAX it is dropped. */
+void bench_finding(struct bench_findings *f, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/* Frees F's sentences; F is empty again. */
+void bench_findings_release(struct bench_findings *f);
+/*
+ * The first of R's results that came from quick step STEP and, unless
+ * NAME is NULL, whose step name is NAME; NULL when there is none.
+ */
+const struct result *bench_quick_find(const struct bench_quick_result *r, size_t n, size_t step, const char *name);
+/* Metric NAME of RES (the median); NAN when RES is NULL or has no such metric. */
+double bench_quick_metric(const struct result *res, const char *name);
+
 struct bench {
 	const char *name;
 	const char *summary;		/* one line for `engpass --help` */
@@ -128,6 +192,8 @@ struct bench {
 	void (*run)(const struct bench_env *env, const void *opts, struct result *res);
 	/* Non-NULL when this build cannot run the benchmark at all. */
 	const char *unsupported_reason;
+	/* Its part of `engpass quick` (NAME_quick.c); NULL = none. */
+	const struct bench_quick *quick;
 };
 
 #define BENCH_EXTERN_(n) extern const struct bench bench_##n;

@@ -68,32 +68,13 @@ int cmd_compare(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_quick(int argc, char **argv);
 
-struct json_t;
 /*
- * Writes the HTML report of the engpass document DOC to FILE atomically
- * (built with jansson only). Returns 0 or -errno; *STAGE names the step
- * that failed.
+ * Writes the HTML report of RUN to FILE atomically (through its JSON
+ * document; SOURCE names where it came from). Returns 0, -ENOTSUP when
+ * built without jansson (nothing written), or -errno; *STAGE names the
+ * step that failed.
  */
-int report_write_file(const char *file, struct json_t *doc, const char *source, const char **stage);
-
-/*
- * Runs this engpass binary (/proc/self/exe) with ARGV (argv[0] is a
- * name), collecting its stdout into *OUT (caller frees; may be NULL).
- * Returns the exit status, 128 + N when killed by signal N, or -errno.
- */
-int child_run_engpass(char **argv, char **out);
-
-/*
- * While a command runs children (child.c): SIGINT, SIGTERM and SIGHUP are
- * caught, recorded and forwarded to the child being run, or to the one
- * given to child_track() (e.g. a server the command started; 0 = none).
- * child_stop_signal() is the first signal received (0 none): the caller's
- * loop stops on it and exits 128 + it. Install returns 0 or -errno.
- */
-int child_signals_install(void);
-void child_signals_restore(void);
-int child_stop_signal(void);
-void child_track(pid_t pid);
+int report_write_run(const char *file, const struct run *run, const char *source, const char **stage);
 int cmd_sweep(int argc, char **argv);
 int cmd_exporter(int argc, char **argv);
 
@@ -105,6 +86,49 @@ int cmd_exporter(int argc, char **argv);
 int cmd_store_run(const char *cmd, const struct run *run, const char *db);
 /* Runs benchmark B with the arguments after its name. */
 int cmd_bench(const struct bench *b, int argc, char **argv);
+
+/*
+ * The runner behind cmd_bench, for commands that run benchmarks in this
+ * process and want their results back (quick, sweep): prepare a call from
+ * an argument vector, run it into a struct run, render or compose that as
+ * they like, release the call.
+ */
+#define BENCH_CALL_MAXPOS 16
+struct bench_call {
+	const struct bench *b;
+	void *opts;			/* b's options struct, filled from its table (owned) */
+	struct common_opts common;
+	char *pos[BENCH_CALL_MAXPOS];	/* positional arguments (borrowed from argv) */
+	size_t npos;
+	int ncpu;
+};
+
+/*
+ * Parses ARGV (the ARGC arguments after B's name; borrowed, must outlive
+ * the call) with B's option table and the common options, and checks them
+ * (B's check(), --time for BENCH_NO_TIME, the --prom directory). Returns 0
+ * to go on, 1 for --help (nothing to run), or -EINVAL with one line in ERR
+ * (a usage error). Release C with bench_call_release() in every case.
+ */
+int bench_call_prepare(struct bench_call *c, const struct bench *b, int argc, char **argv, char *err,
+		       size_t errlen);
+
+/*
+ * Runs prepared call C: the capability checks (a skipped result with the
+ * reason), --pin (for this call only: the caller's CPU set is restored),
+ * each step under the sampler with its repetitions and verdict; appends
+ * one result per step to RUN. TMP is the caller's temp-file registry with
+ * its handlers installed in soft-stop mode on *STOP: the steps stop when
+ * *STOP is set, and the files a step left in TMP are removed before this
+ * returns. Prints nothing but the progress line (unless --quiet). Returns
+ * 0, or -errno with ERR when --pin cannot be applied (nothing ran).
+ */
+int bench_call_run(struct bench_call *c, struct tmpfile_reg *tmp, volatile sig_atomic_t *stop, struct run *run,
+		   char *err, size_t errlen);
+void bench_call_release(struct bench_call *c);
+
+/* Describes the box into RUN->info (no calibration loop); leaves it NULL when that fails. */
+void run_collect_info(struct run *run);
 
 /* Prints the top-level usage, generated from the tables, to F. */
 void help_top(FILE *f);

@@ -1,75 +1,45 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * `engpass quick`: the whole-box profile in about a minute, the README's
- * `make run`. It runs a short, fixed list of benchmark steps, each as its
- * own engpass process with --json (as sweep does), then prints one summary
- * table -- a row per step, its headline figure and what bound it -- and a
- * few plain sentences of findings, stores the whole profile as one run in
- * the history and writes an HTML report.
+ * `make run`. It runs a short, fixed list of benchmark steps, then prints
+ * one summary table -- a row per step, its headline figure and what bound
+ * it -- and a few plain sentences of findings, stores the whole profile as
+ * one run in the history and writes an HTML report.
  *
- * The list below is the profile. A step whose benchmark this build lacks,
- * or that needs root, is a row that says why it was skipped; nothing is
- * dropped silently.
+ * The list is not here: each benchmark declares its part of the profile
+ * (struct bench_quick in bench/bench.h: its steps, the part --skip names,
+ * a peer process a step needs, and a findings hook over its own results),
+ * and this file walks the registry. It knows no benchmark's step or metric
+ * names. A step whose benchmark this build lacks, or that needs root, is a
+ * row that says why it was skipped; nothing is dropped silently.
+ *
+ * The steps run in this process through the runner (bench_call_* in
+ * run.c), so quick gets real results back and needs no JSON parser. What a
+ * process per step gave for free is done here: one temp-file registry in
+ * soft-stop mode for the whole profile (the first SIGINT, SIGTERM or
+ * SIGHUP ends the running step, which keeps what it measured, and quick
+ * stops after it; the runner removes what each step left), and --pin is
+ * undone by the runner after each call. A peer (the net server a client
+ * step talks to) is still a process of its own.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
-#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli/cmd.h"
-#include "config.h"
 #include "core/clock.h"
+#include "core/tmpfile.h"
 #include "lib/xalloc.h"
 #include "out/render.h"
 #include "store/history.h"
-
-struct quick_step {
-	const char *group;	/* for --skip: cpu mem disk net latency ladder */
-	const char *bench;
-	const char *args[16];	/* after the benchmark name */
-	bool needs_root;
-	const char *why;	/* one line: what this step shows */
-	const char *label;	/* appended to the step names of this run, or NULL */
-	bool net_server;	/* needs an engpass net server on loopback for the run */
-	const char *delay;	/* that server's --delay, or NULL */
-};
-
-/*
- * The profile. Times are short on purpose: the whole list must finish in
- * about a minute on a 2-core box (budget 90 s).
- */
-static const struct quick_step steps[] = {
-	{ "cpu", "cpu", { "--cipher", "chacha20-poly1305,salsa2012", "--size", "1400", "--lib", "auto", "--time",
-			  "1s" }, false, "cipher cost per core and per GHz" },
-	{ "mem", "mem", { "--bandwidth", "--latency" }, false, "memory bandwidth and the latency curve" },
-	{ "disk", "disk", { "-T", "-t", "--size", "256M" }, false, "hdparm -T and -t in the current directory" },
-	{ "disk", "disk", { "--workload", "rand-read", "--bs", "4K", "--qd", "32", "--size", "256M", "--time", "2s" },
-	  false, "4 KiB random reads at queue depth 32" },
-	{ "disk", "disk", { "--workload", "seq-write", "--bs", "1M", "--size", "256M", "--time", "2s" }, false,
-	  "1 MiB sequential writes" },
-	{ "disk", "disk", { "--workload", "torrent", "--size", "64M", "--cache", "0" }, false,
-	  "the torrent pattern without a write cache", "cache 0" },
-	{ "disk", "disk", { "--workload", "torrent", "--size", "64M", "--cache", "8M" }, false,
-	  "the torrent pattern with an 8 MiB write cache", "cache 8M" },
-	{ "net", "net", { "client", "127.0.0.1", "--port", "@PORT", "--time", "3s", "--capacity" }, false,
-	  "one TCP stream over loopback", "over loopback", true },
-	{ "net", "net", { "client", "127.0.0.1", "--port", "@PORT", "--mode", "rr", "--block", "60K", "--depth", "1",
-			  "--time", "2s" }, false, "60 KiB requests one at a time over a 1 ms round trip",
-	  "rr depth 1", true, "1ms" },
-	{ "net", "net", { "client", "127.0.0.1", "--port", "@PORT", "--mode", "rr", "--block", "60K", "--depth", "2",
-			  "--time", "2s" }, false, "60 KiB requests two in flight over a 1 ms round trip",
-	  "rr depth 2", true, "1ms" },
-	{ "latency", "latency", { "--task", "audio,video", "--load", "none,burn", "--time", "2s", "--warmup",
-				  "500ms" }, false, "interactivity under a CPU hog" },
-	{ "ladder", "mem", { "--ladder", "--sandbox", "64M", "--swapfile", "128M", "--sizes", "0.5x,1.5x" }, true,
-	  "a small swap ladder in a sandbox" },
-};
 
 struct quick_opts {
 	const char *skip;
@@ -84,9 +54,9 @@ struct quick_opts {
 };
 
 static const struct opt quick_options[] = {
-	OPT_STRING("skip", 0, struct quick_opts, skip, "LIST",
-		   "leave out these parts: cpu,mem,disk,net,latency,ladder"),
-	OPT_FLAG("no-net", 0, struct quick_opts, no_net, "leave out the loopback net step (same as --skip net)"),
+	OPT_STRING("skip", 0, struct quick_opts, skip, "LIST", "leave out these parts of the profile (listed above)"),
+	OPT_FLAG("no-net", 0, struct quick_opts, no_net,
+		 "leave out the steps of benchmarks that use the network"),
 	OPT_STRING("report", 0, struct quick_opts, report, "FILE",
 		   "HTML report path (default engpass-quick-TIME.html in the current directory)"),
 	OPT_FLAG("no-report", 0, struct quick_opts, no_report, "do not write the HTML report"),
@@ -98,45 +68,75 @@ static const struct opt quick_options[] = {
 	OPT_END,
 };
 
-/*
- * Starts `engpass net server --one-off` on 127.0.0.1:PORT in the
- * background, its output discarded. Returns its pid, or -1.
- */
-static pid_t start_net_server(const char *port, const char *delay)
+/* One step of the profile: a benchmark and one of the steps it declares. */
+struct qstep {
+	const struct bench *b;
+	size_t i;				/* index into b->quick->steps */
+	const struct bench_quick_step *s;
+};
+
+/* One profile being run. */
+struct quick {
+	struct quick_opts o;
+	struct qstep *steps;		/* in profile order */
+	size_t nsteps;
+	struct run *run;
+	size_t *origin;			/* per result of RUN: its index in STEPS, SIZE_MAX for a skipped row */
+	char port[16];			/* "@PORT": for the loopback peers, away from iperf3's 5201 */
+	struct tmpfile_reg *tmp;
+	volatile sig_atomic_t *stop;
+};
+
+/* The profile: every benchmark's declared steps, by their part's order, then registry order. */
+static struct qstep *profile(size_t *n)
 {
-	pid_t pid = fork();
+	struct qstep *p = NULL;
 
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	*n = 0;
+	for (size_t k = 0; bench_table[k]; k++) {
+		const struct bench_quick *q = bench_table[k]->quick;
 
-		if (null >= 0) {
-			dup2(null, 1);
-			dup2(null, 2);
+		for (size_t i = 0; q && i < q->nsteps; i++) {
+			size_t at = *n;
+
+			p = xrealloc(p, (*n + 1) * sizeof(*p));
+			/* An insertion sort: stable, and the list is a dozen steps. */
+			while (at > 0 && p[at - 1].s->order > q->steps[i].order) {
+				p[at] = p[at - 1];
+				at--;
+			}
+			p[at] = (struct qstep){ bench_table[k], i, &q->steps[i] };
+			(*n)++;
 		}
-		execl("/proc/self/exe", "engpass", "net", "server", "--bind", "127.0.0.1", "--port", port,
-		      "--one-off", "--idle-timeout", "30s", "--no-history", "--quiet",
-		      delay ? "--delay" : (char *)NULL, delay, (char *)NULL);
-		_exit(127);
 	}
-	return pid;
+	return p;
 }
 
-/* Stops the server started above: it ends by itself after its one test; else SIGTERM. */
-static void stop_net_server(pid_t pid)
+/* The part names in profile order, SEP between them, into BUF. */
+static void parts(const struct qstep *p, size_t n, const char *sep, char *buf, size_t len)
 {
-	int st;
+	size_t used = 0;
 
-	for (int i = 0; i < 50; i++) {
-		if (waitpid(pid, &st, WNOHANG) == pid)
-			return;
-		usleep(20000);
-	}
-	kill(pid, SIGTERM);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
+	buf[0] = 0;
+	for (size_t i = 0; i < n && used < len; i++)
+		if (!i || strcmp(p[i].s->group, p[i - 1].s->group))
+			used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? sep : "", p[i].s->group);
 }
 
-static const char *const groups[] = { "cpu", "mem", "disk", "net", "latency", "ladder", NULL };
+static void quick_help(const struct qstep *p, size_t n)
+{
+	printf("usage: engpass quick [options]\n\n"
+	       "The whole-box profile in about a minute: the steps below, then a summary table (a row per\n"
+	       "step, its headline figure and what bound it) and a few plain findings. It stores the\n"
+	       "profile in the history as one run and writes an HTML report (not in a build without\n"
+	       "jansson: it says so). Disk steps use temp files in the current directory.\n\n"
+	       "the profile (part, benchmark, what the step shows):\n");
+	for (size_t i = 0; i < n; i++)
+		printf("  %-8s %-8s %s%s\n", p[i].s->group, p[i].b->name, p[i].s->why,
+		       p[i].s->needs_root ? " (as root)" : "");
+	printf("\noptions:\n");
+	opt_help(stdout, quick_options);
+}
 
 /* True when GROUP is named in the comma list SKIP. */
 static bool skipped(const char *skip, const char *group)
@@ -153,439 +153,419 @@ static bool skipped(const char *skip, const char *group)
 	return false;
 }
 
-/* Checks every name in SKIP; returns the first unknown one (static buffer) or NULL. */
-static const char *bad_skip(const char *skip)
+/* Checks every name in SKIP against the parts; returns the first unknown one (static buffer) or NULL. */
+static const char *bad_skip(const char *skip, const struct qstep *p, size_t np)
 {
 	static char word[32];
 
-	for (const char *p = skip; p && *p;) {
-		size_t n = strcspn(p, ",");
+	for (const char *s = skip; s && *s;) {
+		size_t n = strcspn(s, ",");
 		bool ok = false;
 
-		for (size_t i = 0; groups[i]; i++)
-			ok |= strlen(groups[i]) == n && !strncmp(p, groups[i], n);
+		for (size_t i = 0; i < np; i++)
+			ok |= strlen(p[i].s->group) == n && !strncmp(s, p[i].s->group, n);
 		if (!ok) {
-			snprintf(word, sizeof(word), "%.*s", (int)(n > 30 ? 30 : n), p);
+			snprintf(word, sizeof(word), "%.*s", (int)(n > 30 ? 30 : n), s);
 			return word;
 		}
-		p += n + (p[n] == ',');
+		s += n + (s[n] == ',');
 	}
 	return NULL;
 }
 
-#if HAVE_JANSSON
-#include <jansson.h>
-
-/* A skipped or failed row of the profile, as a result object. */
-static json_t *status_result(const struct quick_step *s, const char *status, const char *reason)
+/* Copies ARGS into ARGV from index N on, "@PORT" replaced by PORT; returns the new count. */
+static size_t fill_args(char **argv, size_t n, const char *const *args, const char *port)
 {
-	return json_pack("{s:s, s:s, s:s, s:s, s:b, s:i, s:{}, s:{}, s:{}, s:{}, s:[], s:n, s:{s:n, s:n}}", "bench",
-			 s->bench, "step", s->group, "status", status, "reason", reason, "incomplete", 0,
-			 "repetitions", 1, "parameters", "method", "metrics", "labels", "notes", "system",
-			 "verdict", "resource", "evidence");
+	for (size_t k = 0; k < BENCH_QUICK_MAXARGS && args[k]; k++)
+		argv[n++] = (char *)(strcmp(args[k], "@PORT") ? args[k] : port);
+	return n;
 }
 
-/* The headline figure of a result object, formatted; "" when none. */
-static void headline(json_t *r, char *buf, size_t len)
+/* Ends the peer: it ends by itself after its one test; else SIGTERM. */
+static void peer_stop(pid_t pid)
 {
-	json_t *metrics = json_object_get(r, "metrics"), *v;
-	const char *key = json_string_value(json_object_get(r, "headline"));
+	int st;
 
-	buf[0] = 0;
-	if (!key) {
-		void *it = json_object_iter(metrics);
-
-		key = it ? json_object_iter_key(it) : NULL;
+	for (int i = 0; i < 50; i++) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			return;
+		usleep(20000);
 	}
-	v = key ? json_object_get(metrics, key) : NULL;
-	if (json_is_number(v)) {
-		size_t nlen;
-		enum unit u = unit_from_key(key, &nlen);
-		char val[48];
-
-		render_value(val, sizeof(val), json_number_value(v), u);
-		snprintf(buf, len, "%s %.*s", val, (int)nlen, key);
-	}
+	kill(pid, SIGTERM);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
 }
 
-/* Finds the result whose step is STEP; NULL when absent or not ok. */
-static json_t *find_ok(json_t *results, const char *step)
+/* Appends R to the profile as coming from step I (SIZE_MAX: a row that did not run). */
+static void add_result(struct quick *q, struct result *r, size_t i)
 {
-	size_t i;
-	json_t *r;
-
-	json_array_foreach(results, i, r) {
-		const char *s = json_string_value(json_object_get(r, "step"));
-		const char *st = json_string_value(json_object_get(r, "status"));
-
-		if (s && st && !strcmp(s, step) && !strcmp(st, "ok"))
-			return r;
-	}
-	return NULL;
+	q->origin = xrealloc(q->origin, (q->run->nresults + 1) * sizeof(*q->origin));
+	q->origin[q->run->nresults] = i;
+	run_add(q->run, r);
 }
 
-static double metric(json_t *r, const char *key)
+/* A row for step S that did not run or could not give a result, WHY: the part's name (and label) as its step. */
+static void status_row(struct quick *q, const struct qstep *s, enum result_status st, const char *why)
 {
-	json_t *v = r ? json_object_get(json_object_get(r, "metrics"), key) : NULL;
+	struct result *r = result_new(s->b->name, s->s->group);
 
-	return json_is_number(v) ? json_number_value(v) : NAN;
+	if (s->s->label)
+		result_set_step(r, "%s %s", s->s->group, s->s->label);
+	result_set_status(r, st, "%s", why);
+	add_result(q, r, SIZE_MAX);
 }
 
 /*
- * A few plain sentences from the figures: each says what it compares and
- * only appears when both figures exist.
+ * Starts the peer of step S, `engpass PEER-ARGS --quiet --no-history`, as
+ * a process of its own with its output discarded; it dies with quick.
+ * Returns its pid, or 0 with a row for the step when the peer could not
+ * start or ended before the step began (e.g. skipped in this build): the
+ * step cannot run then.
  */
-static void findings(FILE *f, json_t *results)
+static pid_t peer_start(struct quick *q, const struct qstep *s)
 {
-	size_t i, n = 0;
-	json_t *r, *a, *b;
-	double x, y;
+	char *argv[BENCH_QUICK_MAXARGS + 4], *why;
+	size_t n = fill_args(argv, 1, s->s->peer, q->port);
+	pid_t pid;
+	int st;
 
-	fprintf(f, "\nfindings\n");
-	/* One sentence per benchmark whose steps were bound by one core. */
-	json_array_foreach(results, i, r) {
-		const char *res = json_string_value(json_object_get(json_object_get(r, "verdict"), "resource"));
-		const char *ev = json_string_value(json_object_get(json_object_get(r, "verdict"), "evidence"));
-		const char *bench = json_string_value(json_object_get(r, "bench"));
-		size_t j, same = 0, earlier = 0;
-		json_t *o;
+	argv[0] = (char *)"engpass";
+	argv[n++] = (char *)"--quiet";
+	argv[n++] = (char *)"--no-history";
+	argv[n] = NULL;
+	pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 
-		if (!res || strcmp(res, "one core"))
+		if (null >= 0) {
+			dup2(null, 1);
+			dup2(null, 2);
+		}
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	if (pid < 0) {
+		why = xasprintf("cannot start its peer 'engpass %s %s': %s", argv[1], argv[2] ? argv[2] : "",
+				strerror(errno));
+		status_row(q, s, RESULT_FAILED, why);
+		free(why);
+		return 0;
+	}
+	usleep(300000);	/* time to listen; a client also retries until its --connect-timeout */
+	if (waitpid(pid, &st, WNOHANG) != pid)
+		return pid;
+	/* Exit 0 at once: the peer skipped itself (a build without what it needs). */
+	why = xasprintf("its peer 'engpass %s %s' ended before the step began (exit status %d)", argv[1],
+			argv[2] ? argv[2] : "", WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+	status_row(q, s, WIFEXITED(st) && !WEXITSTATUS(st) ? RESULT_SKIPPED : RESULT_FAILED, why);
+	free(why);
+	return 0;
+}
+
+/* Runs step I of the profile into Q->run, with its peer when it declares one. */
+static void run_step(struct quick *q, size_t i)
+{
+	const struct qstep *s = &q->steps[i];
+	char *argv[BENCH_QUICK_MAXARGS + 2], err[256];
+	size_t argc = fill_args(argv, 0, s->s->args, q->port), first = q->run->nresults;
+	struct bench_call call;
+	pid_t peer = -1;
+	int r;
+
+	argv[argc++] = (char *)"--quiet";
+	argv[argc] = NULL;
+	if (bench_call_prepare(&call, s->b, (int)argc, argv, err, sizeof(err))) {
+		char *why = xasprintf("its benchmark refuses the declared arguments: %s", err);
+
+		/* A bug in the declaration, shown rather than hidden. */
+		status_row(q, s, RESULT_FAILED, why);
+		free(why);
+		bench_call_release(&call);
+		return;
+	}
+	if (s->s->peer[0] && (peer = peer_start(q, s)) == 0) {
+		bench_call_release(&call);
+		return;
+	}
+	r = bench_call_run(&call, q->tmp, q->stop, q->run, err, sizeof(err));
+	if (peer > 0)
+		peer_stop(peer);
+	bench_call_release(&call);
+	if (r < 0) {
+		/* Nothing ran. */
+		status_row(q, s, RESULT_FAILED, err);
+		return;
+	}
+	q->origin = xrealloc(q->origin, (q->run->nresults + 1) * sizeof(*q->origin));
+	for (size_t k = first; k < q->run->nresults; k++) {
+		struct result *res = q->run->results[k];
+
+		q->origin[k] = i;
+		if (s->s->label) {
+			char *step = xstrdup(res->step ? res->step : "?");
+
+			result_set_step(res, "%s %s", step, s->s->label);
+			free(step);
+		}
+	}
+}
+
+/* Runs the profile, minus what --skip and --no-net leave out. Returns 0, or 128 + the signal that stopped it. */
+static int run_profile(struct quick *q)
+{
+	for (size_t i = 0; i < q->nsteps; i++) {
+		const struct qstep *s = &q->steps[i];
+
+		if (skipped(q->o.skip, s->s->group) || (q->o.no_net && (s->b->flags & BENCH_NETWORK)))
 			continue;
-		json_array_foreach(results, j, o) {
-			const char *xr = json_string_value(json_object_get(json_object_get(o, "verdict"), "resource"));
+		if (*q->stop) {
+			fprintf(stderr, "engpass quick: stopped by signal %d before %s\n", (int)*q->stop, s->s->group);
+			return 128 + (int)*q->stop;
+		}
+		if (s->b->unsupported_reason) {
+			status_row(q, s, RESULT_SKIPPED, s->b->unsupported_reason);
+			continue;
+		}
+		if (s->s->needs_root && geteuid() != 0) {
+			char *why = xasprintf("needs root (%s)", s->s->needs_root);
 
-			if (xr && !strcmp(xr, "one core") && !strcmp(json_string_value(json_object_get(o, "bench")), bench)) {
+			status_row(q, s, RESULT_SKIPPED, why);
+			free(why);
+			continue;
+		}
+		if (!q->o.json)
+			fprintf(stderr, "engpass quick: %s (%s)\n", s->s->group, s->s->why);
+		run_step(q, i);
+		if (*q->stop) {
+			fprintf(stderr, "engpass quick: stopped by signal %d during %s; its figures cover what ran\n",
+				(int)*q->stop, s->s->group);
+			return 128 + (int)*q->stop;
+		}
+	}
+	return 0;
+}
+
+/* The table: a row per result with its headline figure (else its first) and what bound it. */
+static void print_summary(const struct run *run)
+{
+	printf("%-8s %-40s %-34s %s\n", "bench", "step", "headline", "bound by");
+	for (size_t i = 0; i < run->nresults; i++) {
+		const struct result *r = run->results[i];
+		const struct metric *m = r->headline ? result_find_metric(r, r->headline) : NULL;
+		char head[64] = "", val[48];
+
+		if (!m && r->nmetrics)
+			m = &r->metrics[0];
+		if (m) {
+			render_value(val, sizeof(val), m->value, m->unit);
+			snprintf(head, sizeof(head), "%s %s", val, m->name);
+		}
+		printf("%-8.8s %-40.40s ", r->bench, r->step ? r->step : "");
+		if (r->status != RESULT_OK)
+			printf("%s: %s\n", result_status_name(r->status), r->reason ? r->reason : "");
+		else
+			printf("%-34.34s %s\n", head, r->verdict.resource);
+	}
+}
+
+/* One sentence per benchmark whose steps were bound by one core; returns how many. */
+static size_t one_core_findings(const struct run *run)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < run->nresults; i++) {
+		const struct result *r = run->results[i];
+		size_t same = 0, earlier = 0;
+
+		if (strcmp(r->verdict.resource, "one core"))
+			continue;
+		for (size_t j = 0; j < run->nresults; j++) {
+			const struct result *o = run->results[j];
+
+			if (!strcmp(o->verdict.resource, "one core") && !strcmp(o->bench, r->bench)) {
 				same++;
 				earlier += j < i;
 			}
 		}
 		if (earlier)
 			continue;
-		fprintf(f, "- %zu %s step%s bound by one core, e.g. %s: %s.\n", same, bench, same > 1 ? "s were" : " was",
-			json_string_value(json_object_get(r, "step")), ev ? ev : "");
+		printf("- %zu %s step%s bound by one core, e.g. %s: %s.\n", same, r->bench, same > 1 ? "s were" : " was",
+		       r->step, r->verdict.evidence);
 		n++;
 	}
-	a = find_ok(results, "chacha20-poly1305/1400B/openssl/1 thread");
-	if (!a)
-		a = find_ok(results, "chacha20-poly1305/1400B/sodium/1 thread");
-	if (!isnan(x = metric(a, "bitrate_per_ghz_bits_per_second"))) {
-		fprintf(f, "- chacha20-poly1305 on 1400-byte packets: %.0f Mbit/s per GHz of one core (seed 004's fastd "
-			   "managed ~70 for its whole VPN path).\n", x / 1e6);
-		n++;
-	}
-	a = find_ok(results, "client over loopback");
-	if (!isnan(x = metric(a, "throughput_bits_per_second"))) {
-		y = metric(a, "capacity_per_ghz_bits_per_second");
-		fprintf(f, "- one TCP stream over loopback moved %.1f Gbit/s", x / 1e9);
-		if (!isnan(y))
-			fprintf(f, "; seed 004's rule of three makes that an ESTIMATED %.2f Gbit/s per GHz of one core", y / 1e9);
-		fprintf(f, ".\n");
-		n++;
-	}
-	a = find_ok(results, "client rr depth 1");
-	b = find_ok(results, "client rr depth 2");
-	if (!isnan(x = metric(a, "throughput_bytes_per_second")) && !isnan(y = metric(b, "throughput_bytes_per_second")) &&
-	    x > 0) {
-		fprintf(f, "- over a 1 ms round trip, 60 KiB requests one at a time moved %.0f MB/s and two in flight %.0f "
-			   "MB/s (%.1fx): the round trip, not the wire, set the pace (seed 002: 59 vs 92 MB/s).\n",
-			x / 1e6, y / 1e6, y / x);
-		n++;
-	}
-	a = find_ok(results, "cached");
-	b = find_ok(results, "device");
-	if (!isnan(x = metric(a, "read_bytes_per_second")) && !isnan(y = metric(b, "read_bytes_per_second")) && y > 0) {
-		fprintf(f, "- re-reading the page cache (a memory copy, hdparm -T) is %.0fx faster than reading the "
-			   "device (hdparm -t).\n", x / y);
-		n++;
-	}
-	a = find_ok(results, "torrent cache 0");
-	b = find_ok(results, "torrent cache 8M");
-	if (!isnan(x = metric(a, "device_write_requests")) && !isnan(y = metric(b, "device_write_requests"))) {
-		fprintf(f, "- the torrent write pattern cost the device %.0f write requests without a write cache and "
-			   "%.0f with 8 MiB (%.0f vs %.0f write calls).\n", x, y, metric(a, "write_calls"),
-			   metric(b, "write_calls"));
-		n++;
-	}
-	a = find_ok(results, "audio/none");
-	b = find_ok(results, "audio/burn");
-	if (!isnan(x = metric(a, "deadlines_met_percent")) && !isnan(y = metric(b, "deadlines_met_percent"))) {
-		fprintf(f, "- audio met %.1f %% of its deadlines alone and %.1f %% beside a CPU hog.\n", x, y);
-		n++;
-	}
-	a = find_ok(results, "video/burn");
-	if (!isnan(x = metric(a, "desired_cpu_percent"))) {
-		fprintf(f, "- video got %.0f %% of the CPU it wanted beside a CPU hog.\n", x);
-		n++;
-	}
-	a = find_ok(results, "latency");
-	if (!isnan(x = metric(a, "lat_largest_ns"))) {
-		fprintf(f, "- a dependent load from memory too big for the caches takes %.0f ns.\n", x);
-		n++;
-	}
-	{
-		double res_read = NAN, swap_read = NAN;
+	return n;
+}
 
-		json_array_foreach(results, i, r) {
-			const char *label = json_string_value(json_object_get(json_object_get(r, "labels"),
-									       "read_bytes_per_second"));
-			double v = metric(r, "read_bytes_per_second");
+/*
+ * The findings: the one-core sentences, then each benchmark's own (its
+ * findings hook over the ok results of its steps), in profile order.
+ */
+static void print_findings(const struct quick *q)
+{
+	struct bench_quick_result *mine = xcalloc(q->run->nresults + 1, sizeof(*mine));
+	size_t n;
 
-			if (!label || isnan(v) || strcmp(json_string_value(json_object_get(r, "bench")), "mem"))
-				continue;
-			if (strstr(label, "resident"))
-				res_read = v;
-			else if (strstr(label, "swap"))
-				swap_read = v;
+	printf("\nfindings\n");
+	n = one_core_findings(q->run);
+	for (size_t i = 0; i < q->nsteps; i++) {
+		const struct bench *b = q->steps[i].b;
+		struct bench_findings f = { 0 };
+		size_t nmine = 0;
+		bool first = true;
+
+		for (size_t k = 0; k < i; k++)
+			first &= q->steps[k].b != b;
+		if (!first || !b->quick->findings)
+			continue;
+		for (size_t k = 0; k < q->run->nresults; k++) {
+			const struct result *r = q->run->results[k];
+
+			if (q->origin[k] != SIZE_MAX && q->steps[q->origin[k]].b == b && r->status == RESULT_OK)
+				mine[nmine++] = (struct bench_quick_result){ q->steps[q->origin[k]].i, r };
 		}
-		if (!isnan(res_read) && !isnan(swap_read) && swap_read > 0) {
-			fprintf(f, "- reading memory back through swap is %.0fx slower than from RAM.\n",
-				res_read / swap_read);
-			n++;
-		}
+		b->quick->findings(mine, nmine, &f);
+		for (size_t k = 0; k < f.n; k++)
+			printf("- %s\n", f.line[k]);
+		n += f.n;
+		bench_findings_release(&f);
 	}
 	if (!n)
-		fprintf(f, "- nothing stood out.\n");
+		printf("- nothing stood out.\n");
+	free(mine);
 }
 
 /* The steps that scaled their sizes down to fit this box, with what they scaled (their "scaled down" notes). */
-static void scaled(FILE *f, json_t *results)
+static void print_scaled(const struct run *run)
 {
-	size_t i, j, n = 0;
-	json_t *r, *note;
+	size_t n = 0;
 
-	json_array_foreach(results, i, r) {
-		json_array_foreach(json_object_get(r, "notes"), j, note) {
-			const char *t = json_string_value(note);
+	for (size_t i = 0; i < run->nresults; i++) {
+		const struct result *r = run->results[i];
 
-			if (!t || strncmp(t, "scaled down", 11))
+		for (size_t j = 0; j < r->nnotes; j++) {
+			if (strncmp(r->notes[j], "scaled down", 11))
 				continue;
 			if (!n++)
-				fprintf(f, "\nscaled to fit this box\n");
-			fprintf(f, "- %s %s: %s\n", json_string_value(json_object_get(r, "bench")),
-				json_string_value(json_object_get(r, "step")), t);
+				printf("\nscaled to fit this box\n");
+			printf("- %s %s: %s\n", r->bench, r->step, r->notes[j]);
 		}
 	}
 }
 
-int cmd_quick(int argc, char **argv)
+/*
+ * Keeps the profile: the history (one run, through the one history
+ * path), --prom and the HTML report. Returns 0, or EXIT_MEASURE_FAILED
+ * when --prom or the report could not be written.
+ */
+static int keep(const struct quick *q, const char *report)
 {
-	struct quick_opts o = { 0 };
-	struct opt_group g = { quick_options, &o };
-	struct opt_seen seen;
-	char err[256], *pos[1], when[32], *report = NULL;
-	size_t npos;
-	json_t *doc = NULL, *results = json_array();
-	mono_ns t0 = clock_mono();
-	time_t now = time(NULL);
-	struct tm tm;
-	const char *bad;
-	char port[16];
-	int rc = EXIT_OK;
+	FILE *says = q->o.json ? stderr : stdout;
+	const char *stage;
+	char err[320];
+	int64_t id;
+	int rc = 0, r;
 
-	if (opt_parse(argc, argv, &g, 1, 1, pos, 0, &npos, &seen, err, sizeof(err))) {
-		json_decref(results);
-		return usage_error("quick", "%s", err);
+	if (!q->o.no_history) {
+		if (history_store_run(q->run, q->o.db, &id, err, sizeof(err)) < 0)
+			fprintf(stderr, "engpass quick: history not stored: %s\n", err);
+		else if (!q->o.json)
+			printf("stored as run %lld (engpass show %lld)\n", (long long)id, (long long)id);
 	}
-	if (o.help) {
-		printf("usage: engpass quick [options]\n\n"
-		       "The whole-box profile in about a minute: cpu (chacha20-poly1305 and salsa2012 at 1400 B),\n"
-		       "mem (bandwidth, latency curve), net (one TCP stream over loopback; 60 KiB requests one\n"
-		       "at a time and two in flight over a 1 ms server delay), disk in the current directory (-T, -t, 4 KiB random\n"
-		       "reads at QD32, 1 MiB sequential writes, the torrent pattern with and without a write\n"
-		       "cache; at most 256 MiB of temp files), latency (audio and video, alone and beside a CPU hog)\n"
-		       "and, as root, a small sandboxed swap ladder. Prints a summary table and findings,\n"
-		       "stores the profile in the history and writes an HTML report.\n\noptions:\n");
-		opt_help(stdout, quick_options);
-		json_decref(results);
-		return EXIT_OK;
+	if (q->o.prom && (r = prom_write(q->o.prom, q->run)) < 0) {
+		fprintf(stderr, "engpass quick: cannot write '%s': %s\n", q->o.prom, strerror(-r));
+		rc = EXIT_MEASURE_FAILED;
 	}
-	if ((bad = bad_skip(o.skip))) {
-		json_decref(results);
-		return usage_error("quick", "option '--skip': '%s' is not one of cpu, mem, disk, net, latency, ladder",
-				   bad);
+	if (!report)
+		return rc;
+	r = report_write_run(report, q->run, "engpass quick", &stage);
+	if (r == -ENOTSUP) {
+		fprintf(says, "report: not written: this engpass is built without jansson, which the HTML report "
+			      "needs (engpass show RUN has every figure)\n");
+	} else if (r < 0) {
+		fprintf(stderr, "engpass quick: cannot write the report '%s' (%s): %s\n", report, stage, strerror(-r));
+		rc = EXIT_MEASURE_FAILED;
+	} else if (!q->o.json) {
+		printf("report: %s\n", report);
 	}
-	/* A port for the loopback net step, away from iperf3's 5201. */
-	snprintf(port, sizeof(port), "%d", 30000 + (int)(getpid() % 20000));
-	strftime(when, sizeof(when), "%Y%m%d-%H%M%S", localtime_r(&now, &tm) ? &tm : &tm);
-	if (!o.no_report)
-		report = o.report ? xstrdup(o.report) : xasprintf("engpass-quick-%s.html", when);
-
-	if (child_signals_install() < 0)
-		fprintf(stderr, "engpass quick: cannot catch signals; a signal stops quick at once\n");
-	for (size_t i = 0; i < ARRAY_SIZE(steps); i++) {
-		const struct quick_step *s = &steps[i];
-		const struct bench *b = bench_find(s->bench);
-		char *cargv[32], *out = NULL;
-		size_t n = 0, k;
-		json_t *child, *r;
-		json_error_t jerr;
-		pid_t server = -1;
-		int st;
-
-		if (skipped(o.skip, s->group) || (o.no_net && !strcmp(s->group, "net")))
-			continue;
-		if (child_stop_signal()) {
-			fprintf(stderr, "engpass quick: stopped by signal %d before %s\n", child_stop_signal(), s->group);
-			rc = 128 + child_stop_signal();
-			break;
-		}
-		if (!b || b->unsupported_reason) {
-			json_array_append_new(results, status_result(s, "skipped", b ? b->unsupported_reason
-										    : "not in this build"));
-			continue;
-		}
-		if (s->needs_root && geteuid() != 0) {
-			json_array_append_new(results, status_result(s, "skipped", "needs root (a memory cgroup and a swap file)"));
-			continue;
-		}
-		cargv[n++] = (char *)"engpass";
-		cargv[n++] = (char *)s->bench;
-		for (k = 0; s->args[k]; k++)
-			cargv[n++] = (char *)(strcmp(s->args[k], "@PORT") ? s->args[k] : port);
-		cargv[n++] = (char *)"--json";
-		cargv[n++] = (char *)"--quiet";
-		cargv[n++] = (char *)"--no-history";
-		cargv[n] = NULL;
-		if (!o.json)
-			fprintf(stderr, "engpass quick: %s (%s)\n", s->group, s->why);
-		if (s->net_server) {
-			server = start_net_server(port, s->delay);
-			usleep(300000);	/* the client also retries until --connect-timeout */
-		}
-		st = child_run_engpass(cargv, &out);
-		if (server > 0) {
-			stop_net_server(server);
-			server = -1;
-		}
-		child = out ? json_loads(out, 0, &jerr) : NULL;
-		free(out);
-		if (st >= 128) {
-			json_decref(child);
-			fprintf(stderr, "engpass quick: stopped by signal %d during %s\n", st - 128, s->group);
-			rc = st;
-			break;
-		}
-		if (!json_is_array(json_object_get(child, "results"))) {
-			char *why = xasprintf("'engpass %s' exited %d without a result", s->bench, st);
-
-			json_array_append_new(results, status_result(s, "failed", why));
-			free(why);
-			json_decref(child);
-			continue;
-		}
-		if (!doc) {
-			doc = json_deep_copy(child);
-			json_object_del(doc, "results");
-		}
-		json_array_foreach(json_object_get(child, "results"), k, r) {
-			if (s->label) {
-				char *step = xasprintf("%s %s", json_string_value(json_object_get(r, "step")) ?: "?",
-						       s->label);
-
-				json_object_set_new(r, "step", json_string(step));
-				free(step);
-			}
-			json_array_append(results, r);
-		}
-		json_decref(child);
-	}
-	if (!doc) {
-		/* Nothing ran as a child: a document of skipped rows still tells why. */
-		doc = json_pack("{s:s, s:{s:s, s:s}, s:s, s:I}", "schema", "engpass/1", "tool", "name", "engpass",
-				"version", ENGPASS_VERSION, "time", "", "time_unix_ns", (json_int_t)clock_wall_ns());
-	}
-	json_object_set_new(doc, "command", json_string("engpass quick"));
-	json_object_set_new(doc, "results", results);
-
-	if (o.json) {
-		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		fputc('\n', stdout);
-	} else {
-		size_t i;
-		json_t *r;
-
-		printf("%-8s %-40s %-34s %s\n", "bench", "step", "headline", "bound by");
-		json_array_foreach(results, i, r) {
-			const char *st = json_string_value(json_object_get(r, "status"));
-			const char *res = json_string_value(json_object_get(json_object_get(r, "verdict"), "resource"));
-			char head[64];
-
-			headline(r, head, sizeof(head));
-			printf("%-8.8s %-40.40s ", json_string_value(json_object_get(r, "bench")),
-			       json_string_value(json_object_get(r, "step")));
-			if (strcmp(st, "ok"))
-				printf("%s: %s\n", st, json_string_value(json_object_get(r, "reason")) ?: "");
-			else
-				printf("%-34.34s %s\n", head, res ? res : "");
-		}
-		findings(stdout, results);
-		scaled(stdout, results);
-		printf("\n(%.0f s; every figure with its method: engpass show RUN, or the report)\n",
-		       elapsed_s(t0, clock_mono()));
-	}
-
-	{
-		char *text = json_dumps(doc, JSON_COMPACT);
-		struct run *run = NULL;
-
-		if (text && run_from_json(text, &run, err, sizeof(err)) == 0) {
-			if (!o.no_history) {
-				char *path = o.db ? xstrdup(o.db) : history_default_path();
-				struct history *h;
-
-				if (path && history_open(&h, path, true, err, sizeof(err)) == 0) {
-					int64_t id;
-
-					if (history_store(h, run, text, &id, err, sizeof(err)) == 0 && !o.json)
-						printf("stored as run %lld (engpass show %lld)\n", (long long)id,
-						       (long long)id);
-					else if (!o.json)
-						fprintf(stderr, "engpass quick: history not stored: %s\n", err);
-					history_close(h);
-				} else if (path) {
-					fprintf(stderr, "engpass quick: history not stored in '%s': %s\n", path, err);
-				}
-				free(path);
-			}
-			if (o.prom) {
-				int r = prom_write(o.prom, run);
-
-				if (r < 0) {
-					fprintf(stderr, "engpass quick: cannot write '%s': %s\n", o.prom, strerror(-r));
-					rc = rc ? rc : EXIT_MEASURE_FAILED;
-				}
-			}
-			run_free(run);
-		}
-		free(text);
-	}
-	if (report) {
-		const char *stage;
-		int r = report_write_file(report, doc, "engpass quick", &stage);
-
-		if (r < 0) {
-			fprintf(stderr, "engpass quick: cannot write the report '%s' (%s): %s\n", report, stage,
-				strerror(-r));
-			rc = rc ? rc : EXIT_MEASURE_FAILED;
-		} else if (!o.json) {
-			printf("report: %s\n", report);
-		}
-	}
-	free(report);
-	json_decref(doc);
-	child_signals_restore();
 	return rc;
 }
 
-#else
+/*
+ * Parses the options into Q and makes the profile. Returns -1 to go on,
+ * else the exit status (help printed, or a usage error).
+ */
+static int quick_setup(struct quick *q, int argc, char **argv)
+{
+	struct opt_group g = { quick_options, &q->o };
+	struct opt_seen seen;
+	char err[256], *pos[1], list[128];
+	const char *bad;
+	size_t npos;
+
+	if (opt_parse(argc, argv, &g, 1, 1, pos, 0, &npos, &seen, err, sizeof(err)))
+		return usage_error("quick", "%s", err);
+	q->steps = profile(&q->nsteps);
+	if (q->o.help) {
+		quick_help(q->steps, q->nsteps);
+		return EXIT_OK;
+	}
+	if ((bad = bad_skip(q->o.skip, q->steps, q->nsteps))) {
+		parts(q->steps, q->nsteps, ", ", list, sizeof(list));
+		return usage_error("quick", "option '--skip': '%s' is not one of %s", bad, list);
+	}
+	snprintf(q->port, sizeof(q->port), "%d", 30000 + (int)(getpid() % 20000));
+	return -1;
+}
 
 int cmd_quick(int argc, char **argv)
 {
-	(void)argc, (void)argv, (void)steps, (void)quick_options, (void)skipped, (void)bad_skip;
-	(void)start_net_server, (void)stop_net_server;
-	printf("engpass quick: skipped: built without jansson, which it needs to read each step's result\n");
-	return EXIT_OK;
-}
+	struct quick q = { 0 };
+	static volatile sig_atomic_t stop;
+	mono_ns t0 = clock_mono();
+	char *report = NULL;
+	int rc, r;
 
-#endif
+	if ((rc = quick_setup(&q, argc, argv)) >= 0) {
+		free(q.steps);
+		return rc;
+	}
+	if (!q.o.no_report) {
+		char when[32];
+		time_t now = time(NULL);
+		struct tm tm;
+
+		strftime(when, sizeof(when), "%Y%m%d-%H%M%S", localtime_r(&now, &tm) ? &tm : &tm);
+		report = q.o.report ? xstrdup(q.o.report) : xasprintf("engpass-quick-%s.html", when);
+	}
+	q.run = run_new(ENGPASS_VERSION, 2, (char *[]){ (char *)"engpass", (char *)"quick", NULL });
+	q.tmp = tmpfile_reg_new();
+	q.stop = &stop;
+	if ((r = tmpfile_install_handlers(q.tmp)) < 0)
+		fprintf(stderr, "engpass quick: cannot catch signals (%s); a signal stops quick at once\n",
+			strerror(-r));
+	tmpfile_set_stop_flag(q.tmp, &stop);
+	rc = run_profile(&q);
+	/* Removes what is left and restores the default signal actions. */
+	tmpfile_reg_free(q.tmp);
+	run_collect_info(q.run);
+
+	if (q.o.json) {
+		render_json(stdout, q.run, true, true);
+	} else {
+		print_summary(q.run);
+		print_findings(&q);
+		print_scaled(q.run);
+		printf("\n(%.0f s; every figure with its method: engpass show RUN, or the report)\n",
+		       elapsed_s(t0, clock_mono()));
+	}
+	fflush(stdout);
+	r = keep(&q, report);
+	if (!rc)
+		rc = r;
+	free(report);
+	free(q.origin);
+	free(q.steps);
+	run_free(q.run);
+	return rc;
+}

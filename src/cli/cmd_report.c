@@ -27,6 +27,7 @@
 #include "core/tmpfile.h"
 #include "lib/xalloc.h"
 #include "out/html.h"
+#include "out/render.h"
 #include "store/history.h"
 
 struct report_opts {
@@ -181,13 +182,40 @@ out:
 	return r;
 }
 
-int report_write_file(const char *file, struct json_t *doc, const char *source, const char **stage)
+int report_write_run(const char *file, const struct run *run, const char *source, const char **stage)
 {
-	char *dir = dir_of(file);
-	int r = write_atomic(file, dir, doc, source, stage);
+	char *dir, *text = NULL;
+	size_t len = 0;
+	json_t *doc;
+	FILE *f;
+	int r;
 
+	/* The page is made from the JSON document, the same one the history keeps. */
+	*stage = "render";
+	f = open_memstream(&text, &len);
+	if (!f)
+		return -errno;
+	render_json(f, run, false, true);
+	if (fclose(f) != 0) {
+		free(text);
+		return -errno;
+	}
+	doc = json_loads(text, 0, NULL);
+	free(text);
+	if (!doc)
+		return -EPROTO;
+	dir = dir_of(file);
+	r = write_atomic(file, dir, doc, source, stage);
 	free(dir);
+	json_decref(doc);
 	return r;
+}
+#else
+int report_write_run(const char *file, const struct run *run, const char *source, const char **stage)
+{
+	(void)file, (void)run, (void)source;
+	*stage = "render";
+	return -ENOTSUP;
 }
 #endif
 

@@ -5,11 +5,13 @@
  * comparison table (rows: the figures, columns: the combinations) -- seed
  * 000's eight hand-made tests as one command.
  *
- * Each combination runs as its own engpass process (this binary, through
- * /proc/self/exe) with --json, so a combination cannot disturb the next
- * one's state and the sweep reads exactly what a user would get. Every
- * combination is checked with the benchmark's own option table before the
- * first one runs, so a bad value is a usage error up front.
+ * Each combination runs in this process through the runner (bench_call_*
+ * in run.c), exactly as `engpass CMD ARGS` would run it, and gives its
+ * results back as a struct run: no JSON is read, so a build without
+ * jansson sweeps too. Every combination is checked with the benchmark's
+ * own option table before the first one runs, so a bad value is a usage
+ * error up front. Each combination is stored in the history as its own
+ * run, as if it had been run by hand.
  */
 #include <errno.h>
 #include <math.h>
@@ -19,10 +21,9 @@
 #include <unistd.h>
 
 #include "cli/cmd.h"
-#include "config.h"
+#include "core/tmpfile.h"
 #include "lib/xalloc.h"
 #include "out/render.h"
-#include "store/history.h"
 
 #define SWEEP_MAX_AXES 8
 #define SWEEP_MAX_VALUES 32
@@ -53,7 +54,8 @@ static void sweep_help(FILE *f)
 		"prints one table: a row per figure, a column per combination. Any option of the\n"
 		"command can be swept, e.g.\n"
 		"  engpass sweep 'disk --workload torrent' --cache 0,2M,8M,15M --sync none,osync\n"
-		"Each combination runs as its own engpass process; --repeat N is passed to each run.\n"
+		"Each combination runs as the command would on its own and is stored in the history;\n"
+		"--repeat N is passed to each run.\n"
 		"With --json, one document whose results are the combinations' results, each step\n"
 		"labelled with its combination.\n");
 }
@@ -188,13 +190,15 @@ static size_t combinations(const struct sweep *sw)
 	return n;
 }
 
-/* The argv of combination K (NULL-terminated; strings borrowed). */
-static size_t combo_argv(const struct sweep *sw, size_t k, char **argv, bool for_child)
+/*
+ * The command line of combination K into ARGV (NULL-terminated; strings
+ * borrowed): the benchmark's name, its arguments, the swept options,
+ * --repeat and --quiet. Returns the count.
+ */
+static size_t combo_argv(const struct sweep *sw, size_t k, char **argv)
 {
 	size_t n = 0;
 
-	if (for_child)
-		argv[n++] = (char *)"engpass";
 	for (size_t i = 0; i < sw->nbase; i++)
 		argv[n++] = sw->base[i];
 	for (size_t a = 0; a < sw->naxes; a++) {
@@ -204,20 +208,11 @@ static size_t combo_argv(const struct sweep *sw, size_t k, char **argv, bool for
 		argv[n++] = ax->values[k % ax->n];
 		k /= ax->n;
 	}
-	if (for_child) {
-		if (sw->repeat) {
-			argv[n++] = (char *)"--repeat";
-			argv[n++] = (char *)sw->repeat;
-		}
-		if (sw->db) {
-			argv[n++] = (char *)"--db";
-			argv[n++] = (char *)sw->db;
-		}
-		if (sw->no_history)
-			argv[n++] = (char *)"--no-history";
-		argv[n++] = (char *)"--json";
-		argv[n++] = (char *)"--quiet";
+	if (sw->repeat) {
+		argv[n++] = (char *)"--repeat";
+		argv[n++] = (char *)sw->repeat;
 	}
+	argv[n++] = (char *)"--quiet";
 	argv[n] = NULL;
 	return n;
 }
@@ -239,38 +234,32 @@ static char *combo_label(const struct sweep *sw, size_t k)
 	return xstrdup(buf);
 }
 
+#define SWEEP_ARGV_MAX (SWEEP_MAX_ARGS + 2 * SWEEP_MAX_AXES + 4)
+
 /*
- * Checks a combination with the benchmark's own parser (into a scratch
- * options struct) so bad values are caught before anything runs.
+ * Checks every combination with the benchmark's own parser and check()
+ * before anything runs. Returns -1 when all are good, else the exit
+ * status of the usage error (printed).
  */
-static int check_combo(const struct bench *b, char **argv, size_t argc, char *err, size_t errlen)
+static int check_all(const struct sweep *sw, const struct bench *b, size_t ncombo)
 {
-	static const struct opt no_opts[] = { OPT_END };
-	void *opts = xcalloc(1, b->opts_size ? b->opts_size : 1);
-	struct common_opts common;
-	struct opt_group g[2] = { { b->opts ? b->opts : no_opts, opts }, { common_opts_table, &common } };
-	struct opt_seen seen;
-	char *pos[16];
-	size_t npos;
-	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
-	int r;
+	for (size_t k = 0; k < ncombo; k++) {
+		char *cargv[SWEEP_ARGV_MAX], err[256];
+		size_t cargc = combo_argv(sw, k, cargv);
+		struct bench_call call;
+		int r = bench_call_prepare(&call, b, (int)cargc - 1, cargv + 1, err, sizeof(err));
 
-	common_opts_defaults(&common);
-	if (b->defaults)
-		b->defaults(opts);
-	r = opt_parse((int)argc - 1, argv + 1, g, 2, ncpu > 0 ? (int)ncpu : 1, pos, 16, &npos, &seen, err, errlen);
-	if (!r && b->check)
-		r = b->check(opts, pos, npos, err, errlen);
-	else if (!r && npos) {
-		snprintf(err, errlen, "unexpected argument '%s'", pos[0]);
-		r = -EINVAL;
+		bench_call_release(&call);
+		if (r < 0) {
+			char *label = combo_label(sw, k);
+
+			r = usage_error("sweep", "%s (with %s)", err, label);
+			free(label);
+			return r;
+		}
 	}
-	free(opts);
-	return r;
+	return -1;
 }
-
-#if HAVE_JANSSON
-#include <jansson.h>
 
 /* One row of the table: bench/step/name, values per combination. */
 struct row {
@@ -279,201 +268,209 @@ struct row {
 	double *v;
 };
 
-static void add_value(struct row **rows, size_t *nrows, size_t ncombo, size_t k, const char *step,
-		      const char *name, enum unit unit, double value)
+struct table {
+	struct row *rows;
+	size_t nrows, ncombo;
+};
+
+static void add_value(struct table *t, size_t k, const char *step, const char *name, enum unit unit, double value)
 {
 	size_t i;
 
-	for (i = 0; i < *nrows; i++)
-		if (!strcmp((*rows)[i].step, step) && !strcmp((*rows)[i].name, name))
+	for (i = 0; i < t->nrows; i++)
+		if (!strcmp(t->rows[i].step, step) && !strcmp(t->rows[i].name, name))
 			break;
-	if (i == *nrows) {
-		*rows = xrealloc(*rows, (*nrows + 1) * sizeof(**rows));
-		(*rows)[i].step = xstrdup(step);
-		(*rows)[i].name = xstrdup(name);
-		(*rows)[i].unit = unit;
-		(*rows)[i].v = xmalloc(ncombo * sizeof(double));
-		for (size_t j = 0; j < ncombo; j++)
-			(*rows)[i].v[j] = NAN;
-		(*nrows)++;
+	if (i == t->nrows) {
+		t->rows = xrealloc(t->rows, (t->nrows + 1) * sizeof(*t->rows));
+		t->rows[i].step = xstrdup(step);
+		t->rows[i].name = xstrdup(name);
+		t->rows[i].unit = unit;
+		t->rows[i].v = xmalloc(t->ncombo * sizeof(double));
+		for (size_t j = 0; j < t->ncombo; j++)
+			t->rows[i].v[j] = NAN;
+		t->nrows++;
 	}
-	(*rows)[i].v[k] = value;
+	t->rows[i].v[k] = value;
 }
 
-/* The system-view figures the sweep table shows for each step. */
-static const struct {
-	const char *key, *name;
-	enum unit unit;
-} view_fields[] = {
-	{ "cpu_busy_percent", "system: cpu busy", UNIT_PERCENT },
-	{ "cpu_iowait_percent", "system: iowait", UNIT_PERCENT },
-	{ "busiest_cpu", "system: busiest cpu", UNIT_COUNT },
-	{ "busiest_cpu_busy_percent", "system: busiest cpu busy", UNIT_PERCENT },
-	{ "disk_write_requests", "system: disk write requests", UNIT_COUNT },
-	{ "proc_rss_max_bytes", "system: rss max", UNIT_BYTES },
-};
+/* The figures of result R of combination K: its metrics, then the system view the table shows. */
+static void add_result(struct table *t, size_t k, const struct result *r)
+{
+	const struct sysview *v = &r->view;
+	const char *step = r->step ? r->step : "?";
+
+	for (size_t i = 0; i < r->nmetrics; i++)
+		add_value(t, k, step, r->metrics[i].name, r->metrics[i].unit, r->metrics[i].value);
+	if (!r->have_view)
+		return;
+	if (!isnan(v->cpu_busy_pct))
+		add_value(t, k, step, "system: cpu busy", UNIT_PERCENT, v->cpu_busy_pct);
+	if (!isnan(v->cpu_iowait_pct))
+		add_value(t, k, step, "system: iowait", UNIT_PERCENT, v->cpu_iowait_pct);
+	if (v->busiest_cpu >= 0)
+		add_value(t, k, step, "system: busiest cpu", UNIT_COUNT, v->busiest_cpu);
+	if (!isnan(v->busiest_cpu_busy_pct))
+		add_value(t, k, step, "system: busiest cpu busy", UNIT_PERCENT, v->busiest_cpu_busy_pct);
+	add_value(t, k, step, "system: disk write requests", UNIT_COUNT, (double)v->disk_write_requests);
+	if (v->have_proc)
+		add_value(t, k, step, "system: rss max", UNIT_BYTES, (double)v->proc_rss_max_bytes);
+}
+
+static void table_print(const struct table *t, const struct bench *b, char **labels)
+{
+	printf("%-34s", "figure");
+	for (size_t k = 0; k < t->ncombo; k++) {
+		char head[32];
+
+		snprintf(head, sizeof(head), "(%zu)", k + 1);
+		printf("  %14s", head);
+	}
+	printf("\n");
+	for (size_t i = 0; i < t->nrows; i++) {
+		const struct row *row = &t->rows[i];
+		bool own = !strcmp(row->step, b->name);
+		char name[80];
+
+		snprintf(name, sizeof(name), "%s%s%s", own ? "" : row->step, own ? "" : ": ", row->name);
+		printf("%-34.34s", name);
+		for (size_t k = 0; k < t->ncombo; k++) {
+			char v[48];
+
+			render_value(v, sizeof(v), row->v[k], row->unit);
+			printf("  %14s", v);
+		}
+		printf("\n");
+	}
+	printf("\n");
+	for (size_t k = 0; k < t->ncombo; k++)
+		printf("(%zu) %s %s\n", k + 1, b->name, labels[k]);
+}
+
+static void table_release(struct table *t)
+{
+	for (size_t i = 0; i < t->nrows; i++) {
+		free(t->rows[i].step);
+		free(t->rows[i].name);
+		free(t->rows[i].v);
+	}
+	free(t->rows);
+}
+
+/*
+ * Runs combination K (labelled LABEL) into ALL, stores it in the history
+ * as a run of its own, adds its figures to T and labels its results with
+ * the combination. Returns 0 when it ran, 1 when a step failed (or its
+ * --prom could not be written).
+ */
+static int run_one(const struct sweep *sw, const struct bench *b, size_t k, const char *label, struct run *all,
+		   struct tmpfile_reg *tmp, volatile sig_atomic_t *stop, struct table *t)
+{
+	char *cargv[SWEEP_ARGV_MAX], err[256];
+	size_t cargc = combo_argv(sw, k, cargv), first = all->nresults;
+	struct bench_call call;
+	struct run one;
+	int rc = 0, r;
+
+	/* Checked before the first combination ran: cannot fail now. */
+	if (bench_call_prepare(&call, b, (int)cargc - 1, cargv + 1, err, sizeof(err)) < 0 ||
+	    bench_call_run(&call, tmp, stop, all, err, sizeof(err)) < 0) {
+		fprintf(stderr, "engpass sweep: %s: %s\n", label, err);
+		bench_call_release(&call);
+		return 1;
+	}
+	/*
+	 * The combination as a run of its own (its command line, its results;
+	 * the box and host of ALL): a view into ALL for the history and
+	 * --prom, which only read it. ALL keeps ownership.
+	 */
+	one = *all;
+	one.command = NULL;
+	one.results = all->results + first;
+	one.nresults = all->nresults - first;
+	{
+		/* As the user would type it: without the --quiet the sweep adds. */
+		struct run *cmdline = run_new(ENGPASS_VERSION, (int)cargc - 1, cargv);
+
+		one.command = cmdline->command;
+		one.time_ns = cmdline->time_ns;
+		if (!sw->no_history && !call.common.no_history)
+			(void)cmd_store_run("sweep", &one, sw->db ? sw->db : call.common.db);
+		if (call.common.prom && (r = prom_write(call.common.prom, &one)) < 0) {
+			fprintf(stderr, "engpass sweep: cannot write '%s': %s\n", call.common.prom, strerror(-r));
+			rc = 1;
+		}
+		run_free(cmdline);
+	}
+	for (size_t i = first; i < all->nresults; i++) {
+		struct result *res = all->results[i];
+		char *step = xstrdup(res->step ? res->step : "?");
+
+		add_result(t, k, res);
+		if (res->status == RESULT_FAILED)
+			rc = 1;
+		result_set_step(res, "%s [%s]", step, label);
+		result_set_sweep(res, label);
+		free(step);
+	}
+	bench_call_release(&call);
+	return rc;
+}
 
 int cmd_sweep(int argc, char **argv)
 {
 	struct sweep sw;
 	const struct bench *b = NULL;
-	size_t ncombo, nrows = 0;
-	struct row *rows = NULL;
+	struct table t = { 0 };
 	char **labels;
-	json_t *merged = NULL, *merged_results = NULL;
+	struct tmpfile_reg *tmp;
+	static volatile sig_atomic_t stop;
+	struct run *all;
 	int rc, worst = EXIT_OK;
 
-	if ((rc = parse(argc, argv, &sw, &b)) >= 0) {
+	if ((rc = parse(argc, argv, &sw, &b)) >= 0 || (t.ncombo = combinations(&sw)) == 0 ||
+	    (rc = check_all(&sw, b, t.ncombo)) >= 0) {
+		if (rc < 0)
+			rc = usage_error("sweep", "more than %d combinations", SWEEP_MAX_RUNS);
 		sweep_release(&sw);
 		return rc;
 	}
-	ncombo = combinations(&sw);
-	if (!ncombo) {
-		sweep_release(&sw);
-		return usage_error("sweep", "more than %d combinations", SWEEP_MAX_RUNS);
-	}
-	for (size_t k = 0; k < ncombo; k++) {
-		char *cargv[SWEEP_MAX_ARGS + 2 * SWEEP_MAX_AXES + 12], err[256];
-		size_t cargc = combo_argv(&sw, k, cargv, false);
-
-		if (check_combo(b, cargv, cargc, err, sizeof(err))) {
-			char *label = combo_label(&sw, k);
-
-			rc = usage_error("sweep", "%s (with %s)", err, label);
-			free(label);
-			sweep_release(&sw);
-			return rc;
-		}
-	}
-	labels = xcalloc(ncombo, sizeof(*labels));
-	if (child_signals_install() < 0)
-		fprintf(stderr, "engpass sweep: cannot catch signals; a signal stops the sweep at once\n");
-	for (size_t k = 0; k < ncombo; k++) {
-		char *cargv[SWEEP_MAX_ARGS + 2 * SWEEP_MAX_AXES + 12], *out = NULL;
-		json_error_t jerr;
-		json_t *doc, *results, *r;
-		size_t i;
-
+	labels = xcalloc(t.ncombo, sizeof(*labels));
+	for (size_t k = 0; k < t.ncombo; k++)
 		labels[k] = combo_label(&sw, k);
-		if (child_stop_signal()) {
-			fprintf(stderr, "engpass sweep: stopped by signal %d before %s\n", child_stop_signal(), labels[k]);
-			worst = 128 + child_stop_signal();
+	tmp = tmpfile_reg_new();
+	if ((rc = tmpfile_install_handlers(tmp)) < 0)
+		fprintf(stderr, "engpass sweep: cannot catch signals (%s); a signal stops the sweep at once\n",
+			strerror(-rc));
+	tmpfile_set_stop_flag(tmp, &stop);
+	all = run_new(ENGPASS_VERSION, 1, (char *[]){ (char *)"sweep", NULL });
+	run_collect_info(all);
+	for (size_t k = 0; k < t.ncombo; k++) {
+		if (stop) {
+			fprintf(stderr, "engpass sweep: stopped by signal %d before %s\n", (int)stop, labels[k]);
 			break;
 		}
-		combo_argv(&sw, k, cargv, true);
 		if (!sw.json)
-			fprintf(stderr, "engpass sweep: %zu/%zu %s\n", k + 1, ncombo, labels[k]);
-		rc = child_run_engpass(cargv, &out);
-		if (rc != 0)
+			fprintf(stderr, "engpass sweep: %zu/%zu %s\n", k + 1, t.ncombo, labels[k]);
+		if (run_one(&sw, b, k, labels[k], all, tmp, &stop, &t))
 			worst = EXIT_MEASURE_FAILED;
-		if (rc >= 128) {
-			free(out);
-			fprintf(stderr, "engpass sweep: stopped (%s ended by signal %d)\n", labels[k], rc - 128);
-			worst = rc;
+		if (stop) {
+			fprintf(stderr, "engpass sweep: stopped (%s ended by signal %d)\n", labels[k], (int)stop);
 			break;
 		}
-		doc = out ? json_loads(out, 0, &jerr) : NULL;
-		free(out);
-		results = doc ? json_object_get(doc, "results") : NULL;
-		if (!json_is_array(results)) {
-			fprintf(stderr, "engpass sweep: %s gave no result (exit %d)\n", labels[k], rc);
-			json_decref(doc);
-			continue;
-		}
-		if (!merged) {
-			merged = json_deep_copy(doc);
-			merged_results = json_array();
-			json_object_set_new(merged, "results", merged_results);
-			json_object_set_new(merged, "command", json_string("sweep"));
-		}
-		json_array_foreach(results, i, r) {
-			const char *step = json_string_value(json_object_get(r, "step"));
-			json_t *metrics = json_object_get(r, "metrics"), *view = json_object_get(r, "system"), *v;
-			const char *key;
-			char *label = xasprintf("%s [%s]", step ? step : "?", labels[k]);
-
-			json_object_foreach(metrics, key, v) {
-				size_t nlen;
-				enum unit u = unit_from_key(key, &nlen);
-				char *name = xstrdup(key);
-
-				name[nlen] = 0;
-				add_value(&rows, &nrows, ncombo, k, step ? step : "?", name, u,
-					  json_is_number(v) ? json_number_value(v) : NAN);
-				free(name);
-			}
-			for (size_t f = 0; json_is_object(view) && f < ARRAY_SIZE(view_fields); f++) {
-				json_t *x = json_object_get(view, view_fields[f].key);
-
-				if (json_is_number(x))
-					add_value(&rows, &nrows, ncombo, k, step ? step : "?", view_fields[f].name,
-						  view_fields[f].unit, json_number_value(x));
-			}
-			{
-				json_t *copy = json_deep_copy(r);
-
-				json_object_set_new(copy, "step", json_string(label));
-				json_object_set_new(copy, "sweep", json_string(labels[k]));
-				json_array_append_new(merged_results, copy);
-			}
-			free(label);
-		}
-		json_decref(doc);
 	}
-	if (sw.json) {
-		if (merged)
-			json_dumpf(merged, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		fputc('\n', stdout);
-	} else {
-		printf("%-34s", "figure");
-		for (size_t k = 0; k < ncombo; k++) {
-			char head[32];
-
-			snprintf(head, sizeof(head), "(%zu)", k + 1);
-			printf("  %14s", head);
-		}
-		printf("\n");
-		for (size_t i = 0; i < nrows; i++) {
-			char name[80];
-
-			snprintf(name, sizeof(name), "%s%s%s", strcmp(rows[i].step, b->name) ? rows[i].step : "",
-				 strcmp(rows[i].step, b->name) ? ": " : "", rows[i].name);
-			printf("%-34.34s", name);
-			for (size_t k = 0; k < ncombo; k++) {
-				char v[48];
-
-				render_value(v, sizeof(v), rows[i].v[k], rows[i].unit);
-				printf("  %14s", v);
-			}
-			printf("\n");
-		}
-		printf("\n");
-		for (size_t k = 0; k < ncombo; k++)
-			printf("(%zu) %s %s\n", k + 1, b->name, labels[k]);
-	}
-	for (size_t i = 0; i < nrows; i++) {
-		free(rows[i].step);
-		free(rows[i].name);
-		free(rows[i].v);
-	}
-	free(rows);
-	for (size_t k = 0; k < ncombo; k++)
+	/* Restores the default signal actions: a signal while printing ends engpass at once. */
+	tmpfile_reg_free(tmp);
+	if (stop)
+		worst = 128 + (int)stop;
+	if (sw.json)
+		render_json(stdout, all, true, true);
+	else
+		table_print(&t, b, labels);
+	table_release(&t);
+	for (size_t k = 0; k < t.ncombo; k++)
 		free(labels[k]);
 	free(labels);
-	json_decref(merged);
+	run_free(all);
 	sweep_release(&sw);
-	child_signals_restore();
 	return worst;
 }
-
-#else
-
-int cmd_sweep(int argc, char **argv)
-{
-	(void)argc, (void)argv, (void)parse, (void)combinations, (void)combo_argv, (void)combo_label,
-		(void)check_combo, (void)sweep_release;
-	fprintf(stderr, "engpass sweep: built without jansson, which it needs to read each run's result\n");
-	return EXIT_MEASURE_FAILED;
-}
-
-#endif

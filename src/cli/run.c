@@ -188,133 +188,178 @@ static void emit_now(const struct bench_env *env, struct result *r)
 	run_free(run);
 }
 
-int cmd_bench(const struct bench *b, int argc, char **argv)
+void bench_call_release(struct bench_call *c)
 {
-	struct common_opts common;
-	void *opts = xcalloc(1, b->opts_size ? b->opts_size : 1);
+	free(c->opts);
+	c->opts = NULL;
+}
+
+int bench_call_prepare(struct bench_call *c, const struct bench *b, int argc, char **argv, char *err,
+		       size_t errlen)
+{
 	static const struct opt no_opts[] = { OPT_END };
-	struct opt_group groups[2] = {
-		{ b->opts ? b->opts : no_opts, opts },
-		{ common_opts_table, &common },
-	};
+	struct opt_group groups[2];
 	struct opt_seen seen;
-	char err[256];
-	char *pos[16];
-	size_t npos = 0;
-	int ncpu = ncpu_configured();
-	struct tmpfile_reg *tmp;
+	int r;
+
+	memset(c, 0, sizeof(*c));
+	c->b = b;
+	c->opts = xcalloc(1, b->opts_size ? b->opts_size : 1);
+	c->ncpu = ncpu_configured();
+	groups[0] = (struct opt_group){ b->opts ? b->opts : no_opts, c->opts };
+	groups[1] = (struct opt_group){ common_opts_table, &c->common };
+	common_opts_defaults(&c->common);
+	if (b->defaults)
+		b->defaults(c->opts);
+	if (opt_parse(argc, argv, groups, 2, c->ncpu, c->pos, BENCH_CALL_MAXPOS, &c->npos, &seen, err, errlen))
+		return -EINVAL;
+	if (c->common.help)
+		return 1;
+	c->common.pin_set = opt_was_seen(&seen, 1, common_index("pin"));
+	if ((b->flags & BENCH_NO_TIME) && opt_was_seen(&seen, 1, common_index("time"))) {
+		snprintf(err, errlen, "option '--time': %s steps take as long as their size costs; "
+			 "set their sizes instead", b->name);
+		return -EINVAL;
+	}
+	if (c->common.prom && (r = prom_check(c->common.prom)) < 0) {
+		snprintf(err, errlen, "option '--prom': cannot write into the directory of '%s': %s", c->common.prom,
+			 strerror(-r));
+		return -EINVAL;
+	}
+	if (b->check)
+		return b->check(c->opts, c->pos, c->npos, err, errlen) ? -EINVAL : 0;
+	if (c->npos) {
+		snprintf(err, errlen, "unexpected argument '%s'", c->pos[0]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int bench_call_run(struct bench_call *c, struct tmpfile_reg *tmp, volatile sig_atomic_t *stop, struct run *run,
+		   char *err, size_t errlen)
+{
+	const struct bench *b = c->b;
 	struct progress progress;
 	struct runner rn;
 	struct bench_env *env = &rn.env;
-	static volatile sig_atomic_t stop;
+	cpu_set_t before;
+	bool pinned = false;
 	struct result *res;
-	struct run *run;
-	bool failed = false;
-	int rc = EXIT_OK, r;
-
-	common_opts_defaults(&common);
-	if (b->defaults)
-		b->defaults(opts);
-	if (opt_parse(argc, argv, groups, 2, ncpu, pos, 16, &npos, &seen, err, sizeof(err))) {
-		free(opts);
-		return usage_error(b->name, "%s", err);
-	}
-	if (common.help) {
-		help_bench(stdout, b);
-		free(opts);
-		return EXIT_OK;
-	}
-	common.pin_set = opt_was_seen(&seen, 1, common_index("pin"));
-	if ((b->flags & BENCH_NO_TIME) && opt_was_seen(&seen, 1, common_index("time"))) {
-		free(opts);
-		return usage_error(b->name, "option '--time': %s steps take as long as their size costs; "
-				   "set their sizes instead", b->name);
-	}
-	if (common.prom && (r = prom_check(common.prom)) < 0) {
-		free(opts);
-		return usage_error(b->name, "option '--prom': cannot write into the directory of '%s': %s",
-				   common.prom, strerror(-r));
-	}
-	if (b->check) {
-		if (b->check(opts, pos, npos, err, sizeof(err))) {
-			free(opts);
-			return usage_error(b->name, "%s", err);
-		}
-	} else if (npos) {
-		free(opts);
-		return usage_error(b->name, "unexpected argument '%s'", pos[0]);
-	}
-
-	tmp = tmpfile_reg_new();
-	if ((r = tmpfile_install_handlers(tmp)) < 0) {
-		tmpfile_reg_free(tmp);
-		free(opts);
-		fprintf(stderr, "engpass %s: cannot install signal handlers: %s\n", b->name, strerror(-r));
-		return EXIT_MEASURE_FAILED;
-	}
-	tmpfile_set_stop_flag(tmp, &stop);
-	progress_init(&progress, stderr, !common.quiet && isatty(2), b->name);
-	rn = (struct runner){
-		.env = {
-			.time_ns = common.time_ns, .interval_ns = common.interval_ns, .sample = !common.no_sample,
-			.pin = common.pin_set ? &common.pin : NULL, .pos = pos, .npos = npos, .tmp = tmp,
-			.progress = &progress, .ncpu = ncpu, .stop = &stop, .emit = emit_now,
-		},
-		.common = &common,
-	};
-	run = run_new(ENGPASS_VERSION, argc + 1, argv - 1);
+	int r;
 
 	if (b->unsupported_reason) {
 		res = result_new(b->name, NULL);
 		result_set_status(res, RESULT_SKIPPED, "built without support: %s", b->unsupported_reason);
 		run_add(run, res);
-	} else if ((b->flags & BENCH_NEEDS_ROOT) && geteuid() != 0) {
+		return 0;
+	}
+	if ((b->flags & BENCH_NEEDS_ROOT) && geteuid() != 0) {
 		res = result_new(b->name, NULL);
 		result_set_status(res, RESULT_SKIPPED, "needs root");
 		run_add(run, res);
-	} else {
-		size_t nsteps = b->nsteps ? b->nsteps(opts) : 1;
-
-		if (common.pin_set && (r = affinity_pin_self(&common.pin)) < 0) {
-			run_free(run);
-			tmpfile_reg_free(tmp);
-			free(opts);
-			return usage_error(b->name, "cannot pin to the CPUs given with --pin: %s", strerror(-r));
-		}
-		for (size_t i = 0; i < nsteps && !stop; i++) {
-			env->step = (unsigned)i;
-			res = run_step(b, env, opts);
-			run_add(run, res);
-			if (res->status == RESULT_FAILED)
-				failed = true;
+		return 0;
+	}
+	if (c->common.pin_set) {
+		/* Pinned for this call only: a caller that runs more calls gets its CPUs back. */
+		pinned = affinity_get_self(&before) == 0;
+		if ((r = affinity_pin_self(&c->common.pin)) < 0) {
+			snprintf(err, errlen, "cannot pin to the CPUs given with --pin: %s", strerror(-r));
+			return r;
 		}
 	}
+	progress_init(&progress, stderr, !c->common.quiet && isatty(2), b->name);
+	rn = (struct runner){
+		.env = {
+			.time_ns = c->common.time_ns, .interval_ns = c->common.interval_ns,
+			.sample = !c->common.no_sample, .pin = c->common.pin_set ? &c->common.pin : NULL,
+			.pos = c->pos, .npos = c->npos, .tmp = tmp, .progress = &progress, .ncpu = c->ncpu,
+			.stop = stop, .emit = emit_now,
+		},
+		.common = &c->common,
+	};
+	for (size_t i = 0, n = b->nsteps ? b->nsteps(c->opts) : 1; i < n && !*stop; i++) {
+		env->step = (unsigned)i;
+		run_add(run, run_step(b, env, c->opts));
+	}
 	progress_finish(&progress);
+	/*
+	 * What the benchmark left behind goes now, not when the caller's
+	 * registry does; a file that cannot be removed stays registered for it.
+	 */
+	r = tmpfile_remove_all(tmp);
+	/* Back on the CPUs the caller had (which it was allowed before, so this cannot fail but for a hot unplug). */
+	if (pinned)
+		r = affinity_pin_self(&before);
+	(void)r;
+	return 0;
+}
+
+void run_collect_info(struct run *run)
+{
+	/* The box as the result's context: no calibration loop, it would cost time. */
+	struct sysinfo_opts so = { .proc_root = "/proc", .sys_root = "/sys", .calibrate = false,
+				   .probe_uring = true };
+
+	run->info = xcalloc(1, sizeof(*run->info));
+	if (sysinfo_collect(run->info, &so) < 0) {
+		free(run->info);
+		run->info = NULL;
+	}
+}
+
+int cmd_bench(const struct bench *b, int argc, char **argv)
+{
+	struct bench_call call;
+	char err[256];
+	struct tmpfile_reg *tmp;
+	static volatile sig_atomic_t stop;
+	struct run *run;
+	bool failed = false;
+	int rc = EXIT_OK, r;
+
+	r = bench_call_prepare(&call, b, argc, argv, err, sizeof(err));
+	if (r) {
+		bench_call_release(&call);
+		if (r > 0) {
+			help_bench(stdout, b);
+			return EXIT_OK;
+		}
+		return usage_error(b->name, "%s", err);
+	}
+	tmp = tmpfile_reg_new();
+	if ((r = tmpfile_install_handlers(tmp)) < 0) {
+		tmpfile_reg_free(tmp);
+		bench_call_release(&call);
+		fprintf(stderr, "engpass %s: cannot install signal handlers: %s\n", b->name, strerror(-r));
+		return EXIT_MEASURE_FAILED;
+	}
+	tmpfile_set_stop_flag(tmp, &stop);
+	run = run_new(ENGPASS_VERSION, argc + 1, argv - 1);
+	if (bench_call_run(&call, tmp, &stop, run, err, sizeof(err)) < 0) {
+		run_free(run);
+		tmpfile_reg_free(tmp);
+		bench_call_release(&call);
+		return usage_error(b->name, "%s", err);
+	}
 	/* Removes what the benchmark left and restores the default signal actions. */
 	tmpfile_reg_free(tmp);
 
-	run->info = xcalloc(1, sizeof(*run->info));
-	{
-		/* The box as the result's context: no calibration loop, it would cost time. */
-		struct sysinfo_opts so = { .proc_root = "/proc", .sys_root = "/sys", .calibrate = false,
-					   .probe_uring = true };
-		if (sysinfo_collect(run->info, &so) < 0) {
-			free(run->info);
-			run->info = NULL;
-		}
-	}
-	render(&common, run);
-	if (common.prom && (r = prom_write(common.prom, run)) < 0) {
-		fprintf(stderr, "engpass %s: cannot write '%s': %s\n", b->name, common.prom, strerror(-r));
+	run_collect_info(run);
+	render(&call.common, run);
+	if (call.common.prom && (r = prom_write(call.common.prom, run)) < 0) {
+		fprintf(stderr, "engpass %s: cannot write '%s': %s\n", b->name, call.common.prom, strerror(-r));
 		failed = true;
 	}
 	/* A run that could not be stored is still a measurement: a warning, not a failure. */
-	if (!common.no_history)
-		(void)cmd_store_run(b->name, run, common.db);
-	for (size_t i = 0; i < run->nresults; i++)
-		if (run->results[i]->status == RESULT_FAILED)
-			fprintf(stderr, "engpass %s: failed: %s\n", b->name,
-				run->results[i]->reason ? run->results[i]->reason : "unknown error");
+	if (!call.common.no_history)
+		(void)cmd_store_run(b->name, run, call.common.db);
+	for (size_t i = 0; i < run->nresults; i++) {
+		if (run->results[i]->status != RESULT_FAILED)
+			continue;
+		failed = true;
+		fprintf(stderr, "engpass %s: failed: %s\n", b->name,
+			run->results[i]->reason ? run->results[i]->reason : "unknown error");
+	}
 	if (failed)
 		rc = EXIT_MEASURE_FAILED;
 	if (stop && !(b->flags & BENCH_UNTIL_SIGNAL)) {
@@ -322,6 +367,6 @@ int cmd_bench(const struct bench *b, int argc, char **argv)
 		rc = 128 + (int)stop;
 	}
 	run_free(run);
-	free(opts);
+	bench_call_release(&call);
 	return rc;
 }

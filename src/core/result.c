@@ -131,6 +131,7 @@ void result_free(struct result *r)
 		free(r->notes[i]);
 	free(r->notes);
 	free(r->headline);
+	free(r->sweep);
 	if (r->series)
 		sampler_free(r->series);
 	free(r);
@@ -144,6 +145,12 @@ void result_set_step(struct result *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	r->step = vfmt(fmt, ap);
 	va_end(ap);
+}
+
+void result_set_sweep(struct result *r, const char *combination)
+{
+	free(r->sweep);
+	r->sweep = xstrdup(combination);
 }
 
 void result_set_status(struct result *r, enum result_status s, const char *fmt, ...)

@@ -105,6 +105,7 @@ struct result {
 	struct sysview view;
 	struct sampler *series;	/* owned; NULL when not sampled */
 	struct verdict verdict;
+	char *sweep;		/* the `engpass sweep` combination that made it ("--cache 8M"); NULL = none */
 };
 
 /* New empty result for BENCH/STEP; caller frees with result_free(). */
@@ -113,6 +114,8 @@ void result_free(struct result *r);
 
 /* Sets the step label (formatted, copied), e.g. "chacha20-poly1305/1400B". */
 void result_set_step(struct result *r, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/* Sets the sweep combination (copied), e.g. "--cache 8M --sync none". */
+void result_set_sweep(struct result *r, const char *combination);
 /* Sets status and a formatted reason (copied). */
 void result_set_status(struct result *r, enum result_status s, const char *fmt, ...) PRINTF_LIKE(3, 4);
 /* Adds a parameter or a method entry (formatted value, copied). */

@@ -229,6 +229,8 @@ static void result_object(struct jw *w, const struct result *r, bool series)
 	jw_str(w, "resource", r->verdict.resource[0] ? r->verdict.resource : NULL);
 	jw_str(w, "evidence", r->verdict.evidence[0] ? r->verdict.evidence : NULL);
 	jw_obj_end(w);
+	if (r->sweep)
+		jw_str(w, "sweep", r->sweep);
 	jw_obj_end(w);
 }
 

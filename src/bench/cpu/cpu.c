@@ -1090,6 +1090,8 @@ out:
 	free(w);
 }
 
+extern const struct bench_quick cpu_quick;	/* cpu_quick.c */
+
 const struct bench bench_cpu = {
 	.name = "cpu",
 	.summary = "cipher throughput per core, per GHz and over cores (packet, stream, loopback UDP)",
@@ -1113,4 +1115,5 @@ const struct bench bench_cpu = {
 	.nsteps = cpu_nsteps,
 	.sample_config = cpu_sample_config,
 	.run = cpu_run,
+	.quick = &cpu_quick,
 };

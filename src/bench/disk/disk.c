@@ -313,6 +313,8 @@ static void disk_run(const struct bench_env *env, const void *p, struct result *
 	}
 }
 
+extern const struct bench_quick disk_quick;	/* disk_quick.c */
+
 const struct bench bench_disk = {
 	.name = "disk",
 	.summary = "storage: hdparm -T/-t, seq/rand/mixed workloads, the torrent write pattern",
@@ -335,4 +337,5 @@ const struct bench bench_disk = {
 	.nsteps = disk_nsteps,
 	.sample_config = disk_sample_config,
 	.run = disk_run,
+	.quick = &disk_quick,
 };

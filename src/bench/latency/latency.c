@@ -462,6 +462,8 @@ static void latency_run(const struct bench_env *env, const void *p, struct resul
 	free(acct);
 }
 
+extern const struct bench_quick latency_quick;	/* latency_quick.c */
+
 const struct bench bench_latency = {
 	.name = "latency",
 	.summary = "interbench's interactivity benchmark: simulated tasks under loads, with percentiles",
@@ -484,4 +486,5 @@ const struct bench bench_latency = {
 	.check = latency_check,
 	.nsteps = latency_nsteps,
 	.run = latency_run,
+	.quick = &latency_quick,
 };

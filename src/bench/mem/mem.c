@@ -234,6 +234,8 @@ static void mem_run(const struct bench_env *env, const void *p, struct result *r
 	}
 }
 
+extern const struct bench_quick mem_quick;	/* mem_quick.c */
+
 const struct bench bench_mem = {
 	.name = "mem",
 	.summary = "memory and swap: swaptest ladder (optionally sandboxed), bandwidth, latency",
@@ -256,4 +258,5 @@ const struct bench bench_mem = {
 	.check = mem_check,
 	.nsteps = mem_nsteps,
 	.run = mem_run,
+	.quick = &mem_quick,
 };

@@ -252,6 +252,8 @@ static void net_run(const struct bench_env *env, const void *p, struct result *r
 	}
 }
 
+extern const struct bench_quick net_quick;	/* net_quick.c */
+
 const struct bench bench_net = {
 	.name = "net",
 	.summary = "iperf3-compatible network server and client, with the busiest core in every result",
@@ -277,4 +279,5 @@ const struct bench bench_net = {
 	.check = net_check,
 	.sample_config = net_sample_config,
 	.run = net_run,
+	.quick = &net_quick,
 };

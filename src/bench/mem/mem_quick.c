@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mem's part of `engpass quick`: bandwidth and the latency curve, and, as
+ * root, a small swap ladder in a sandbox (a part of its own, "ladder", at
+ * the end of the profile); the findings read the largest latency and the
+ * ladder's resident and swapped read rates.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "bench/bench.h"
+
+enum { Q_BW_LAT, Q_LADDER };
+
+static const struct bench_quick_step steps[] = {
+	[Q_BW_LAT] = { .group = "mem", .order = 20, .why = "memory bandwidth and the latency curve",
+		       .args = { "--bandwidth", "--latency" } },
+	[Q_LADDER] = { .group = "ladder", .order = 60, .why = "a small swap ladder in a sandbox",
+		       .args = { "--ladder", "--sandbox", "64M", "--swapfile", "128M", "--sizes", "0.5x,1.5x" },
+		       .needs_root = "a memory cgroup and a swap file" },
+};
+
+static void mem_findings(const struct bench_quick_result *r, size_t n, struct bench_findings *out)
+{
+	double x, res_read = NAN, swap_read = NAN;
+
+	if (!isnan(x = bench_quick_metric(bench_quick_find(r, n, Q_BW_LAT, "latency"), "lat_largest")))
+		bench_finding(out, "a dependent load from memory too big for the caches takes %.0f ns.", x);
+	/* Each rung says in its read figure's label whether it stayed resident or went through swap. */
+	for (size_t i = 0; i < n; i++) {
+		const struct metric *m = r[i].step == Q_LADDER ? result_find_metric(r[i].res, "read") : NULL;
+
+		if (!m || !m->label || isnan(m->value))
+			continue;
+		if (strstr(m->label, "resident"))
+			res_read = m->value;
+		else if (strstr(m->label, "swap"))
+			swap_read = m->value;
+	}
+	if (!isnan(res_read) && !isnan(swap_read) && swap_read > 0)
+		bench_finding(out, "reading memory back through swap is %.0fx slower than from RAM.", res_read / swap_read);
+}
+
+const struct bench_quick mem_quick = {
+	.steps = steps,
+	.nsteps = ARRAY_SIZE(steps),
+	.findings = mem_findings,
+};
