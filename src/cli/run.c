@@ -134,11 +134,11 @@ static struct result *run_step(const struct bench *b, struct bench_env *env, con
 	res = run_reps(b, env, opts);
 	if (sampler && sampler_stop(sampler) == 0) {
 		result_attach_sampler(res, sampler);
-		if (!res->verdict.resource[0])
+		if (!result_has_verdict(res))
 			verdict_judge(&res->view, &res->verdict);
 	} else {
 		sampler_free(sampler);
-		if (!res->verdict.resource[0] && res->status == RESULT_OK)
+		if (!result_has_verdict(res) && res->status == RESULT_OK)
 			verdict_judge(NULL, &res->verdict);
 	}
 	return res;

@@ -283,8 +283,7 @@ static void disk_run(const struct bench_env *env, const void *p, struct result *
 										: disk_workload_name(o->workload);
 	int r;
 
-	free(res->step);
-	res->step = xstrdup(name);
+	result_set_step(res, "%s", name);
 	result_param(res, "target", "%s", o->tgt.path);
 	result_param(res, "target_kind", "%s", kind_name(o->tgt.kind));
 	if (tune(o, &t, res) == 0) {

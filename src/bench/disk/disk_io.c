@@ -529,7 +529,7 @@ void disk_step_io(const struct bench_env *env, const struct disk_opts *o, struct
 
 		if (pr < 0) {
 			disk_fail_errno(res, pr, "preallocating");
-			res->incomplete = true;
+			result_set_incomplete(res);
 			close(fd);
 			goto out;
 		}
@@ -598,7 +598,7 @@ void disk_step_io(const struct bench_env *env, const struct disk_opts *o, struct
 	s = elapsed_s(m.t0, m.t1);
 	if (r->err) {
 		disk_fail_errno(res, r->err, r->err_what);
-		res->incomplete = true;
+		result_set_incomplete(res);
 	}
 	if (engine == ENGINE_PSYNC && o->qd > 1)
 		result_note(res, "psync has one I/O in flight at a time: queue depth 1 reached of %lld asked",
@@ -649,11 +649,10 @@ void disk_step_io(const struct bench_env *env, const struct disk_opts *o, struct
 	disk_report_cpu(res, &m, r->rd_ios + r->wr_ios);
 	disk_report_device(res, o, &m, r->wr_bytes);
 	if (o->rate > 0 && s > 0 && (double)(r->rd_bytes + r->wr_bytes) / s >= 0.9 * o->rate) {
-		snprintf(res->verdict.resource, sizeof(res->verdict.resource), "rate limit");
-		snprintf(res->verdict.evidence, sizeof(res->verdict.evidence),
-			 "%s/s achieved with --rate %s/s: the token bucket, not the device or the CPU, set the pace",
-			 disk_fmt_bytes(a, sizeof(a), (uint64_t)((double)(r->rd_bytes + r->wr_bytes) / s)),
-			 disk_fmt_bytes(b, sizeof(b), (uint64_t)o->rate));
+		result_set_verdict(res, "rate limit",
+				   "%s/s achieved with --rate %s/s: the token bucket, not the device or the CPU, set the pace",
+				   disk_fmt_bytes(a, sizeof(a), (uint64_t)((double)(r->rd_bytes + r->wr_bytes) / s)),
+				   disk_fmt_bytes(b, sizeof(b), (uint64_t)o->rate));
 	}
 	iobuf_free(&iob);
 	free(slots);

@@ -273,7 +273,7 @@ void disk_step_torrent(const struct bench_env *env, const struct disk_opts *o, s
 	result_param(res, "direct", "%s", direct ? "yes" : "no");
 	if (o->tgt.kind != DISK_BLKDEV && (r = disk_prealloc(fd, o->region, o->prealloc_mode, env->stop, res)) < 0) {
 		disk_fail_errno(res, r, "preallocating");
-		res->incomplete = true;
+		result_set_incomplete(res);
 		goto out_fd;
 	}
 
@@ -401,7 +401,7 @@ void disk_step_torrent(const struct bench_env *env, const struct disk_opts *o, s
 
 		snprintf(what, sizeof(what), "%s at offset %llu", t->err_what, (unsigned long long)t->err_off);
 		disk_fail_errno(res, t->err, what);
-		res->incomplete = true;
+		result_set_incomplete(res);
 	} else if (verify_fail) {
 		result_set_status(res, RESULT_FAILED, "%llu of %llu pieces failed the SHA-1 check",
 				  (unsigned long long)verify_fail, (unsigned long long)pieces_done);
@@ -441,11 +441,10 @@ void disk_step_torrent(const struct bench_env *env, const struct disk_opts *o, s
 	disk_report_cpu(res, &m, blocks);
 	disk_report_device(res, o, &m, t->written);
 	if (o->rate > 0 && s > 0 && (double)(blocks * TORRENT_BLOCK) / s >= 0.9 * o->rate) {
-		snprintf(res->verdict.resource, sizeof(res->verdict.resource), "rate limit");
-		snprintf(res->verdict.evidence, sizeof(res->verdict.evidence),
-			 "%s/s of blocks with --rate %s/s: the token bucket, not the device or the CPU, set the pace",
-			 disk_fmt_bytes(a, sizeof(a), (uint64_t)((double)(blocks * TORRENT_BLOCK) / s)),
-			 disk_fmt_bytes(b, sizeof(b), (uint64_t)o->rate));
+		result_set_verdict(res, "rate limit",
+				   "%s/s of blocks with --rate %s/s: the token bucket, not the device or the CPU, set the pace",
+				   disk_fmt_bytes(a, sizeof(a), (uint64_t)((double)(blocks * TORRENT_BLOCK) / s)),
+				   disk_fmt_bytes(b, sizeof(b), (uint64_t)o->rate));
 	}
 	torrent_cache_release(&cache);
 out_fd:

@@ -681,12 +681,10 @@ static void report(struct fetch_ctx *c, struct result *res)
 		fetch_human(b, sizeof(b), ceiling);
 		snprintf(beside, sizeof(beside), " beside a stop-and-wait ceiling of %s/s (block / fastest request)", b);
 	}
-	snprintf(res->verdict.resource, sizeof(res->verdict.resource), "%s",
-		 rt_pct >= FETCH_IDLE_BOUND_PCT ? "round trips" : "not round-trip bound");
-	snprintf(res->verdict.evidence, sizeof(res->verdict.evidence),
-		 "idle %.0f%% of the time waiting round trips (bound from %.0f%%), %.0f%% waiting for a server "
-		 "with requests queued; %s/s measured%s",
-		 rt_pct, FETCH_IDLE_BOUND_PCT, srv_pct, m, beside);
+	result_set_verdict(res, rt_pct >= FETCH_IDLE_BOUND_PCT ? "round trips" : "not round-trip bound",
+			   "idle %.0f%% of the time waiting round trips (bound from %.0f%%), %.0f%% waiting for a server "
+			   "with requests queued; %s/s measured%s",
+			   rt_pct, FETCH_IDLE_BOUND_PCT, srv_pct, m, beside);
 }
 
 static void fetch_run(const struct bench_env *env, const void *p, struct result *res)

@@ -235,8 +235,7 @@ static void net_run(const struct bench_env *env, const void *p, struct result *r
 {
 	const struct net_opts *o = p;
 
-	free(res->step);
-	res->step = xstrdup(o->role == NET_ROLE_SERVER ? "server" : "client");
+	result_set_step(res, "%s", o->role == NET_ROLE_SERVER ? "server" : "client");
 	if (!HAVE_JANSSON && (o->role == NET_ROLE_SERVER || o->mode == NET_MODE_IPERF3)) {
 		result_set_status(res, RESULT_SKIPPED, "built without jansson (needed to parse iperf3's JSON messages)");
 		return;

@@ -441,7 +441,7 @@ void net_client_run(const struct bench_env *env, const struct net_opts *o, struc
 report:
 	net_report_fill(res, &t, o->capacity);
 	if (stopped)
-		res->incomplete = true;
+		result_set_incomplete(res);
 out:
 	progress_finish(env->progress);
 	sampler_free(smp);

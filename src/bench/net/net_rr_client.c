@@ -390,8 +390,12 @@ static void report(struct rr_client *c, const struct rr_welcome *w, uint64_t rtt
 		result_method(res, "depth_kept", "requests in flight integrated over the test time");
 	result_method(res, "server", "the server's own accounting, sent at END: idle = no request ready "
 		      "(none arrived or waiting out --delay), paced = held by --rate, blocked = send buffer full");
-	rr_judge(&f, res->verdict.resource, sizeof(res->verdict.resource), res->verdict.evidence,
-		 sizeof(res->verdict.evidence));
+	{
+		struct verdict vd;
+
+		rr_judge(&f, vd.resource, sizeof(vd.resource), vd.evidence, sizeof(vd.evidence));
+		result_set_verdict(res, vd.resource, "%s", vd.evidence);
+	}
 	if (!stream)
 		result_note(res, "stop-and-wait ceiling block/RTT = %s; measured %.2fx of it with %.2f requests in flight",
 			    units_fmt_rate(a, sizeof(a), f.ceiling), f.throughput / f.ceiling, f.depth_kept);
@@ -507,7 +511,7 @@ void net_rr_client_run(const struct bench_env *env, const struct net_opts *o, st
 		run.end = clock_mono();
 	report(&c, &w, rtt, &run, r < 0 ? NULL : &st, smp ? &v : NULL, (u1 - u0) + (s1 - s0), link);
 	if (run.incomplete)
-		res->incomplete = true;
+		result_set_incomplete(res);
 	if (smp) {
 		struct verdict keep = res->verdict;
 

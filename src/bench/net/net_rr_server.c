@@ -393,11 +393,10 @@ struct result *net_rr_serve(const struct bench_env *env, const struct net_opts *
 			      "process CPU / session")->higher_is_better = false;
 		result_headline(res, "throughput");
 	}
-	snprintf(res->verdict.resource, sizeof(res->verdict.resource), "see client");
-	snprintf(res->verdict.evidence, sizeof(res->verdict.evidence),
-		 "the client's result judges the session from these figures");
+	result_set_verdict(res, "see client",
+			   "the client's result judges the session from these figures");
 	if (r < 0) {
-		res->incomplete = true;
+		result_set_incomplete(res);
 		result_note(res, "session ended early: %s", s.why);
 	}
 	free(s.q);

@@ -498,7 +498,7 @@ static void serve_one(struct server *sv, int cfd)
 
 		net_report_fill(res, &t, t.p.want_capacity);
 		if (t.incomplete) {
-			res->incomplete = true;
+			result_set_incomplete(res);
 			sv->ended_early++;
 		}
 		if (smp) {
@@ -584,9 +584,8 @@ void net_server_run(const struct bench_env *env, const struct net_opts *o, struc
 		->higher_is_better = false;
 	result_metric(res, "bad_handshakes", UNIT_COUNT, sv.bad_handshakes,
 		      "handshakes dropped (bad, silent)")->higher_is_better = false;
-	snprintf(res->verdict.resource, sizeof(res->verdict.resource), "none observed");
-	snprintf(res->verdict.evidence, sizeof(res->verdict.evidence),
-		 "a server session; each test has its own result and verdict");
+	result_set_verdict(res, "none observed",
+			   "a server session; each test has its own result and verdict");
 	if (sv.fatal) {
 		result_set_status(res, RESULT_FAILED, "%s", sv.fatal_why);
 		return;

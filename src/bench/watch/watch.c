@@ -763,7 +763,8 @@ static void watch_run(const struct bench_env *env, const void *p, struct result 
 		}
 	}
 	/* Without --time a signal is how a watch ends: nothing is missing. */
-	res->incomplete = sig && env->time_ns;
+	if (sig && env->time_ns)
+		result_set_incomplete(res);
 	if (!s.intervals)
 		result_note(res, "no complete interval was observed: the watch ended before the first interval");
 out:
