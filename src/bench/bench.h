@@ -103,11 +103,13 @@ struct bench {
 	/* Fills defaults into a zeroed options struct; NULL = all zero. */
 	void (*defaults)(void *opts);
 	/*
-	 * Checks positional arguments and option combinations before anything
-	 * runs. Returns 0, or -EINVAL with a one-line message in ERR (a usage
-	 * error: exit status 2). NULL = no positional arguments allowed.
+	 * Checks positional arguments (env->pos, env->npos) and option
+	 * combinations before anything runs, with the common options in ENV
+	 * (time_ns, interval_ns, sample, pin); nothing else of ENV is set yet.
+	 * Returns 0, or -EINVAL with a one-line message in ERR (a usage error:
+	 * exit status 2). NULL = no positional arguments allowed.
 	 */
-	int (*check)(void *opts, char **pos, size_t npos, char *err, size_t errlen);
+	int (*check)(void *opts, const struct bench_env *env, char *err, size_t errlen);
 	/*
 	 * Number of steps this invocation runs (e.g. disk -T and -t); each
 	 * step is its own result with its own system view and verdict. NULL

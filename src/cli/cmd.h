@@ -106,6 +106,22 @@ int cmd_store_run(const char *cmd, const struct run *run, const char *db);
 /* Runs benchmark B with the arguments after its name. */
 int cmd_bench(const struct bench *b, int argc, char **argv);
 
+/* Most positional arguments a benchmark command takes. */
+#define BENCH_MAX_POS 16
+
+/*
+ * Parses ARGV[0..ARGC) (the arguments after the benchmark's name) for B:
+ * its option table and the common options, then B's check() (or, without
+ * one, refuses positional arguments). OPTS (B's options struct, zeroed) and
+ * C get their defaults, then what was given; POS (BENCH_MAX_POS entries)
+ * the positional arguments; ENV (zeroed by the call) the common options a
+ * benchmark sees and the positional arguments, for check() and later the
+ * run. With --help, C->help is set and nothing is checked. Returns 0, or
+ * -EINVAL with a one-line message in ERR: a usage error.
+ */
+int bench_parse(const struct bench *b, int argc, char **argv, void *opts, struct common_opts *c, char **pos,
+		struct bench_env *env, char *err, size_t errlen);
+
 /* Prints the top-level usage, generated from the tables, to F. */
 void help_top(FILE *f);
 /* Prints `engpass NAME --help` for a benchmark to F. */

@@ -245,26 +245,13 @@ static char *combo_label(const struct sweep *sw, size_t k)
  */
 static int check_combo(const struct bench *b, char **argv, size_t argc, char *err, size_t errlen)
 {
-	static const struct opt no_opts[] = { OPT_END };
 	void *opts = xcalloc(1, b->opts_size ? b->opts_size : 1);
 	struct common_opts common;
-	struct opt_group g[2] = { { b->opts ? b->opts : no_opts, opts }, { common_opts_table, &common } };
-	struct opt_seen seen;
-	char *pos[16];
-	size_t npos;
-	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	struct bench_env env;
+	char *pos[BENCH_MAX_POS];
 	int r;
 
-	common_opts_defaults(&common);
-	if (b->defaults)
-		b->defaults(opts);
-	r = opt_parse((int)argc - 1, argv + 1, g, 2, ncpu > 0 ? (int)ncpu : 1, pos, 16, &npos, &seen, err, errlen);
-	if (!r && b->check)
-		r = b->check(opts, pos, npos, err, errlen);
-	else if (!r && npos) {
-		snprintf(err, errlen, "unexpected argument '%s'", pos[0]);
-		r = -EINVAL;
-	}
+	r = bench_parse(b, (int)argc - 1, argv + 1, opts, &common, pos, &env, err, errlen);
 	free(opts);
 	return r;
 }

@@ -188,19 +188,50 @@ static void emit_now(const struct bench_env *env, struct result *r)
 	run_free(run);
 }
 
+int bench_parse(const struct bench *b, int argc, char **argv, void *opts, struct common_opts *c, char **pos,
+		struct bench_env *env, char *err, size_t errlen)
+{
+	static const struct opt no_opts[] = { OPT_END };
+	struct opt_group groups[2] = {
+		{ b->opts ? b->opts : no_opts, opts },
+		{ common_opts_table, c },
+	};
+	struct opt_seen seen;
+	size_t npos = 0;
+
+	memset(env, 0, sizeof(*env));
+	common_opts_defaults(c);
+	if (b->defaults)
+		b->defaults(opts);
+	if (opt_parse(argc, argv, groups, 2, ncpu_configured(), pos, BENCH_MAX_POS, &npos, &seen, err, errlen))
+		return -EINVAL;
+	if (c->help)
+		return 0;
+	c->pin_set = opt_was_seen(&seen, 1, common_index("pin"));
+	if ((b->flags & BENCH_NO_TIME) && opt_was_seen(&seen, 1, common_index("time"))) {
+		snprintf(err, errlen, "option '--time': %s steps take as long as their size costs; "
+			 "set their sizes instead", b->name);
+		return -EINVAL;
+	}
+	*env = (struct bench_env){
+		.time_ns = c->time_ns, .interval_ns = c->interval_ns, .sample = !c->no_sample,
+		.pin = c->pin_set ? &c->pin : NULL, .pos = pos, .npos = npos,
+	};
+	if (b->check)
+		return b->check(opts, env, err, errlen) ? -EINVAL : 0;
+	if (npos) {
+		snprintf(err, errlen, "unexpected argument '%s'", pos[0]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int cmd_bench(const struct bench *b, int argc, char **argv)
 {
 	struct common_opts common;
 	void *opts = xcalloc(1, b->opts_size ? b->opts_size : 1);
-	static const struct opt no_opts[] = { OPT_END };
-	struct opt_group groups[2] = {
-		{ b->opts ? b->opts : no_opts, opts },
-		{ common_opts_table, &common },
-	};
-	struct opt_seen seen;
 	char err[256];
-	char *pos[16];
-	size_t npos = 0;
+	char *pos[BENCH_MAX_POS];
 	int ncpu = ncpu_configured();
 	struct tmpfile_reg *tmp;
 	struct progress progress;
@@ -212,10 +243,7 @@ int cmd_bench(const struct bench *b, int argc, char **argv)
 	bool failed = false;
 	int rc = EXIT_OK, r;
 
-	common_opts_defaults(&common);
-	if (b->defaults)
-		b->defaults(opts);
-	if (opt_parse(argc, argv, groups, 2, ncpu, pos, 16, &npos, &seen, err, sizeof(err))) {
+	if (bench_parse(b, argc, argv, opts, &common, pos, env, err, sizeof(err))) {
 		free(opts);
 		return usage_error(b->name, "%s", err);
 	}
@@ -224,25 +252,10 @@ int cmd_bench(const struct bench *b, int argc, char **argv)
 		free(opts);
 		return EXIT_OK;
 	}
-	common.pin_set = opt_was_seen(&seen, 1, common_index("pin"));
-	if ((b->flags & BENCH_NO_TIME) && opt_was_seen(&seen, 1, common_index("time"))) {
-		free(opts);
-		return usage_error(b->name, "option '--time': %s steps take as long as their size costs; "
-				   "set their sizes instead", b->name);
-	}
 	if (common.prom && (r = prom_check(common.prom)) < 0) {
 		free(opts);
 		return usage_error(b->name, "option '--prom': cannot write into the directory of '%s': %s",
 				   common.prom, strerror(-r));
-	}
-	if (b->check) {
-		if (b->check(opts, pos, npos, err, sizeof(err))) {
-			free(opts);
-			return usage_error(b->name, "%s", err);
-		}
-	} else if (npos) {
-		free(opts);
-		return usage_error(b->name, "unexpected argument '%s'", pos[0]);
 	}
 
 	tmp = tmpfile_reg_new();
@@ -254,14 +267,12 @@ int cmd_bench(const struct bench *b, int argc, char **argv)
 	}
 	tmpfile_set_stop_flag(tmp, &stop);
 	progress_init(&progress, stderr, !common.quiet && isatty(2), b->name);
-	rn = (struct runner){
-		.env = {
-			.time_ns = common.time_ns, .interval_ns = common.interval_ns, .sample = !common.no_sample,
-			.pin = common.pin_set ? &common.pin : NULL, .pos = pos, .npos = npos, .tmp = tmp,
-			.progress = &progress, .ncpu = ncpu, .stop = &stop, .emit = emit_now,
-		},
-		.common = &common,
-	};
+	rn.common = &common;
+	env->tmp = tmp;
+	env->progress = &progress;
+	env->ncpu = ncpu;
+	env->stop = &stop;
+	env->emit = emit_now;
 	run = run_new(ENGPASS_VERSION, argc + 1, argv - 1);
 
 	if (b->unsupported_reason) {

@@ -200,19 +200,19 @@ static int check_tuning(struct disk_opts *o, char *err, size_t errlen)
 	return 0;
 }
 
-static int disk_check(void *p, char **pos, size_t npos, char *err, size_t errlen)
+static int disk_check(void *p, const struct bench_env *env, char *err, size_t errlen)
 {
 	struct disk_opts *o = p;
 	int r;
 
 	o->data = &o->data_store;
-	if (npos > 1)
-		return bad(err, errlen, "unexpected argument '%s' (one TARGET at most)", pos[1]);
+	if (env->npos > 1)
+		return bad(err, errlen, "unexpected argument '%s' (one TARGET at most)", env->pos[1]);
 	if ((r = check_options(o, err, errlen)))
 		return r;
 	if (o->settle_ns && !o->cached && !o->device)
 		return bad(err, errlen, "option '--settle' is for -T and -t");
-	if ((r = disk_target_check(o, npos ? pos[0] : ".", err, errlen)))
+	if ((r = disk_target_check(o, env->npos ? env->pos[0] : ".", err, errlen)))
 		return r;
 	return check_tuning(o, err, errlen);
 }

@@ -145,18 +145,18 @@ static const char *server_only(const struct net_opts *o)
 	return NULL;
 }
 
-static int net_check(void *p, char **pos, size_t npos, char *err, size_t errlen)
+static int net_check(void *p, const struct bench_env *env, char *err, size_t errlen)
 {
 	struct net_opts *o = p;
 	const char *bad;
 
-	if (npos == 0) {
+	if (env->npos == 0) {
 		snprintf(err, errlen, "expected 'server' or 'client HOST'");
 		return -EINVAL;
 	}
-	if (!strcmp(pos[0], "server")) {
-		if (npos > 1) {
-			snprintf(err, errlen, "unexpected argument '%s' after 'server'", pos[1]);
+	if (!strcmp(env->pos[0], "server")) {
+		if (env->npos > 1) {
+			snprintf(err, errlen, "unexpected argument '%s' after 'server'", env->pos[1]);
 			return -EINVAL;
 		}
 		if ((bad = client_only(o))) {
@@ -168,13 +168,13 @@ static int net_check(void *p, char **pos, size_t npos, char *err, size_t errlen)
 			o->read_timeout_ns = NET_DEFAULT_TIMEOUT_NS;
 		return 0;
 	}
-	if (strcmp(pos[0], "client")) {
-		snprintf(err, errlen, "unknown mode '%s': expected 'server' or 'client HOST'", pos[0]);
+	if (strcmp(env->pos[0], "client")) {
+		snprintf(err, errlen, "unknown mode '%s': expected 'server' or 'client HOST'", env->pos[0]);
 		return -EINVAL;
 	}
-	if (npos != 2) {
-		snprintf(err, errlen, npos < 2 ? "'client' needs the server's HOST" : "unexpected argument '%s'",
-			 npos > 2 ? pos[2] : "");
+	if (env->npos != 2) {
+		snprintf(err, errlen, env->npos < 2 ? "'client' needs the server's HOST" : "unexpected argument '%s'",
+			 env->npos > 2 ? env->pos[2] : "");
 		return -EINVAL;
 	}
 	if ((bad = server_only(o))) {
@@ -213,7 +213,7 @@ static int net_check(void *p, char **pos, size_t npos, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	o->role = NET_ROLE_CLIENT;
-	o->host = pos[1];
+	o->host = env->pos[1];
 	if (!o->connect_timeout_ns)
 		o->connect_timeout_ns = NET_DEFAULT_TIMEOUT_NS;
 	/* Best effort, sends nothing: the interface the system view should watch. */

@@ -85,15 +85,15 @@ static void watch_defaults(void *p)
 	o->min_busy = 70;
 }
 
-static int watch_check(void *p, char **pos, size_t npos, char *err, size_t errlen)
+static int watch_check(void *p, const struct bench_env *env, char *err, size_t errlen)
 {
 	struct watch_opts *o = p;
 	struct procwatch_config cfg = { .proc_root = "/proc" };
 	struct procwatch *pw;
 	int r;
 
-	if (npos) {
-		snprintf(err, errlen, "unexpected argument '%s'", pos[0]);
+	if (env->npos) {
+		snprintf(err, errlen, "unexpected argument '%s'", env->pos[0]);
 		return -EINVAL;
 	}
 	if (o->pid && o->name) {
