@@ -29,6 +29,7 @@
 struct progress;
 struct sysinfo;
 struct tmpfile_reg;
+struct window;
 
 /* The registry: one X(name) per benchmark. */
 #define BENCHES(X) \
@@ -76,6 +77,17 @@ struct bench_env {
 	unsigned step;		/* step index, 0-based (see bench.nsteps) */
 	unsigned rep;		/* repetition index, 0-based */
 	/*
+	 * The step's measurement window (core/window.h), sampled by the
+	 * runner's one sampler. Without marks it is the whole run(); a
+	 * benchmark that measures only part of it marks that part with
+	 * window_begin()/window_end() (per repetition, per test served) and
+	 * reads the system view of it with window_view() for figures of its
+	 * own. The runner attaches the window to the result and judges the
+	 * verdict over it; emit() attaches the window marked since the last
+	 * emit to the result it emits.
+	 */
+	struct window *window;
+	/*
 	 * Set to the signal number when SIGINT/SIGTERM/SIGHUP asked the run
 	 * to stop. A benchmark polls it in its loops (blocking calls return
 	 * EINTR), stops, keeps what it measured and marks the result
@@ -86,8 +98,11 @@ struct bench_env {
 	 * For long-running commands (a server serving test after test, a
 	 * watch printing intervals): hands one finished result to the
 	 * renderer now instead of at the end. Takes ownership of R. The
-	 * result is rendered alone, in the chosen format (JSON: one compact
-	 * document per line), and stdout is flushed.
+	 * window marked since the previous emit (or, unmarked, the time since
+	 * then) becomes R's system view, and the verdict is judged over it
+	 * unless R has one. The result is rendered alone, in the chosen
+	 * format (JSON: one compact document per line), and stdout is
+	 * flushed.
 	 */
 	void (*emit)(const struct bench_env *env, struct result *r);
 };

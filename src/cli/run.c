@@ -20,6 +20,7 @@
 #include "core/sysinfo.h"
 #include "core/tmpfile.h"
 #include "core/verdict.h"
+#include "core/window.h"
 #include "lib/xalloc.h"
 #include "out/render.h"
 
@@ -94,7 +95,9 @@ static struct result *run_reps(const struct bench *b, struct bench_env *env, con
 		mono_ns t0 = clock_mono();
 
 		env->rep = i;
+		window_run_begin(env->window);
 		b->run(env, opts, r);
+		window_run_end(env->window);
 		r->duration_s = elapsed_s(t0, clock_mono());
 		if (*env->stop && !(b->flags & BENCH_UNTIL_SIGNAL))
 			r->incomplete = true;
@@ -113,34 +116,33 @@ static struct result *run_reps(const struct bench *b, struct bench_env *env, con
 	return merged;
 }
 
-/* Runs one step under the sampler and judges its verdict. */
+/*
+ * Makes the sampler S of a closed window (NULL: nothing sampled) RES's
+ * system view and judges the verdict over it, unless the benchmark named
+ * the limit itself.
+ */
+static void attach_window(struct result *res, struct sampler *s)
+{
+	if (s)
+		result_attach_sampler(res, s);
+	if (!result_has_verdict(res) && (s || res->status == RESULT_OK))
+		verdict_judge(s ? &res->view : NULL, &res->verdict);
+}
+
+/* Runs one step in its measurement window and judges its verdict. */
 static struct result *run_step(const struct bench *b, struct bench_env *env, const void *opts)
 {
 	const struct common_opts *c = env_common(env);
-	struct sampler *sampler = NULL;
+	struct sampler_config cfg = { .proc_root = "/proc", .interval_ns = c->interval_ns };
 	struct result *res;
 
-	if (!c->no_sample) {
-		struct sampler_config cfg = { .proc_root = "/proc", .interval_ns = c->interval_ns };
-
-		if (b->sample_config)
-			b->sample_config(opts, env->step, &cfg);
-		if (sampler_new(&sampler, &cfg) || sampler_start(sampler)) {
-			/* The measurement still stands without the system view. */
-			sampler_free(sampler);
-			sampler = NULL;
-		}
-	}
+	if (b->sample_config)
+		b->sample_config(opts, env->step, &cfg);
+	env->window = window_new(&cfg, !c->no_sample);
 	res = run_reps(b, env, opts);
-	if (sampler && sampler_stop(sampler) == 0) {
-		result_attach_sampler(res, sampler);
-		if (!result_has_verdict(res))
-			verdict_judge(&res->view, &res->verdict);
-	} else {
-		sampler_free(sampler);
-		if (!result_has_verdict(res) && res->status == RESULT_OK)
-			verdict_judge(NULL, &res->verdict);
-	}
+	attach_window(res, window_take(env->window));
+	window_free(env->window);
+	env->window = NULL;
 	return res;
 }
 
@@ -179,6 +181,7 @@ static void emit_now(const struct bench_env *env, struct result *r)
 	const struct common_opts *c = env_common(env);
 	struct run *run = run_new(ENGPASS_VERSION, 0, NULL);
 
+	attach_window(r, window_take(env->window));
 	run_add(run, r);
 	if (c->json || c->format == FORMAT_JSON)
 		render_json(stdout, run, false, false);

@@ -30,7 +30,7 @@
 #include "config.h"
 #include "core/clock.h"
 #include "core/progress.h"
-#include "core/sampler.h"
+#include "core/window.h"
 #include "lib/xalloc.h"
 
 #define DRAIN_NS (2 * NS_PER_SEC)	/* longest wait for a sending server's last bytes */
@@ -167,7 +167,6 @@ void net_client_run(const struct bench_env *env, const struct net_opts *o, struc
 	struct net_stream *st = NULL;
 	struct net_payload pay = { NULL, 0, -1 };
 	struct net_sockopts so = { (int)o->window, 0, false };
-	struct sampler *smp = NULL;
 	char cookie[IPERF3_COOKIE_LEN];
 	size_t n = 0;
 	double u0 = 0, s0 = 0, u1, s1, data_cpu;
@@ -254,17 +253,6 @@ void net_client_run(const struct bench_env *env, const struct net_opts *o, struc
 			goto out;
 		}
 	}
-	if (!!env->sample) {
-		struct sampler_config cfg = { .proc_root = "/proc", .interval_ns = env->interval_ns };
-		char iface[NET_IFNAME_LEN];
-
-		if (net_sock_iface(c.cfd, iface, sizeof(iface)) == 0)
-			cfg.iface = iface;
-		if (sampler_new(&smp, &cfg) < 0 || sampler_start(smp) < 0) {
-			sampler_free(smp);
-			smp = NULL;
-		}
-	}
 	/* Receivers read from now on; senders start with the test. */
 	for (size_t i = 0; i < n; i++) {
 		if (!st[i].sender && (r = net_stream_start(&st[i])) < 0) {
@@ -275,6 +263,8 @@ void net_client_run(const struct bench_env *env, const struct net_opts *o, struc
 	if (!expect_state(&c, IPERF3_TEST_START, "waiting for TEST_START") ||
 	    !expect_state(&c, IPERF3_TEST_RUNNING, "waiting for TEST_RUNNING"))
 		goto out;
+	/* The window: the data transfer, without set-up and results exchange. */
+	(void)window_begin(env->window);
 	net_rusage(&u0, &s0);
 	t0 = clock_mono();
 	end = t0 + (uint64_t)(p->time_s * (double)NS_PER_SEC);
@@ -367,10 +357,7 @@ void net_client_run(const struct bench_env *env, const struct net_opts *o, struc
 		for (size_t i = 0; i < n; i++)
 			net_stream_join(&st[i]);
 	}
-	if (smp && sampler_stop(smp) < 0) {
-		sampler_free(smp);
-		smp = NULL;
-	}
+	(void)window_end(env->window);
 	net_rusage(&u1, &s1);
 	progress_finish(env->progress);
 	if (t.duration_s > 0) {
@@ -383,13 +370,13 @@ void net_client_run(const struct bench_env *env, const struct net_opts *o, struc
 			break;
 	{
 		struct sysview v;
+		bool have_view = window_view(env->window, &v) == 0;
 		double moved = 0;
 
 		for (size_t i = 0; i < t.nlocal; i++)
 			moved += t.local[i].bytes;
-		if (smp)
-			sampler_summary(smp, &v);
-		net_side_local(&t.me, cookie, c.cfd, smp ? &v : NULL, (u1 - u0) + (s1 - s0), data_cpu, moved, o->capacity);
+		net_side_local(&t.me, cookie, c.cfd, have_view ? &v : NULL, (u1 - u0) + (s1 - s0), data_cpu, moved,
+			       o->capacity);
 	}
 	for (size_t i = 0; i < n && env->pin; i++) {
 		size_t used = strlen(t.client_pins);
@@ -444,7 +431,6 @@ report:
 		result_set_incomplete(res);
 out:
 	progress_finish(env->progress);
-	sampler_free(smp);
 	for (size_t i = 0; i < n; i++)
 		net_stream_release(&st[i]);
 	free(st);

@@ -34,7 +34,7 @@
 #include "bench/net/net_rr.h"
 #include "core/affinity.h"
 #include "core/clock.h"
-#include "core/sampler.h"
+#include "core/window.h"
 #include "lib/xalloc.h"
 
 struct server {
@@ -209,7 +209,7 @@ static bool cpu_allowed(int cpu)
  * Runs one test on control connection CFD after the parameters arrived.
  * Fills T; returns true when the test started (a result is due).
  */
-static bool run_test(struct server *sv, int cfd, const char *cookie, struct net_test *t, struct sampler **smp)
+static bool run_test(struct server *sv, int cfd, const char *cookie, struct net_test *t)
 {
 	const struct bench_env *env = sv->env;
 	struct iperf3_params *p = &t->p;
@@ -270,17 +270,11 @@ static bool run_test(struct server *sv, int cfd, const char *cookie, struct net_
 		close(ufd);
 		ufd = -1;
 	}
-	if (!!env->sample) {
-		struct sampler_config cfg = { .proc_root = "/proc", .interval_ns = env->interval_ns,
-					      .iface = NULL };
+	{
 		char iface[NET_IFNAME_LEN];
 
-		if (net_sock_iface(cfd, iface, sizeof(iface)) == 0)
-			cfg.iface = iface;
-		if (sampler_new(smp, &cfg) < 0 || sampler_start(*smp) < 0) {
-			sampler_free(*smp);
-			*smp = NULL;
-		}
+		/* This test's window watches the interface its client came in by. */
+		window_watch_iface(env->window, net_sock_iface(cfd, iface, sizeof(iface)) == 0 ? iface : NULL);
 	}
 	/*
 	 * Receivers are reading before the client may send (a UDP burst
@@ -289,6 +283,8 @@ static bool run_test(struct server *sv, int cfd, const char *cookie, struct net_
 	 */
 	for (int pass = 0; pass < 2; pass++) {
 		if (pass == 1) {
+			/* The test's window: from TEST_START to the streams' end. */
+			(void)window_begin(env->window);
 			net_rusage(&u0, &s0);
 			if (iperf3_send_state(cfd, IPERF3_TEST_START, sv->rto, env->stop) < 0 ||
 			    iperf3_send_state(cfd, IPERF3_TEST_RUNNING, sv->rto, env->stop) < 0) {
@@ -370,10 +366,7 @@ static bool run_test(struct server *sv, int cfd, const char *cookie, struct net_
 	}
 	for (size_t i = 0; i < n; i++)
 		net_stream_join(&st[i]);
-	if (*smp && sampler_stop(*smp) < 0) {
-		sampler_free(*smp);
-		*smp = NULL;
-	}
+	(void)window_end(env->window);
 	net_rusage(&u1, &s1);
 	t->duration_s = elapsed_s(t0, t1);
 	if (elapsed_s(tcpu, t1) > 0) {
@@ -387,13 +380,12 @@ static bool run_test(struct server *sv, int cfd, const char *cookie, struct net_
 			break;
 	{
 		struct sysview v;
+		bool have_view = window_view(env->window, &v) == 0;
 		double moved = 0;
 
 		for (size_t i = 0; i < t->nlocal; i++)
 			moved += t->local[i].bytes;
-		if (*smp)
-			sampler_summary(*smp, &v);
-		net_side_local(&t->me, cookie, cfd, *smp ? &v : NULL, (u1 - u0) + (s1 - s0), data_cpu, moved,
+		net_side_local(&t->me, cookie, cfd, have_view ? &v : NULL, (u1 - u0) + (s1 - s0), data_cpu, moved,
 			       p->want_capacity);
 		if (pin >= 0)
 			t->me.pinned_cpu = pin;
@@ -446,7 +438,6 @@ static void serve_one(struct server *sv, int cfd)
 	const struct bench_env *env = sv->env;
 	char cookie[IPERF3_COOKIE_LEN], err[160];
 	struct net_test t;
-	struct sampler *smp = NULL;
 	char *msg = NULL;
 	size_t len = 0;
 	int r, one = 1;
@@ -493,7 +484,7 @@ static void serve_one(struct server *sv, int cfd)
 		snprintf(t.peer_version, sizeof(t.peer_version), "%s", t.p.engpass_version);
 	else if (t.p.client_version[0])
 		snprintf(t.peer_version, sizeof(t.peer_version), "iperf3 %s", t.p.client_version);
-	if (run_test(sv, cfd, cookie, &t, &smp)) {
+	if (run_test(sv, cfd, cookie, &t)) {
 		struct result *res = result_new("net", "server");
 
 		net_report_fill(res, &t, t.p.want_capacity);
@@ -501,19 +492,14 @@ static void serve_one(struct server *sv, int cfd)
 			result_set_incomplete(res);
 			sv->ended_early++;
 		}
-		if (smp) {
-			struct verdict keep = res->verdict;
-
-			result_attach_sampler(res, smp);
-			res->verdict = keep;
-			smp = NULL;
-		}
 		sv->tests++;
+		/* Takes the test's window along. */
 		env->emit(env, res);
 	} else {
+		/* A test that never started has no result to own its window. */
+		window_discard(env->window);
 		sv->bad_handshakes++;
 	}
-	sampler_free(smp);
 	net_test_release(&t);
 	close(cfd);
 }
