@@ -59,6 +59,23 @@ enum bench_flags {
 	BENCH_NO_TIME = 1 << 6,
 };
 
+/*
+ * A verb of a benchmark that has subcommands (`net server`, `net client
+ * HOST`). The first positional argument names it; its option table joins
+ * the benchmark's shared one (both fill the same private struct), so an
+ * option may come before or after the verb. An option of another verb's
+ * table is a usage error that names the verb it belongs to ("option
+ * '--bind' is for the server"), and `engpass NAME VERB --help` shows the
+ * verb's options only. An option name appears in one table only: options
+ * every verb takes go into the benchmark's shared table.
+ */
+struct bench_verb {
+	const char *name;	/* "client" */
+	const char *args;	/* its positional arguments, e.g. "HOST"; "" none */
+	const char *summary;	/* one line for the benchmark's --help */
+	const struct opt *opts;	/* the verb's own options, OPT_END terminated; NULL = none */
+};
+
 /* What a running benchmark may use; owned by the command layer. */
 struct bench_env {
 	/*
@@ -69,8 +86,9 @@ struct bench_env {
 	uint64_t interval_ns;	/* --interval: the sampling interval */
 	bool sample;		/* false with --no-sample: do not sample the system */
 	const cpu_set_t *pin;	/* --pin: the CPUs given, NULL without --pin */
-	char **pos;		/* positional arguments after the command */
+	char **pos;		/* positional arguments after the command (the verb first) */
 	size_t npos;
+	const struct bench_verb *verb;	/* the verb given (pos[0]); NULL for a benchmark without verbs */
 	struct tmpfile_reg *tmp;	/* register temp files here */
 	struct progress *progress;	/* stderr progress; may be disabled */
 	int ncpu;		/* CPUs configured */
@@ -113,7 +131,12 @@ struct bench {
 	const char *usage;		/* e.g. "[TARGET] [options]" */
 	const char *description;	/* paragraph for `engpass NAME --help` */
 	unsigned flags;			/* enum bench_flags */
-	const struct opt *opts;		/* option table, OPT_END terminated */
+	const struct opt *opts;		/* option table (with verbs: the options every verb takes), OPT_END terminated */
+	/*
+	 * The verbs, NULL-name terminated; NULL = none. With verbs, a command
+	 * needs one, and check() sees env->verb set.
+	 */
+	const struct bench_verb *verbs;
 	size_t opts_size;		/* sizeof the private options struct */
 	/* Fills defaults into a zeroed options struct; NULL = all zero. */
 	void (*defaults)(void *opts);

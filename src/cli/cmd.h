@@ -124,8 +124,11 @@ int bench_parse(const struct bench *b, int argc, char **argv, void *opts, struct
 
 /* Prints the top-level usage, generated from the tables, to F. */
 void help_top(FILE *f);
-/* Prints `engpass NAME --help` for a benchmark to F. */
-void help_bench(FILE *f, const struct bench *b);
+/*
+ * Prints `engpass NAME --help` for a benchmark to F; with VERB (one of
+ * b->verbs), `engpass NAME VERB --help`: that verb's options only.
+ */
+void help_bench(FILE *f, const struct bench *b, const struct bench_verb *verb);
 
 /* Options every benchmark command takes (struct common_opts). */
 extern const struct opt common_opts_table[];

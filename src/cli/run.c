@@ -191,34 +191,101 @@ static void emit_now(const struct bench_env *env, struct result *r)
 	run_free(run);
 }
 
+/* Most verbs a benchmark may have: the option groups are its verbs', its own and the common table. */
+#define MAX_VERBS (OPT_SEEN_GROUPS - 2)
+
+/* "'server' or 'client HOST'": the verbs of B as a usage hint. */
+static void verbs_hint(const struct bench *b, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; b->verbs[i].name && n < len; i++) {
+		const struct bench_verb *v = &b->verbs[i];
+
+		n += (size_t)snprintf(buf + n, len - n, "%s'%s%s%s'", !i ? "" : b->verbs[i + 1].name ? ", " : " or ",
+				      v->name, v->args[0] ? " " : "", v->args);
+	}
+}
+
+/*
+ * The verb named by the first positional argument, with the options given
+ * that belong to another verb refused. Returns 0, or -EINVAL with ERR.
+ */
+static int pick_verb(const struct bench *b, const struct opt_seen *seen, char **pos, size_t npos,
+		     const struct bench_verb **out, char *err, size_t errlen)
+{
+	char hint[160];
+	size_t k;
+
+	verbs_hint(b, hint, sizeof(hint));
+	if (!npos) {
+		snprintf(err, errlen, "expected %s", hint);
+		return -EINVAL;
+	}
+	for (k = 0; b->verbs[k].name && strcmp(b->verbs[k].name, pos[0]); k++)
+		;
+	if (!b->verbs[k].name) {
+		snprintf(err, errlen, "unknown command '%s': expected %s", pos[0], hint);
+		return -EINVAL;
+	}
+	for (size_t g = 0; b->verbs[g].name; g++) {
+		const struct opt *t = b->verbs[g].opts;
+
+		for (size_t i = 0; g != k && t && t[i].name; i++) {
+			if (opt_was_seen(seen, g, i)) {
+				snprintf(err, errlen, "option '--%s' is for the %s", t[i].name, b->verbs[g].name);
+				return -EINVAL;
+			}
+		}
+	}
+	*out = &b->verbs[k];
+	return 0;
+}
+
 int bench_parse(const struct bench *b, int argc, char **argv, void *opts, struct common_opts *c, char **pos,
 		struct bench_env *env, char *err, size_t errlen)
 {
 	static const struct opt no_opts[] = { OPT_END };
-	struct opt_group groups[2] = {
-		{ b->opts ? b->opts : no_opts, opts },
-		{ common_opts_table, c },
-	};
+	struct opt_group groups[MAX_VERBS + 2];
+	const struct bench_verb *verb = NULL;
 	struct opt_seen seen;
-	size_t npos = 0;
+	size_t ng = 0, npos = 0;
 
+	/* Every verb's table, then the benchmark's own, then the common options. */
+	for (size_t i = 0; b->verbs && b->verbs[i].name; i++) {
+		if (ng == MAX_VERBS) {
+			/* A broken descriptor, not a user's mistake. */
+			fprintf(stderr, "BUG: benchmark '%s' has more than %d verbs\n", b->name, MAX_VERBS);
+			abort();
+		}
+		groups[ng++] = (struct opt_group){ b->verbs[i].opts ? b->verbs[i].opts : no_opts, opts };
+	}
+	groups[ng++] = (struct opt_group){ b->opts ? b->opts : no_opts, opts };
+	groups[ng++] = (struct opt_group){ common_opts_table, c };
 	memset(env, 0, sizeof(*env));
 	common_opts_defaults(c);
 	if (b->defaults)
 		b->defaults(opts);
-	if (opt_parse(argc, argv, groups, 2, ncpu_configured(), pos, BENCH_MAX_POS, &npos, &seen, err, errlen))
+	if (opt_parse(argc, argv, groups, ng, ncpu_configured(), pos, BENCH_MAX_POS, &npos, &seen, err, errlen))
 		return -EINVAL;
-	if (c->help)
+	if (c->help) {
+		/* Help for the verb named, if one is. */
+		if (b->verbs && npos && pick_verb(b, &seen, pos, npos, &verb, err, errlen) == 0)
+			env->verb = verb;
 		return 0;
-	c->pin_set = opt_was_seen(&seen, 1, common_index("pin"));
-	if ((b->flags & BENCH_NO_TIME) && opt_was_seen(&seen, 1, common_index("time"))) {
+	}
+	if (b->verbs && pick_verb(b, &seen, pos, npos, &verb, err, errlen))
+		return -EINVAL;
+	c->pin_set = opt_was_seen(&seen, ng - 1, common_index("pin"));
+	if ((b->flags & BENCH_NO_TIME) && opt_was_seen(&seen, ng - 1, common_index("time"))) {
 		snprintf(err, errlen, "option '--time': %s steps take as long as their size costs; "
 			 "set their sizes instead", b->name);
 		return -EINVAL;
 	}
 	*env = (struct bench_env){
 		.time_ns = c->time_ns, .interval_ns = c->interval_ns, .sample = !c->no_sample,
-		.pin = c->pin_set ? &c->pin : NULL, .pos = pos, .npos = npos,
+		.pin = c->pin_set ? &c->pin : NULL, .pos = pos, .npos = npos, .verb = verb,
 	};
 	if (b->check)
 		return b->check(opts, env, err, errlen) ? -EINVAL : 0;
@@ -251,7 +318,7 @@ int cmd_bench(const struct bench *b, int argc, char **argv)
 		return usage_error(b->name, "%s", err);
 	}
 	if (common.help) {
-		help_bench(stdout, b);
+		help_bench(stdout, b, env->verb);
 		free(opts);
 		return EXIT_OK;
 	}
