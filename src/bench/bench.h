@@ -42,13 +42,33 @@ struct window;
 	X(fetch) \
 	X(null)
 
-/* Capabilities the command layer checks before running (never by name). */
+/*
+ * Capabilities the command layer acts on (never on names); `engpass list`
+ * shows them.
+ */
 enum bench_flags {
 	BENCH_NEEDS_ROOT = 1 << 0,	/* skipped with a reason when not root */
-	BENCH_BLOCKDEV = 1 << 1,	/* may open block devices */
-	BENCH_NETWORK = 1 << 2,		/* opens sockets */
-	BENCH_DESTRUCTIVE = 1 << 3,	/* may write to what it is pointed at */
-	BENCH_NO_IO = 1 << 4,		/* touches no files or devices */
+	/*
+	 * Measures the block device its TARGET (the first positional
+	 * argument, default ".") is or lives on: the runner resolves that
+	 * device and samples it instead of the busiest disk (sample_config()
+	 * may still name another).
+	 */
+	BENCH_BLOCKDEV = 1 << 1,
+	/*
+	 * Opens sockets: the runner ignores SIGPIPE while it runs, so a write,
+	 * send or sendfile() to a vanished peer is an EPIPE error the
+	 * benchmark reports, never the death of the process.
+	 */
+	BENCH_NETWORK = 1 << 2,
+	/* May write to what it is pointed at (it asks for --destructive itself); shown by `list`. */
+	BENCH_DESTRUCTIVE = 1 << 3,
+	/*
+	 * Touches no files or devices: the runner refuses positional
+	 * arguments (there is nothing to point it at) and hands it no
+	 * temp-file registry (env->tmp is NULL).
+	 */
+	BENCH_NO_IO = 1 << 4,
 	/*
 	 * Runs until a signal ends it (a watch without --time, like ping):
 	 * SIGINT/SIGTERM is the normal end, the benchmark says itself whether
@@ -89,7 +109,7 @@ struct bench_env {
 	char **pos;		/* positional arguments after the command (the verb first) */
 	size_t npos;
 	const struct bench_verb *verb;	/* the verb given (pos[0]); NULL for a benchmark without verbs */
-	struct tmpfile_reg *tmp;	/* register temp files here */
+	struct tmpfile_reg *tmp;	/* register temp files here; NULL for BENCH_NO_IO */
 	struct progress *progress;	/* stderr progress; may be disabled */
 	int ncpu;		/* CPUs configured */
 	unsigned step;		/* step index, 0-based (see bench.nsteps) */

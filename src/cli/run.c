@@ -8,12 +8,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli/cmd.h"
 #include "core/affinity.h"
+#include "core/blkdev.h"
 #include "core/clock.h"
 #include "core/progress.h"
 #include "core/sampler.h"
@@ -129,17 +131,29 @@ static void attach_window(struct result *res, struct sampler *s)
 		verdict_judge(s ? &res->view : NULL, &res->verdict);
 }
 
-/* Runs one step in its measurement window and judges its verdict. */
+/*
+ * Runs one step in its measurement window and judges its verdict. The
+ * capability flags act here: BENCH_BLOCKDEV samples the TARGET's device,
+ * BENCH_NETWORK ignores SIGPIPE while the benchmark runs.
+ */
 static struct result *run_step(const struct bench *b, struct bench_env *env, const void *opts)
 {
 	const struct common_opts *c = env_common(env);
 	struct sampler_config cfg = { .proc_root = "/proc", .interval_ns = c->interval_ns };
+	struct sigaction ign = { .sa_handler = SIG_IGN }, pipe_old;
+	struct blkdev_info dev;
 	struct result *res;
 
+	if ((b->flags & BENCH_BLOCKDEV) && blkdev_from_path(NULL, env->npos ? env->pos[0] : ".", &dev) == 0)
+		cfg.disk = dev.name;
 	if (b->sample_config)
 		b->sample_config(opts, env->step, &cfg);
 	env->window = window_new(&cfg, !c->no_sample);
+	if ((b->flags & BENCH_NETWORK) && sigaction(SIGPIPE, &ign, &pipe_old) < 0)
+		pipe_old.sa_handler = SIG_ERR;	/* nothing to restore */
 	res = run_reps(b, env, opts);
+	if ((b->flags & BENCH_NETWORK) && pipe_old.sa_handler != SIG_ERR)
+		(void)sigaction(SIGPIPE, &pipe_old, NULL);
 	attach_window(res, window_take(env->window));
 	window_free(env->window);
 	env->window = NULL;
@@ -287,6 +301,11 @@ int bench_parse(const struct bench *b, int argc, char **argv, void *opts, struct
 		.time_ns = c->time_ns, .interval_ns = c->interval_ns, .sample = !c->no_sample,
 		.pin = c->pin_set ? &c->pin : NULL, .pos = pos, .npos = npos, .verb = verb,
 	};
+	if ((b->flags & BENCH_NO_IO) && npos) {
+		/* Nothing to point it at. */
+		snprintf(err, errlen, "unexpected argument '%s'", pos[0]);
+		return -EINVAL;
+	}
 	if (b->check)
 		return b->check(opts, env, err, errlen) ? -EINVAL : 0;
 	if (npos) {
@@ -338,7 +357,7 @@ int cmd_bench(const struct bench *b, int argc, char **argv)
 	tmpfile_set_stop_flag(tmp, &stop);
 	progress_init(&progress, stderr, !common.quiet && isatty(2), b->name);
 	rn.common = &common;
-	env->tmp = tmp;
+	env->tmp = (b->flags & BENCH_NO_IO) ? NULL : tmp;
 	env->progress = &progress;
 	env->ncpu = ncpu;
 	env->stop = &stop;

@@ -224,15 +224,6 @@ static size_t disk_nsteps(const void *p)
 	return o->nsteps;
 }
 
-static void disk_sample_config(const void *p, unsigned step, struct sampler_config *cfg)
-{
-	const struct disk_opts *o = p;
-
-	(void)step;
-	if (o->tgt.have_dev)
-		cfg->disk = o->tgt.dev.name;
-}
-
 static const char *kind_name(enum disk_kind k)
 {
 	switch (k) {
@@ -332,6 +323,5 @@ const struct bench bench_disk = {
 	.defaults = disk_defaults,
 	.check = disk_check,
 	.nsteps = disk_nsteps,
-	.sample_config = disk_sample_config,
 	.run = disk_run,
 };
