@@ -29,6 +29,7 @@
 struct progress;
 struct sysinfo;
 struct tmpfile_reg;
+struct window;
 
 /* The registry: one X(name) per benchmark. */
 #define BENCHES(X) \
@@ -41,13 +42,33 @@ struct tmpfile_reg;
 	X(fetch) \
 	X(null)
 
-/* Capabilities the command layer checks before running (never by name). */
+/*
+ * Capabilities the command layer acts on (never on names); `engpass list`
+ * shows them.
+ */
 enum bench_flags {
 	BENCH_NEEDS_ROOT = 1 << 0,	/* skipped with a reason when not root */
-	BENCH_BLOCKDEV = 1 << 1,	/* may open block devices */
-	BENCH_NETWORK = 1 << 2,		/* opens sockets */
-	BENCH_DESTRUCTIVE = 1 << 3,	/* may write to what it is pointed at */
-	BENCH_NO_IO = 1 << 4,		/* touches no files or devices */
+	/*
+	 * Measures the block device its TARGET (the first positional
+	 * argument, default ".") is or lives on: the runner resolves that
+	 * device and samples it instead of the busiest disk (sample_config()
+	 * may still name another).
+	 */
+	BENCH_BLOCKDEV = 1 << 1,
+	/*
+	 * Opens sockets: the runner ignores SIGPIPE while it runs, so a write,
+	 * send or sendfile() to a vanished peer is an EPIPE error the
+	 * benchmark reports, never the death of the process.
+	 */
+	BENCH_NETWORK = 1 << 2,
+	/* May write to what it is pointed at (it asks for --destructive itself); shown by `list`. */
+	BENCH_DESTRUCTIVE = 1 << 3,
+	/*
+	 * Touches no files or devices: the runner refuses positional
+	 * arguments (there is nothing to point it at) and hands it no
+	 * temp-file registry (env->tmp is NULL).
+	 */
+	BENCH_NO_IO = 1 << 4,
 	/*
 	 * Runs until a signal ends it (a watch without --time, like ping):
 	 * SIGINT/SIGTERM is the normal end, the benchmark says itself whether
@@ -56,6 +77,23 @@ enum bench_flags {
 	BENCH_UNTIL_SIGNAL = 1 << 5,
 	/* Has no use for --time (its steps take as long as their size costs): refuse it. */
 	BENCH_NO_TIME = 1 << 6,
+};
+
+/*
+ * A verb of a benchmark that has subcommands (`net server`, `net client
+ * HOST`). The first positional argument names it; its option table joins
+ * the benchmark's shared one (both fill the same private struct), so an
+ * option may come before or after the verb. An option of another verb's
+ * table is a usage error that names the verb it belongs to ("option
+ * '--bind' is for the server"), and `engpass NAME VERB --help` shows the
+ * verb's options only. An option name appears in one table only: options
+ * every verb takes go into the benchmark's shared table.
+ */
+struct bench_verb {
+	const char *name;	/* "client" */
+	const char *args;	/* its positional arguments, e.g. "HOST"; "" none */
+	const char *summary;	/* one line for the benchmark's --help */
+	const struct opt *opts;	/* the verb's own options, OPT_END terminated; NULL = none */
 };
 
 /* What a running benchmark may use; owned by the command layer. */
@@ -68,13 +106,25 @@ struct bench_env {
 	uint64_t interval_ns;	/* --interval: the sampling interval */
 	bool sample;		/* false with --no-sample: do not sample the system */
 	const cpu_set_t *pin;	/* --pin: the CPUs given, NULL without --pin */
-	char **pos;		/* positional arguments after the command */
+	char **pos;		/* positional arguments after the command (the verb first) */
 	size_t npos;
-	struct tmpfile_reg *tmp;	/* register temp files here */
+	const struct bench_verb *verb;	/* the verb given (pos[0]); NULL for a benchmark without verbs */
+	struct tmpfile_reg *tmp;	/* register temp files here; NULL for BENCH_NO_IO */
 	struct progress *progress;	/* stderr progress; may be disabled */
 	int ncpu;		/* CPUs configured */
 	unsigned step;		/* step index, 0-based (see bench.nsteps) */
 	unsigned rep;		/* repetition index, 0-based */
+	/*
+	 * The step's measurement window (core/window.h), sampled by the
+	 * runner's one sampler. Without marks it is the whole run(); a
+	 * benchmark that measures only part of it marks that part with
+	 * window_begin()/window_end() (per repetition, per test served) and
+	 * reads the system view of it with window_view() for figures of its
+	 * own. The runner attaches the window to the result and judges the
+	 * verdict over it; emit() attaches the window marked since the last
+	 * emit to the result it emits.
+	 */
+	struct window *window;
 	/*
 	 * Set to the signal number when SIGINT/SIGTERM/SIGHUP asked the run
 	 * to stop. A benchmark polls it in its loops (blocking calls return
@@ -86,8 +136,11 @@ struct bench_env {
 	 * For long-running commands (a server serving test after test, a
 	 * watch printing intervals): hands one finished result to the
 	 * renderer now instead of at the end. Takes ownership of R. The
-	 * result is rendered alone, in the chosen format (JSON: one compact
-	 * document per line), and stdout is flushed.
+	 * window marked since the previous emit (or, unmarked, the time since
+	 * then) becomes R's system view, and the verdict is judged over it
+	 * unless R has one. The result is rendered alone, in the chosen
+	 * format (JSON: one compact document per line), and stdout is
+	 * flushed.
 	 */
 	void (*emit)(const struct bench_env *env, struct result *r);
 };
@@ -162,16 +215,23 @@ struct bench {
 	const char *usage;		/* e.g. "[TARGET] [options]" */
 	const char *description;	/* paragraph for `engpass NAME --help` */
 	unsigned flags;			/* enum bench_flags */
-	const struct opt *opts;		/* option table, OPT_END terminated */
+	const struct opt *opts;		/* option table (with verbs: the options every verb takes), OPT_END terminated */
+	/*
+	 * The verbs, NULL-name terminated; NULL = none. With verbs, a command
+	 * needs one, and check() sees env->verb set.
+	 */
+	const struct bench_verb *verbs;
 	size_t opts_size;		/* sizeof the private options struct */
 	/* Fills defaults into a zeroed options struct; NULL = all zero. */
 	void (*defaults)(void *opts);
 	/*
-	 * Checks positional arguments and option combinations before anything
-	 * runs. Returns 0, or -EINVAL with a one-line message in ERR (a usage
-	 * error: exit status 2). NULL = no positional arguments allowed.
+	 * Checks positional arguments (env->pos, env->npos) and option
+	 * combinations before anything runs, with the common options in ENV
+	 * (time_ns, interval_ns, sample, pin); nothing else of ENV is set yet.
+	 * Returns 0, or -EINVAL with a one-line message in ERR (a usage error:
+	 * exit status 2). NULL = no positional arguments allowed.
 	 */
-	int (*check)(void *opts, char **pos, size_t npos, char *err, size_t errlen);
+	int (*check)(void *opts, const struct bench_env *env, char *err, size_t errlen);
 	/*
 	 * Number of steps this invocation runs (e.g. disk -T and -t); each
 	 * step is its own result with its own system view and verdict. NULL

@@ -87,26 +87,42 @@ int cmd_store_run(const char *cmd, const struct run *run, const char *db);
 /* Runs benchmark B with the arguments after its name. */
 int cmd_bench(const struct bench *b, int argc, char **argv);
 
+/* Most positional arguments a benchmark command takes. */
+#define BENCH_MAX_POS 16
+
+/*
+ * Parses ARGV[0..ARGC) (the arguments after the benchmark's name) for B:
+ * its option table and the common options, then B's check() (or, without
+ * one, refuses positional arguments). OPTS (B's options struct, zeroed) and
+ * C get their defaults, then what was given; POS (BENCH_MAX_POS entries)
+ * the positional arguments; ENV (zeroed by the call) the common options a
+ * benchmark sees and the positional arguments, for check() and later the
+ * run. With --help, C->help is set and nothing is checked. Returns 0, or
+ * -EINVAL with a one-line message in ERR: a usage error.
+ */
+int bench_parse(const struct bench *b, int argc, char **argv, void *opts, struct common_opts *c, char **pos,
+		struct bench_env *env, char *err, size_t errlen);
+
 /*
  * The runner behind cmd_bench, for commands that run benchmarks in this
  * process and want their results back (quick, sweep): prepare a call from
  * an argument vector, run it into a struct run, render or compose that as
  * they like, release the call.
  */
-#define BENCH_CALL_MAXPOS 16
 struct bench_call {
 	const struct bench *b;
 	void *opts;			/* b's options struct, filled from its table (owned) */
 	struct common_opts common;
-	char *pos[BENCH_CALL_MAXPOS];	/* positional arguments (borrowed from argv) */
-	size_t npos;
+	char *pos[BENCH_MAX_POS];	/* positional arguments (borrowed from argv) */
+	struct bench_env env;		/* what bench_parse() gave check(): the verb, env.pos = pos */
 	int ncpu;
 };
 
 /*
  * Parses ARGV (the ARGC arguments after B's name; borrowed, must outlive
- * the call) with B's option table and the common options, and checks them
- * (B's check(), --time for BENCH_NO_TIME, the --prom directory). Returns 0
+ * the call) through bench_parse() (B's verbs, its option table, the common
+ * options, B's check(), --time for BENCH_NO_TIME), and checks the --prom
+ * directory. Returns 0
  * to go on, 1 for --help (nothing to run), or -EINVAL with one line in ERR
  * (a usage error). Release C with bench_call_release() in every case.
  */
@@ -132,8 +148,11 @@ void run_collect_info(struct run *run);
 
 /* Prints the top-level usage, generated from the tables, to F. */
 void help_top(FILE *f);
-/* Prints `engpass NAME --help` for a benchmark to F. */
-void help_bench(FILE *f, const struct bench *b);
+/*
+ * Prints `engpass NAME --help` for a benchmark to F; with VERB (one of
+ * b->verbs), `engpass NAME VERB --help`: that verb's options only.
+ */
+void help_bench(FILE *f, const struct bench *b, const struct bench_verb *verb);
 
 /* Options every benchmark command takes (struct common_opts). */
 extern const struct opt common_opts_table[];

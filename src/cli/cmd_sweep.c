@@ -144,6 +144,9 @@ static int parse(int argc, char **argv, struct sweep *sw, const struct bench **b
 			continue;
 		}
 		o = (*b)->opts ? opt_find((*b)->opts, name) : NULL;
+		/* A verb's option (net client --parallel); check_combo() refuses it for another verb. */
+		for (size_t v = 0; !o && (*b)->verbs && (*b)->verbs[v].name; v++)
+			o = (*b)->verbs[v].opts ? opt_find((*b)->verbs[v].opts, name) : NULL;
 		if (!o)
 			o = opt_find(common_opts_table, name);
 		if (!o)

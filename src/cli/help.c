@@ -40,16 +40,40 @@ void help_top(FILE *f)
 		   "Exit status: 0 ok or skipped, 1 measurement failed, 2 usage error.\n");
 }
 
-void help_bench(FILE *f, const struct bench *b)
+void help_bench(FILE *f, const struct bench *b, const struct bench_verb *verb)
 {
-	fprintf(f, "usage: engpass %s %s\n\n%s\n", b->name, b->usage, b->summary);
+	bool shared = b->opts && b->opts[0].name;
+
+	if (verb)
+		fprintf(f, "usage: engpass %s %s%s%s [options]\n\n%s\n", b->name, verb->name, verb->args[0] ? " " : "",
+			verb->args, verb->summary);
+	else
+		fprintf(f, "usage: engpass %s %s\n\n%s\n", b->name, b->usage, b->summary);
 	if (b->description)
 		fprintf(f, "\n%s\n", b->description);
 	if (b->unsupported_reason)
 		fprintf(f, "\nThis build cannot run it: %s.\n", b->unsupported_reason);
-	if (b->opts && b->opts[0].name) {
-		fprintf(f, "\n%s options:\n", b->name);
-		opt_help(f, b->opts);
+	if (verb) {
+		if ((verb->opts && verb->opts[0].name) || shared)
+			fprintf(f, "\n%s %s options:\n", b->name, verb->name);
+		if (verb->opts)
+			opt_help(f, verb->opts);
+		if (shared)
+			opt_help(f, b->opts);
+	} else {
+		for (size_t i = 0; b->verbs && b->verbs[i].name; i++)
+			fprintf(f, "%s  %s %s%s%s: %s\n", i ? "" : "\ncommands:\n", b->name, b->verbs[i].name,
+				b->verbs[i].args[0] ? " " : "", b->verbs[i].args, b->verbs[i].summary);
+		if (shared) {
+			fprintf(f, "\n%s options%s:\n", b->name, b->verbs ? " (every command)" : "");
+			opt_help(f, b->opts);
+		}
+		for (size_t i = 0; b->verbs && b->verbs[i].name; i++) {
+			if (!b->verbs[i].opts || !b->verbs[i].opts[0].name)
+				continue;
+			fprintf(f, "\n%s %s options:\n", b->name, b->verbs[i].name);
+			opt_help(f, b->verbs[i].opts);
+		}
 	}
 	fprintf(f, "\ncommon options:\n");
 	opt_help(f, common_opts_table);
@@ -74,7 +98,7 @@ int cmd_help(int argc, char **argv)
 	b = bench_find(argv[0]);
 	if (!b)
 		return usage_error("help", "unknown command '%s'", argv[0]);
-	help_bench(stdout, b);
+	help_bench(stdout, b, NULL);
 	return EXIT_OK;
 }
 

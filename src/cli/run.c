@@ -8,18 +8,21 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli/cmd.h"
 #include "core/affinity.h"
+#include "core/blkdev.h"
 #include "core/clock.h"
 #include "core/progress.h"
 #include "core/sampler.h"
 #include "core/sysinfo.h"
 #include "core/tmpfile.h"
 #include "core/verdict.h"
+#include "core/window.h"
 #include "lib/xalloc.h"
 #include "out/render.h"
 
@@ -94,7 +97,9 @@ static struct result *run_reps(const struct bench *b, struct bench_env *env, con
 		mono_ns t0 = clock_mono();
 
 		env->rep = i;
+		window_run_begin(env->window);
 		b->run(env, opts, r);
+		window_run_end(env->window);
 		r->duration_s = elapsed_s(t0, clock_mono());
 		if (*env->stop && !(b->flags & BENCH_UNTIL_SIGNAL))
 			r->incomplete = true;
@@ -113,34 +118,45 @@ static struct result *run_reps(const struct bench *b, struct bench_env *env, con
 	return merged;
 }
 
-/* Runs one step under the sampler and judges its verdict. */
+/*
+ * Makes the sampler S of a closed window (NULL: nothing sampled) RES's
+ * system view and judges the verdict over it, unless the benchmark named
+ * the limit itself.
+ */
+static void attach_window(struct result *res, struct sampler *s)
+{
+	if (s)
+		result_attach_sampler(res, s);
+	if (!result_has_verdict(res) && (s || res->status == RESULT_OK))
+		verdict_judge(s ? &res->view : NULL, &res->verdict);
+}
+
+/*
+ * Runs one step in its measurement window and judges its verdict. The
+ * capability flags act here: BENCH_BLOCKDEV samples the TARGET's device,
+ * BENCH_NETWORK ignores SIGPIPE while the benchmark runs.
+ */
 static struct result *run_step(const struct bench *b, struct bench_env *env, const void *opts)
 {
 	const struct common_opts *c = env_common(env);
-	struct sampler *sampler = NULL;
+	struct sampler_config cfg = { .proc_root = "/proc", .interval_ns = c->interval_ns };
+	struct sigaction ign = { .sa_handler = SIG_IGN }, pipe_old;
+	struct blkdev_info dev;
 	struct result *res;
 
-	if (!c->no_sample) {
-		struct sampler_config cfg = { .proc_root = "/proc", .interval_ns = c->interval_ns };
-
-		if (b->sample_config)
-			b->sample_config(opts, env->step, &cfg);
-		if (sampler_new(&sampler, &cfg) || sampler_start(sampler)) {
-			/* The measurement still stands without the system view. */
-			sampler_free(sampler);
-			sampler = NULL;
-		}
-	}
+	if ((b->flags & BENCH_BLOCKDEV) && blkdev_from_path(NULL, env->npos ? env->pos[0] : ".", &dev) == 0)
+		cfg.disk = dev.name;
+	if (b->sample_config)
+		b->sample_config(opts, env->step, &cfg);
+	env->window = window_new(&cfg, !c->no_sample);
+	if ((b->flags & BENCH_NETWORK) && sigaction(SIGPIPE, &ign, &pipe_old) < 0)
+		pipe_old.sa_handler = SIG_ERR;	/* nothing to restore */
 	res = run_reps(b, env, opts);
-	if (sampler && sampler_stop(sampler) == 0) {
-		result_attach_sampler(res, sampler);
-		if (!res->verdict.resource[0])
-			verdict_judge(&res->view, &res->verdict);
-	} else {
-		sampler_free(sampler);
-		if (!res->verdict.resource[0] && res->status == RESULT_OK)
-			verdict_judge(NULL, &res->verdict);
-	}
+	if ((b->flags & BENCH_NETWORK) && pipe_old.sa_handler != SIG_ERR)
+		(void)sigaction(SIGPIPE, &pipe_old, NULL);
+	attach_window(res, window_take(env->window));
+	window_free(env->window);
+	env->window = NULL;
 	return res;
 }
 
@@ -179,6 +195,7 @@ static void emit_now(const struct bench_env *env, struct result *r)
 	const struct common_opts *c = env_common(env);
 	struct run *run = run_new(ENGPASS_VERSION, 0, NULL);
 
+	attach_window(r, window_take(env->window));
 	run_add(run, r);
 	if (c->json || c->format == FORMAT_JSON)
 		render_json(stdout, run, false, false);
@@ -186,6 +203,117 @@ static void emit_now(const struct bench_env *env, struct result *r)
 		render_table(stdout, run);
 	fflush(stdout);
 	run_free(run);
+}
+
+
+/* Most verbs a benchmark may have: the option groups are its verbs', its own and the common table. */
+#define MAX_VERBS (OPT_SEEN_GROUPS - 2)
+
+/* "'server' or 'client HOST'": the verbs of B as a usage hint. */
+static void verbs_hint(const struct bench *b, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; b->verbs[i].name && n < len; i++) {
+		const struct bench_verb *v = &b->verbs[i];
+
+		n += (size_t)snprintf(buf + n, len - n, "%s'%s%s%s'", !i ? "" : b->verbs[i + 1].name ? ", " : " or ",
+				      v->name, v->args[0] ? " " : "", v->args);
+	}
+}
+
+/*
+ * The verb named by the first positional argument, with the options given
+ * that belong to another verb refused. Returns 0, or -EINVAL with ERR.
+ */
+static int pick_verb(const struct bench *b, const struct opt_seen *seen, char **pos, size_t npos,
+		     const struct bench_verb **out, char *err, size_t errlen)
+{
+	char hint[160];
+	size_t k;
+
+	verbs_hint(b, hint, sizeof(hint));
+	if (!npos) {
+		snprintf(err, errlen, "expected %s", hint);
+		return -EINVAL;
+	}
+	for (k = 0; b->verbs[k].name && strcmp(b->verbs[k].name, pos[0]); k++)
+		;
+	if (!b->verbs[k].name) {
+		snprintf(err, errlen, "unknown command '%s': expected %s", pos[0], hint);
+		return -EINVAL;
+	}
+	for (size_t g = 0; b->verbs[g].name; g++) {
+		const struct opt *t = b->verbs[g].opts;
+
+		for (size_t i = 0; g != k && t && t[i].name; i++) {
+			if (opt_was_seen(seen, g, i)) {
+				snprintf(err, errlen, "option '--%s' is for the %s", t[i].name, b->verbs[g].name);
+				return -EINVAL;
+			}
+		}
+	}
+	*out = &b->verbs[k];
+	return 0;
+}
+
+int bench_parse(const struct bench *b, int argc, char **argv, void *opts, struct common_opts *c, char **pos,
+		struct bench_env *env, char *err, size_t errlen)
+{
+	static const struct opt no_opts[] = { OPT_END };
+	struct opt_group groups[MAX_VERBS + 2];
+	const struct bench_verb *verb = NULL;
+	struct opt_seen seen;
+	size_t ng = 0, npos = 0;
+
+	/* Every verb's table, then the benchmark's own, then the common options. */
+	for (size_t i = 0; b->verbs && b->verbs[i].name; i++) {
+		if (ng == MAX_VERBS) {
+			/* A broken descriptor, not a user's mistake. */
+			fprintf(stderr, "BUG: benchmark '%s' has more than %d verbs\n", b->name, MAX_VERBS);
+			abort();
+		}
+		groups[ng++] = (struct opt_group){ b->verbs[i].opts ? b->verbs[i].opts : no_opts, opts };
+	}
+	groups[ng++] = (struct opt_group){ b->opts ? b->opts : no_opts, opts };
+	groups[ng++] = (struct opt_group){ common_opts_table, c };
+	memset(env, 0, sizeof(*env));
+	common_opts_defaults(c);
+	if (b->defaults)
+		b->defaults(opts);
+	if (opt_parse(argc, argv, groups, ng, ncpu_configured(), pos, BENCH_MAX_POS, &npos, &seen, err, errlen))
+		return -EINVAL;
+	if (c->help) {
+		/* Help for the verb named, if one is. */
+		if (b->verbs && npos && pick_verb(b, &seen, pos, npos, &verb, err, errlen) == 0)
+			env->verb = verb;
+		return 0;
+	}
+	if (b->verbs && pick_verb(b, &seen, pos, npos, &verb, err, errlen))
+		return -EINVAL;
+	c->pin_set = opt_was_seen(&seen, ng - 1, common_index("pin"));
+	if ((b->flags & BENCH_NO_TIME) && opt_was_seen(&seen, ng - 1, common_index("time"))) {
+		snprintf(err, errlen, "option '--time': %s steps take as long as their size costs; "
+			 "set their sizes instead", b->name);
+		return -EINVAL;
+	}
+	*env = (struct bench_env){
+		.time_ns = c->time_ns, .interval_ns = c->interval_ns, .sample = !c->no_sample,
+		.pin = c->pin_set ? &c->pin : NULL, .pos = pos, .npos = npos, .verb = verb,
+	};
+	if ((b->flags & BENCH_NO_IO) && npos) {
+		/* Nothing to point it at. */
+		snprintf(err, errlen, "unexpected argument '%s'", pos[0]);
+		return -EINVAL;
+	}
+	if (b->check)
+		return b->check(opts, env, err, errlen) ? -EINVAL : 0;
+	if (npos) {
+		snprintf(err, errlen, "unexpected argument '%s'", pos[0]);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 void bench_call_release(struct bench_call *c)
@@ -197,39 +325,19 @@ void bench_call_release(struct bench_call *c)
 int bench_call_prepare(struct bench_call *c, const struct bench *b, int argc, char **argv, char *err,
 		       size_t errlen)
 {
-	static const struct opt no_opts[] = { OPT_END };
-	struct opt_group groups[2];
-	struct opt_seen seen;
 	int r;
 
 	memset(c, 0, sizeof(*c));
 	c->b = b;
 	c->opts = xcalloc(1, b->opts_size ? b->opts_size : 1);
 	c->ncpu = ncpu_configured();
-	groups[0] = (struct opt_group){ b->opts ? b->opts : no_opts, c->opts };
-	groups[1] = (struct opt_group){ common_opts_table, &c->common };
-	common_opts_defaults(&c->common);
-	if (b->defaults)
-		b->defaults(c->opts);
-	if (opt_parse(argc, argv, groups, 2, c->ncpu, c->pos, BENCH_CALL_MAXPOS, &c->npos, &seen, err, errlen))
+	if (bench_parse(b, argc, argv, c->opts, &c->common, c->pos, &c->env, err, errlen))
 		return -EINVAL;
 	if (c->common.help)
 		return 1;
-	c->common.pin_set = opt_was_seen(&seen, 1, common_index("pin"));
-	if ((b->flags & BENCH_NO_TIME) && opt_was_seen(&seen, 1, common_index("time"))) {
-		snprintf(err, errlen, "option '--time': %s steps take as long as their size costs; "
-			 "set their sizes instead", b->name);
-		return -EINVAL;
-	}
 	if (c->common.prom && (r = prom_check(c->common.prom)) < 0) {
 		snprintf(err, errlen, "option '--prom': cannot write into the directory of '%s': %s", c->common.prom,
 			 strerror(-r));
-		return -EINVAL;
-	}
-	if (b->check)
-		return b->check(c->opts, c->pos, c->npos, err, errlen) ? -EINVAL : 0;
-	if (c->npos) {
-		snprintf(err, errlen, "unexpected argument '%s'", c->pos[0]);
 		return -EINVAL;
 	}
 	return 0;
@@ -268,15 +376,13 @@ int bench_call_run(struct bench_call *c, struct tmpfile_reg *tmp, volatile sig_a
 		}
 	}
 	progress_init(&progress, stderr, !c->common.quiet && isatty(2), b->name);
-	rn = (struct runner){
-		.env = {
-			.time_ns = c->common.time_ns, .interval_ns = c->common.interval_ns,
-			.sample = !c->common.no_sample, .pin = c->common.pin_set ? &c->common.pin : NULL,
-			.pos = c->pos, .npos = c->npos, .tmp = tmp, .progress = &progress, .ncpu = c->ncpu,
-			.stop = stop, .emit = emit_now,
-		},
-		.common = &c->common,
-	};
+	/* What bench_parse() gave check(), and what a run needs besides. */
+	rn = (struct runner){ .env = c->env, .common = &c->common };
+	env->tmp = (b->flags & BENCH_NO_IO) ? NULL : tmp;
+	env->progress = &progress;
+	env->ncpu = c->ncpu;
+	env->stop = stop;
+	env->emit = emit_now;
 	for (size_t i = 0, n = b->nsteps ? b->nsteps(c->opts) : 1; i < n && !*stop; i++) {
 		env->step = (unsigned)i;
 		run_add(run, run_step(b, env, c->opts));
@@ -321,7 +427,7 @@ int cmd_bench(const struct bench *b, int argc, char **argv)
 	if (r) {
 		bench_call_release(&call);
 		if (r > 0) {
-			help_bench(stdout, b);
+			help_bench(stdout, b, call.env.verb);
 			return EXIT_OK;
 		}
 		return usage_error(b->name, "%s", err);

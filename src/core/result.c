@@ -164,6 +164,26 @@ void result_set_status(struct result *r, enum result_status s, const char *fmt, 
 	va_end(ap);
 }
 
+void result_set_incomplete(struct result *r)
+{
+	r->incomplete = true;
+}
+
+void result_set_verdict(struct result *r, const char *resource, const char *fmt, ...)
+{
+	va_list ap;
+
+	snprintf(r->verdict.resource, sizeof(r->verdict.resource), "%s", resource);
+	va_start(ap, fmt);
+	vsnprintf(r->verdict.evidence, sizeof(r->verdict.evidence), fmt, ap);
+	va_end(ap);
+}
+
+bool result_has_verdict(const struct result *r)
+{
+	return r->verdict.resource[0] != 0;
+}
+
 static void kv_add(struct kv **arr, size_t *n, const char *key, const char *fmt, va_list ap)
 {
 	*arr = grow(*arr, *n, sizeof(**arr));

@@ -118,6 +118,17 @@ void result_set_step(struct result *r, const char *fmt, ...) PRINTF_LIKE(2, 3);
 void result_set_sweep(struct result *r, const char *combination);
 /* Sets status and a formatted reason (copied). */
 void result_set_status(struct result *r, enum result_status s, const char *fmt, ...) PRINTF_LIKE(3, 4);
+/* Marks R incomplete: it stopped early (signal, ENOSPC, EIO) and its figures cover what ran. */
+void result_set_incomplete(struct result *r);
+/*
+ * Names the resource that bounded the step (e.g. "rate limit", "round
+ * trips") with one formatted sentence of evidence; both are truncated to
+ * the verdict's fields. A benchmark that knows its limit better than the
+ * system view does sets it; the runner judges only steps without one.
+ */
+void result_set_verdict(struct result *r, const char *resource, const char *fmt, ...) PRINTF_LIKE(3, 4);
+/* Whether a verdict was set (by the benchmark or the runner). */
+bool result_has_verdict(const struct result *r);
 /* Adds a parameter or a method entry (formatted value, copied). */
 void result_param(struct result *r, const char *key, const char *fmt, ...) PRINTF_LIKE(3, 4);
 void result_method(struct result *r, const char *key, const char *fmt, ...) PRINTF_LIKE(3, 4);

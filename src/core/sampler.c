@@ -109,7 +109,9 @@ struct sampler {
 	struct snap snap[2];
 	struct snap *prev, *cur;
 	bool have_prev;
+	bool resume;			/* the next snapshot is a new baseline after sampler_stop() */
 	mono_ns t0, t_last;
+	uint64_t paused_ns;		/* time between a stop and the next start: not sampled */
 	int slots;			/* per-CPU row width; 0 until the first snapshot */
 	float *row;			/* scratch row of the sample being built */
 
@@ -577,6 +579,15 @@ static int sample_once(struct sampler *s)
 			s->gaps++;
 		return ret;
 	}
+	if (s->resume) {
+		/* Resumed after a stop: the pause adds no sample and no time. */
+		s->paused_ns += elapsed_ns(s->t_last, b->t);
+		s->resume = false;
+		note_snapshot(s, b);
+		s->prev = b;
+		s->cur = a;
+		return 0;
+	}
 	if (!s->have_prev) {
 		s->t0 = b->t;
 		setup_slots(s, b);
@@ -772,6 +783,8 @@ int sampler_start(struct sampler *s)
 	if (s->running)
 		return -EALREADY;
 	base = clock_mono();
+	/* A stopped sampler resumes: what happened while it was stopped is left out. */
+	s->resume = s->have_prev;
 	ret = sampler_sample_now(s);
 	if (ret)
 		return ret;
@@ -946,7 +959,7 @@ void sampler_summary(const struct sampler *s, struct sysview *v)
 	v->gaps = s->gaps;
 	if (!s->have_prev)
 		return;
-	v->duration_s = elapsed_s(s->t0, s->t_last);
+	v->duration_s = (double)(elapsed_ns(s->t0, s->t_last) - s->paused_ns) / 1e9;
 	v->ncpu = s->ncpu_max;
 	v->cpu_busy_pct = pct(s->all_busy, s->all_total);
 	v->cpu_iowait_pct = pct(s->all_iowait, s->all_total);

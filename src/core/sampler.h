@@ -115,6 +115,13 @@ MUST_CHECK int sampler_new(struct sampler **out, const struct sampler_config *cf
  * now), then start the sampling thread, which sleeps to absolute deadlines
  * start + k * interval (a late wake-up skips missed deadlines instead of
  * drifting or bunching). The thread blocks all signals.
+ *
+ * Started again after sampler_stop(), the sampler resumes: that first
+ * snapshot is a new baseline, so the time it was stopped adds no sample
+ * and no time to the summary (its duration_s is the sampled time; a
+ * sample's t_s still counts from the very first snapshot). This is how one
+ * summary covers several spans, e.g. the measured part of each
+ * repetition (core/window.h).
  * Returns 0; -EALREADY if running; -errno from the snapshot or
  * pthread_create.
  */

@@ -194,7 +194,7 @@ int opt_parse(int argc, char **argv, const struct opt_group *groups, size_t ngro
 		}
 		if (store(o, groups[gi].dst, label, val, ncpu, err, errlen))
 			return -EINVAL;
-		if (gi < 4 && oi < 64)
+		if (gi < OPT_SEEN_GROUPS && oi < 64)
 			seen->bits[gi] |= UINT64_C(1) << oi;
 	}
 	return 0;
@@ -202,7 +202,7 @@ int opt_parse(int argc, char **argv, const struct opt_group *groups, size_t ngro
 
 bool opt_was_seen(const struct opt_seen *seen, size_t group, size_t index)
 {
-	return group < 4 && index < 64 && (seen->bits[group] >> index) & 1;
+	return group < OPT_SEEN_GROUPS && index < 64 && (seen->bits[group] >> index) & 1;
 }
 
 const struct opt *opt_find(const struct opt *opts, const char *name)

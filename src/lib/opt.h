@@ -76,10 +76,12 @@ struct opt_group {
 
 /*
  * Bit for each option that was given on the command line, so a caller can
- * tell a default from an explicit value. Indexed as group * 64 + index.
+ * tell a default from an explicit value. Indexed as group * 64 + index;
+ * groups and options past these bounds are parsed but not recorded.
  */
+#define OPT_SEEN_GROUPS 8
 struct opt_seen {
-	uint64_t bits[4];
+	uint64_t bits[OPT_SEEN_GROUPS];
 };
 
 /*

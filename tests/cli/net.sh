@@ -110,6 +110,25 @@ for args in "" "bogus" "client" "client a b" "server extra" "server -P 2" "serve
 	fi
 done
 
+# An option of the other command names the command it is for.
+run net client 127.0.0.1 --bind 127.0.0.1
+check "client --bind: says it is a server option" grep -q "option '--bind' is for the server" "$T_TMP/err"
+run net --parallel 2 server
+check "-P before 'server': says it is a client option" grep -q "option '--parallel' is for the client" "$T_TMP/err"
+
+# Help per command, generated from its table.
+run net client --help
+check "net client --help exits 0" [ "$RC" = 0 ]
+check "net client --help shows client options" grep -q -- "--parallel N" "$T_TMP/out"
+check "net client --help shows the shared --port" grep -q -- "--port PORT" "$T_TMP/out"
+check "net client --help hides server options" sh -c "! grep -q -- '--bind' '$T_TMP/out'"
+run net server --help
+check "net server --help shows server options" grep -q -- "--idle-timeout" "$T_TMP/out"
+check "net server --help hides client options" sh -c "! grep -q -- '--parallel' '$T_TMP/out'"
+run net --help
+check "net --help lists both commands and their options" \
+	sh -c "grep -q 'net server options:' '$T_TMP/out' && grep -q 'net client options:' '$T_TMP/out'"
+
 # ---------------------------------------------------------------- a build without jansson
 new_port
 run net server --port "$PORT" --idle-timeout 1ms --json

@@ -327,6 +327,38 @@ static void test_no_pressure(void **state)
 	fixture_series(*state);
 }
 
+/*
+ * Started again after a stop, the sampler resumes: the 100 s it was
+ * stopped add no sample and no time, the two 1 s spans add up.
+ */
+static void test_resume(void **state)
+{
+	struct tree *t = *state;
+	struct sampler_config cfg = tree_config(t);
+	struct sampler *s;
+	struct sysview v;
+
+	cfg.interval_ns = SAMPLER_MAX_INTERVAL_NS;	/* only the start and stop snapshots */
+	assert_int_equal(sampler_new(&s, &cfg), 0);
+	assert_int_equal(sampler_start(s), 0);
+	install(t, 2);
+	t->now += NS_PER_SEC;
+	assert_int_equal(sampler_stop(s), 0);
+	t->now += 100 * NS_PER_SEC;
+	install(t, 3);
+	assert_int_equal(sampler_start(s), 0);
+	t->now += NS_PER_SEC;
+	assert_int_equal(sampler_stop(s), 0);
+	sampler_summary(s, &v);
+	assert_int_equal(v.samples, 2);
+	assert_int_equal(sampler_count(s), 2);
+	eq(v.duration_s, 2.0, "duration of two 1 s spans");
+	/* The timeline still counts from the first snapshot. */
+	eq(sampler_get(s, 1)->t_s, 102.0, "t_s of the sample after the pause");
+	eq(sampler_get(s, 1)->interval_s, 1.0, "the interval after the pause");
+	sampler_free(s);
+}
+
 /* Past max_samples: the summary still covers every interval, storage stops. */
 static void test_max_samples(void **state)
 {
@@ -538,6 +570,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fixture_series, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_no_pressure, setup_tree_nopsi, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_max_samples, setup_tree, teardown_tree),
+		cmocka_unit_test_setup_teardown(test_resume, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_configured_devices, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_bad_stat, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_config_errors, setup_tree, teardown_tree),

@@ -302,16 +302,12 @@ static int parse_threads(struct cpu_opts *o, char *err, size_t errlen)
 	return 0;
 }
 
-static int cpu_check(void *p, char **pos, size_t npos, char *err, size_t errlen)
+static int cpu_check(void *p, const struct bench_env *env, char *err, size_t errlen)
 {
 	struct cpu_opts *o = p;
 	int r;
 
-	(void)pos;
-	if (npos) {
-		snprintf(err, errlen, "unexpected argument '%s'", pos[0]);
-		return -EINVAL;
-	}
+	(void)env;	/* BENCH_NO_IO: the runner refused positional arguments */
 	if ((r = parse_ciphers(o, err, errlen)) || (r = parse_sizes(o, err, errlen)) ||
 	    (r = parse_threads(o, err, errlen)))
 		return -EINVAL;

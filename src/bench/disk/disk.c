@@ -200,19 +200,19 @@ static int check_tuning(struct disk_opts *o, char *err, size_t errlen)
 	return 0;
 }
 
-static int disk_check(void *p, char **pos, size_t npos, char *err, size_t errlen)
+static int disk_check(void *p, const struct bench_env *env, char *err, size_t errlen)
 {
 	struct disk_opts *o = p;
 	int r;
 
 	o->data = &o->data_store;
-	if (npos > 1)
-		return bad(err, errlen, "unexpected argument '%s' (one TARGET at most)", pos[1]);
+	if (env->npos > 1)
+		return bad(err, errlen, "unexpected argument '%s' (one TARGET at most)", env->pos[1]);
 	if ((r = check_options(o, err, errlen)))
 		return r;
 	if (o->settle_ns && !o->cached && !o->device)
 		return bad(err, errlen, "option '--settle' is for -T and -t");
-	if ((r = disk_target_check(o, npos ? pos[0] : ".", err, errlen)))
+	if ((r = disk_target_check(o, env->npos ? env->pos[0] : ".", err, errlen)))
 		return r;
 	return check_tuning(o, err, errlen);
 }
@@ -222,15 +222,6 @@ static size_t disk_nsteps(const void *p)
 	const struct disk_opts *o = p;
 
 	return o->nsteps;
-}
-
-static void disk_sample_config(const void *p, unsigned step, struct sampler_config *cfg)
-{
-	const struct disk_opts *o = p;
-
-	(void)step;
-	if (o->tgt.have_dev)
-		cfg->disk = o->tgt.dev.name;
 }
 
 static const char *kind_name(enum disk_kind k)
@@ -283,8 +274,7 @@ static void disk_run(const struct bench_env *env, const void *p, struct result *
 										: disk_workload_name(o->workload);
 	int r;
 
-	free(res->step);
-	res->step = xstrdup(name);
+	result_set_step(res, "%s", name);
 	result_param(res, "target", "%s", o->tgt.path);
 	result_param(res, "target_kind", "%s", kind_name(o->tgt.kind));
 	if (tune(o, &t, res) == 0) {
@@ -335,7 +325,6 @@ const struct bench bench_disk = {
 	.defaults = disk_defaults,
 	.check = disk_check,
 	.nsteps = disk_nsteps,
-	.sample_config = disk_sample_config,
 	.run = disk_run,
 	.quick = &disk_quick,
 };

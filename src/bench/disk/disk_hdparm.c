@@ -155,7 +155,7 @@ void disk_step_cached(const struct bench_env *env, const struct disk_opts *o, st
 			if (*env->stop)
 				break;
 			disk_fail_errno(res, (int)n, "re-reading the cached block");
-			res->incomplete = true;
+			result_set_incomplete(res);
 			break;
 		}
 		hist_record(&h, now - t0);
@@ -232,7 +232,7 @@ void disk_step_device(const struct bench_env *env, const struct disk_opts *o, st
 			if (*env->stop)
 				break;
 			disk_fail_errno(res, (int)n, "reading");
-			res->incomplete = true;
+			result_set_incomplete(res);
 			break;
 		}
 		hist_record(&h, now - t0);

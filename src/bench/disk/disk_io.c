@@ -555,7 +555,7 @@ static int io_prepare(const struct bench_env *env, const struct disk_opts *o, st
 
 		if (pr < 0) {
 			disk_fail_errno(res, pr, "preallocating");
-			res->incomplete = true;
+			result_set_incomplete(res);
 			return -1;
 		}
 	}
@@ -686,7 +686,7 @@ static void io_report(struct result *res, const struct disk_opts *o, const struc
 
 	if (r->err) {
 		disk_fail_errno(res, r->err, r->err_what);
-		res->incomplete = true;
+		result_set_incomplete(res);
 	}
 	io_report_method(res, o, r, engine);
 	if (r->rd_ios)
@@ -721,11 +721,10 @@ static void io_report(struct result *res, const struct disk_opts *o, const struc
 	disk_report_cpu(res, m, r->rd_ios + r->wr_ios);
 	disk_report_device(res, o, m, r->wr_bytes);
 	if (o->rate > 0 && s > 0 && (double)(r->rd_bytes + r->wr_bytes) / s >= 0.9 * o->rate) {
-		snprintf(res->verdict.resource, sizeof(res->verdict.resource), "rate limit");
-		snprintf(res->verdict.evidence, sizeof(res->verdict.evidence),
-			 "%s/s achieved with --rate %s/s: the token bucket, not the device or the CPU, set the pace",
-			 disk_fmt_bytes(a, sizeof(a), (uint64_t)((double)(r->rd_bytes + r->wr_bytes) / s)),
-			 disk_fmt_bytes(b, sizeof(b), (uint64_t)o->rate));
+		result_set_verdict(res, "rate limit",
+				   "%s/s achieved with --rate %s/s: the token bucket, not the device or the CPU, set the pace",
+				   disk_fmt_bytes(a, sizeof(a), (uint64_t)((double)(r->rd_bytes + r->wr_bytes) / s)),
+				   disk_fmt_bytes(b, sizeof(b), (uint64_t)o->rate));
 	}
 }
 

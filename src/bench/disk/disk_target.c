@@ -322,11 +322,11 @@ static int make_data(const struct bench_env *env, const struct disk_opts *o, str
 	close(fd);
 	if (r < 0) {
 		if (r == -EINTR) {
-			res->incomplete = true;
+			result_set_incomplete(res);
 			result_set_status(res, RESULT_FAILED, "stopped while filling the data file");
 		} else {
 			disk_fail_errno(res, r, "filling the data file");
-			res->incomplete = true;
+			result_set_incomplete(res);
 		}
 		if (tmpfile_remove(env->tmp, d->path) == 0)
 			d->path[0] = '\0';

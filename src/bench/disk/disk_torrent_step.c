@@ -274,7 +274,7 @@ static int torrent_open(const struct bench_env *env, const struct disk_opts *o, 
 	result_param(res, "direct", "%s", *direct ? "yes" : "no");
 	if (o->tgt.kind != DISK_BLKDEV && (r = disk_prealloc(fd, o->region, o->prealloc_mode, env->stop, res)) < 0) {
 		disk_fail_errno(res, r, "preallocating");
-		res->incomplete = true;
+		result_set_incomplete(res);
 		close(fd);
 		return -1;
 	}
@@ -476,7 +476,7 @@ static void torrent_report_status(struct result *res, const struct trun *tr)
 
 		snprintf(what, sizeof(what), "%s at offset %llu", t->err_what, (unsigned long long)t->err_off);
 		disk_fail_errno(res, t->err, what);
-		res->incomplete = true;
+		result_set_incomplete(res);
 	} else if (tr->verify_fail) {
 		result_set_status(res, RESULT_FAILED, "%llu of %llu pieces failed the SHA-1 check",
 				  (unsigned long long)tr->verify_fail, (unsigned long long)tr->pieces_done);
@@ -532,11 +532,10 @@ static void torrent_report(struct result *res, const struct trun *tr, const stru
 	disk_report_cpu(res, m, blocks);
 	disk_report_device(res, o, m, t->written);
 	if (o->rate > 0 && s > 0 && (double)(blocks * TORRENT_BLOCK) / s >= 0.9 * o->rate) {
-		snprintf(res->verdict.resource, sizeof(res->verdict.resource), "rate limit");
-		snprintf(res->verdict.evidence, sizeof(res->verdict.evidence),
-			 "%s/s of blocks with --rate %s/s: the token bucket, not the device or the CPU, set the pace",
-			 disk_fmt_bytes(a, sizeof(a), (uint64_t)((double)(blocks * TORRENT_BLOCK) / s)),
-			 disk_fmt_bytes(b, sizeof(b), (uint64_t)o->rate));
+		result_set_verdict(res, "rate limit",
+				   "%s/s of blocks with --rate %s/s: the token bucket, not the device or the CPU, set the pace",
+				   disk_fmt_bytes(a, sizeof(a), (uint64_t)((double)(blocks * TORRENT_BLOCK) / s)),
+				   disk_fmt_bytes(b, sizeof(b), (uint64_t)o->rate));
 	}
 }
 

@@ -89,15 +89,15 @@ static void fetch_defaults(void *p)
 	o->timeout_ns = FETCH_DEFAULT_TIMEOUT_NS;
 }
 
-static int fetch_check(void *p, char **pos, size_t npos, char *err, size_t errlen)
+static int fetch_check(void *p, const struct bench_env *env, char *err, size_t errlen)
 {
 	struct fetch_opts *o = p;
 	struct fetch_url *u;
 	int r;
 
-	if (npos != 1) {
-		snprintf(err, errlen, npos ? "unexpected argument '%s'" : "expected a URL such as http://host/file",
-			 npos ? pos[1] : "");
+	if (env->npos != 1) {
+		snprintf(err, errlen, env->npos ? "unexpected argument '%s'" : "expected a URL such as http://host/file",
+			 env->npos ? env->pos[1] : "");
 		return -EINVAL;
 	}
 	if (o->depth && !o->block) {
@@ -111,14 +111,14 @@ static int fetch_check(void *p, char **pos, size_t npos, char *err, size_t errle
 		return -EINVAL;
 	}
 	u = xmalloc(sizeof(*u));
-	r = fetch_url_parse(pos[0], u, err, errlen);
+	r = fetch_url_parse(env->pos[0], u, err, errlen);
 	/* Best effort, sends nothing: the interface the system view should watch. */
 	if (r == 0 && net_route_iface(u->host, u->port, o->iface, sizeof(o->iface)) < 0)
 		o->iface[0] = 0;
 	free(u);
 	if (r < 0)
 		return r;
-	o->url = pos[0];
+	o->url = env->pos[0];
 	return 0;
 }
 
@@ -681,12 +681,10 @@ static void report(struct fetch_ctx *c, struct result *res)
 		fetch_human(b, sizeof(b), ceiling);
 		snprintf(beside, sizeof(beside), " beside a stop-and-wait ceiling of %s/s (block / fastest request)", b);
 	}
-	snprintf(res->verdict.resource, sizeof(res->verdict.resource), "%s",
-		 rt_pct >= FETCH_IDLE_BOUND_PCT ? "round trips" : "not round-trip bound");
-	snprintf(res->verdict.evidence, sizeof(res->verdict.evidence),
-		 "idle %.0f%% of the time waiting round trips (bound from %.0f%%), %.0f%% waiting for a server "
-		 "with requests queued; %s/s measured%s",
-		 rt_pct, FETCH_IDLE_BOUND_PCT, srv_pct, m, beside);
+	result_set_verdict(res, rt_pct >= FETCH_IDLE_BOUND_PCT ? "round trips" : "not round-trip bound",
+			   "idle %.0f%% of the time waiting round trips (bound from %.0f%%), %.0f%% waiting for a server "
+			   "with requests queued; %s/s measured%s",
+			   rt_pct, FETCH_IDLE_BOUND_PCT, srv_pct, m, beside);
 }
 
 static void fetch_run(const struct bench_env *env, const void *p, struct result *res)

@@ -49,7 +49,7 @@
 struct latency_opts {
 	const char *tasks;	/* NULL: LAT_DEFAULT_TASKS */
 	const char *loads;	/* NULL: LAT_DEFAULT_LOADS */
-	uint64_t time_ns;
+	uint64_t time_ns;	/* measured time per cell: --time or 10 s; filled by check() */
 	uint64_t warmup_ns;
 	const char *dir;
 	uint64_t file_size;
@@ -62,19 +62,11 @@ struct latency_opts {
 	struct lat_plan plan;	/* filled by check() */
 };
 
-/*
- * NEEDSWORK: --time is declared here, in the benchmark's own table (which
- * the parser searches first), because check() does not see the common
- * options and "--time below one task period" must be a usage error. If
- * check() is given the common options, this entry can go.
- */
 static const struct opt latency_options[] = {
 	OPT_STRING("task", 0, struct latency_opts, tasks, "LIST",
 		   "tasks: audio,video,x,gaming (default: these four), custom"),
 	OPT_STRING("load", 0, struct latency_opts, loads, "LIST",
 		   "loads: none,video,x,burn,write,read,compile,memload (default), audio, gaming, A+B, NAME=A+B"),
-	OPT_DURATION("time", 0, struct latency_opts, time_ns, 1, 24 * 3600 * NS_PER_SEC,
-		     "measured time per cell, at least one task period (default 10s; x's ramp takes 10s)"),
 	OPT_DURATION("warmup", 0, struct latency_opts, warmup_ns, 0, 60 * NS_PER_SEC,
 		     "time the load runs before each cell is measured (default 1s, as interbench)"),
 	OPT_STRING("dir", 0, struct latency_opts, dir, "DIR",
@@ -99,7 +91,6 @@ static void latency_defaults(void *p)
 {
 	struct latency_opts *o = p;
 
-	o->time_ns = DEFAULT_TIME_NS;
 	o->warmup_ns = DEFAULT_WARMUP_NS;
 	o->dir = ".";
 	o->nice = NICE_UNSET;
@@ -139,7 +130,7 @@ static void fmt_duration(char *buf, size_t len, uint64_t ns)
 		snprintf(buf, len, "%.3fms", (double)ns / 1e6);
 }
 
-static int latency_check(void *p, char **pos, size_t npos, char *err, size_t errlen)
+static int latency_check(void *p, const struct bench_env *env, char *err, size_t errlen)
 {
 	struct latency_opts *o = p;
 	uint64_t longest;
@@ -147,8 +138,8 @@ static int latency_check(void *p, char **pos, size_t npos, char *err, size_t err
 	struct rlimit rl;
 	int r;
 
-	if (npos) {
-		snprintf(err, errlen, "unexpected argument '%s'", pos[0]);
+	if (env->npos) {
+		snprintf(err, errlen, "unexpected argument '%s'", env->pos[0]);
 		return -EINVAL;
 	}
 	r = lat_plan_parse(&o->plan, o->tasks, o->loads, err, errlen);
@@ -158,6 +149,7 @@ static int latency_check(void *p, char **pos, size_t npos, char *err, size_t err
 		snprintf(err, errlen, "options '--custom-period' and '--custom-cpu' need '--task custom'");
 		return -EINVAL;
 	}
+	o->time_ns = env->time_ns ? env->time_ns : DEFAULT_TIME_NS;
 	longest = lat_plan_longest_period(&o->plan, o->custom_period_ns ? o->custom_period_ns : NS_PER_MS);
 	if (o->time_ns < longest) {
 		char a[32], b[32];
@@ -479,7 +471,9 @@ const struct bench bench_latency = {
 		"% Deadlines Met) with the true SD, then p50 p90 p99 p99.9, the wake-up latency without\n"
 		"the missed-frame penalty, the task's run-queue wait and the PSI stalls while measuring.\n"
 		"Latency counts from the absolute deadline the task slept to (as cyclictest); the work\n"
-		"of a frame is thread CPU time, not a calibrated loop. docs/latency.md defines it all.",
+		"of a frame is thread CPU time, not a calibrated loop. --time is the measured time per\n"
+		"cell, at least one task period (default 10s; x's ramp takes 10s). docs/latency.md\n"
+		"defines it all.",
 	.opts = latency_options,
 	.opts_size = sizeof(struct latency_opts),
 	.defaults = latency_defaults,

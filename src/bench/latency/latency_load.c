@@ -342,7 +342,7 @@ static void file_stop(struct lat_loads *l, struct file_load *f, double wall_s, s
 			      f->is_read ? "read load achieved" : "write load achieved");
 		if (f->err) {
 			result_note(res, "the %s load stopped early: %s", what, strerror(-f->err));
-			res->incomplete = true;
+			result_set_incomplete(res);
 		}
 	}
 	if (f->fd >= 0)
@@ -523,7 +523,7 @@ static void mem_stop(struct lat_loads *l, struct result *res)
 					    WTERMSIG(st) == SIGKILL ? " (the OOM killer?)" : "");
 			else
 				result_note(res, "the memload process ended early with status %d", WEXITSTATUS(st));
-			res->incomplete = true;
+			result_set_incomplete(res);
 		} else {
 			kill(l->mem_pid, SIGKILL);
 			while (waitpid(l->mem_pid, &st, 0) < 0 && errno == EINTR)

@@ -142,12 +142,12 @@ static int check_sandbox(const struct mem_opts *o, char *err, size_t errlen)
 	}
 }
 
-static int mem_check(void *p, char **pos, size_t npos, char *err, size_t errlen)
+static int mem_check(void *p, const struct bench_env *env, char *err, size_t errlen)
 {
 	struct mem_opts *o = p;
 
-	if (npos)
-		return fail(err, errlen, "unexpected argument '%s'", pos[0]);
+	if (env->npos)
+		return fail(err, errlen, "unexpected argument '%s'", env->pos[0]);
 	if (!o->ladder && !o->bandwidth && !o->latency)
 		o->bandwidth = o->latency = true;
 	if (!o->ladder) {

@@ -486,7 +486,7 @@ join:
 	if (res->status != RESULT_OK)
 		goto out;
 	if (passes_done < cfg->passes) {
-		res->incomplete = true;
+		result_set_incomplete(res);
 		result_note(res, "stopped early: %u of %u timed passes", passes_done, cfg->passes);
 	}
 	for (int k = 0; k < K_N && passes_done; k++)
@@ -638,7 +638,7 @@ void mem_latency_run(const struct bench_env *env, const struct mem_lat_cfg *cfg,
 		result_headline(res, "lat_largest");
 	}
 	if (largest != sizes[nsizes - 1]) {
-		res->incomplete = true;
+		result_set_incomplete(res);
 		result_note(res, "stopped early: sizes up to %s measured", units_fmt_bytes(b1, sizeof(b1), largest));
 	}
 	if (caches.llc_bytes && largest && largest < 4 * caches.llc_bytes)

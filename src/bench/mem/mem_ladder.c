@@ -642,14 +642,14 @@ void mem_ladder_run(const struct bench_env *env, const struct mem_ladder_cfg *cf
 					  WTERMSIG(status),
 					  WTERMSIG(status) == SIGKILL ? " (the OOM killer, or a stop that took too long)" : "");
 		metrics(res, cfg, sh);
-		res->incomplete = true;
+		result_set_incomplete(res);
 	} else if (WEXITSTATUS(status)) {
 		result_set_status(res, RESULT_FAILED, "%s: %s", sh->err_what ? sh->err_what : "measuring process failed",
 				  sh->err ? strerror(sh->err) : "unknown error");
 	} else {
 		metrics(res, cfg, sh);
 		if (sh->stopped)
-			res->incomplete = true;
+			result_set_incomplete(res);
 	}
 	if (sb) {
 		struct sandbox_stat st;

@@ -8,8 +8,8 @@
  * speed, a verdict (one core, a side's CPU, or the link) and, with
  * --capacity, the seed's rule-of-three capacity estimate.
  *
- * This file is the descriptor: the option table, the positional check
- * (`server` or `client HOST`) and the dispatch. The protocol is in
+ * This file is the descriptor: the option tables (shared, and one per
+ * verb: `server`, `client HOST`), the checks and the dispatch. The protocol is in
  * net_iperf3.c, sockets in net_sock.c, data threads in net_stream.c, the
  * UDP header in net_udp.c, the roles in net_server.c and net_client.c, and
  * the figures, verdict and estimate in net_report.c.
@@ -31,44 +31,61 @@
 
 static const char *const modes[] = { "iperf3", "rr", "stream", NULL };
 
+/* Options of both commands. */
 static const struct opt net_options[] = {
 	OPT_INT("port", 'p', struct net_opts, port, 1, 65535, "PORT", "TCP (and UDP) port (default 5201)"),
-	OPT_STRING("bind", 'B', struct net_opts, bind, "ADDR",
-		   "server: listen on this address only (default: all, IPv4 and IPv6)"),
-	OPT_FLAG("one-off", 0, struct net_opts, one_off, "server: stop after one test"),
-	OPT_DURATION("idle-timeout", 0, struct net_opts, idle_timeout_ns, 1 * NS_PER_MS, 30 * 24 * 3600 * NS_PER_SEC,
-		     "server: stop when no test has run for this long (default: never)"),
-	OPT_DURATION("read-timeout", 0, struct net_opts, read_timeout_ns, 10 * NS_PER_MS, 600 * NS_PER_SEC,
-		     "server: longest wait for any control message or handshake (default 10s)"),
-	OPT_DURATION("delay", 0, struct net_opts, delay_ns, 1 * NS_PER_US, 10 * NS_PER_SEC,
-		     "server: answer each rr request this long after it arrived (an emulated round trip)"),
-	OPT_RATE("rate", 0, struct net_opts, rate, "server: pace rr answers to this rate, e.g. 1Gbit/s"),
-	OPT_CHOICE("mode", 0, struct net_opts, mode, modes, "MODE",
-		   "client: iperf3 (default: iperf3's test), rr (request/response) or stream (one rr request)"),
-	OPT_SIZE("block", 0, struct net_opts, block, 1, RR_BLOCK_MAX, "client, rr: bytes per request (default 60K)"),
-	OPT_INT("depth", 0, struct net_opts, depth, 1, RR_DEPTH_MAX, "N",
-		"client, rr: requests kept in flight (default 1 = stop-and-wait)"),
-	OPT_SIZE("size", 0, struct net_opts, size, 1, RR_STREAM_UNBOUNDED,
-		 "client, rr/stream: total bytes to fetch (default: run for --time)"),
-	OPT_INT("parallel", 'P', struct net_opts, parallel, 1, IPERF3_MAX_STREAMS, "N",
-		"client: streams (per direction), 1..128 (default 1)"),
-	OPT_FLAG("reverse", 'R', struct net_opts, reverse, "client: the server sends, the client receives"),
-	OPT_FLAG("bidir", 0, struct net_opts, bidir, "client: both send at once (-P streams each way)"),
-	OPT_SIZE("len", 'l', struct net_opts, len, 1, IPERF3_TCP_LEN_MAX,
-		 "client: block (TCP, default 128K) or datagram size (UDP, default the path MSS)"),
-	OPT_FLAG("zerocopy", 'Z', struct net_opts, zerocopy, "client: senders use sendfile() (iperf3 -Z)"),
-	OPT_SIZE("window", 'w', struct net_opts, window, 1024, IPERF3_WINDOW_MAX,
-		 "client: socket buffer size, both sides (iperf3 -w)"),
-	OPT_INT("server-pin", 0, struct net_opts, server_pin, 0, 1023, "CPU",
-		"client: ask the server to pin its data threads to CPU (iperf3's server_affinity)"),
-	OPT_FLAG("udp", 'u', struct net_opts, udp, "client: UDP instead of TCP"),
-	OPT_RATE("bitrate", 'b', struct net_opts, bitrate,
-		 "client: rate per stream, e.g. 100Mbit/s (UDP default 1.048576Mbit/s; TCP unpaced)"),
-	OPT_FLAG("capacity", 0, struct net_opts, capacity,
-		 "client: add the seed-004 capacity estimate (per core, per GHz, x cores, capped by the link)"),
-	OPT_DURATION("connect-timeout", 0, struct net_opts, connect_timeout_ns, 10 * NS_PER_MS, 600 * NS_PER_SEC,
-		     "client: longest wait to connect and for each server message (default 10s)"),
 	OPT_END,
+};
+
+/* `net server` options. */
+static const struct opt net_server_options[] = {
+	OPT_STRING("bind", 'B', struct net_opts, bind, "ADDR",
+		   "listen on this address only (default: all, IPv4 and IPv6)"),
+	OPT_FLAG("one-off", 0, struct net_opts, one_off, "stop after one test"),
+	OPT_DURATION("idle-timeout", 0, struct net_opts, idle_timeout_ns, 1 * NS_PER_MS, 30 * 24 * 3600 * NS_PER_SEC,
+		     "stop when no test has run for this long (default: never)"),
+	OPT_DURATION("read-timeout", 0, struct net_opts, read_timeout_ns, 10 * NS_PER_MS, 600 * NS_PER_SEC,
+		     "longest wait for any control message or handshake (default 10s)"),
+	OPT_DURATION("delay", 0, struct net_opts, delay_ns, 1 * NS_PER_US, 10 * NS_PER_SEC,
+		     "answer each rr request this long after it arrived (an emulated round trip)"),
+	OPT_RATE("rate", 0, struct net_opts, rate, "pace rr answers to this rate, e.g. 1Gbit/s"),
+	OPT_END,
+};
+
+/* `net client HOST` options. */
+static const struct opt net_client_options[] = {
+	OPT_CHOICE("mode", 0, struct net_opts, mode, modes, "MODE",
+		   "iperf3 (default: iperf3's test), rr (request/response) or stream (one rr request)"),
+	OPT_SIZE("block", 0, struct net_opts, block, 1, RR_BLOCK_MAX, "rr: bytes per request (default 60K)"),
+	OPT_INT("depth", 0, struct net_opts, depth, 1, RR_DEPTH_MAX, "N",
+		"rr: requests kept in flight (default 1 = stop-and-wait)"),
+	OPT_SIZE("size", 0, struct net_opts, size, 1, RR_STREAM_UNBOUNDED,
+		 "rr/stream: total bytes to fetch (default: run for --time)"),
+	OPT_INT("parallel", 'P', struct net_opts, parallel, 1, IPERF3_MAX_STREAMS, "N",
+		"streams (per direction), 1..128 (default 1)"),
+	OPT_FLAG("reverse", 'R', struct net_opts, reverse, "the server sends, the client receives"),
+	OPT_FLAG("bidir", 0, struct net_opts, bidir, "both send at once (-P streams each way)"),
+	OPT_SIZE("len", 'l', struct net_opts, len, 1, IPERF3_TCP_LEN_MAX,
+		 "block (TCP, default 128K) or datagram size (UDP, default the path MSS)"),
+	OPT_FLAG("zerocopy", 'Z', struct net_opts, zerocopy, "senders use sendfile() (iperf3 -Z)"),
+	OPT_SIZE("window", 'w', struct net_opts, window, 1024, IPERF3_WINDOW_MAX,
+		 "socket buffer size, both sides (iperf3 -w)"),
+	OPT_INT("server-pin", 0, struct net_opts, server_pin, 0, 1023, "CPU",
+		"ask the server to pin its data threads to CPU (iperf3's server_affinity)"),
+	OPT_FLAG("udp", 'u', struct net_opts, udp, "UDP instead of TCP"),
+	OPT_RATE("bitrate", 'b', struct net_opts, bitrate,
+		 "rate per stream, e.g. 100Mbit/s (UDP default 1.048576Mbit/s; TCP unpaced)"),
+	OPT_FLAG("capacity", 0, struct net_opts, capacity,
+		 "add the seed-004 capacity estimate (per core, per GHz, x cores, capped by the link)"),
+	OPT_DURATION("connect-timeout", 0, struct net_opts, connect_timeout_ns, 10 * NS_PER_MS, 600 * NS_PER_SEC,
+		     "longest wait to connect and for each server message (default 10s)"),
+	OPT_END,
+};
+
+static const struct bench_verb net_verbs[] = {
+	{ "server", "", "serve tests one after another, one result per test", net_server_options },
+	{ "client", "HOST", "run one test against an engpass or iperf3 server", net_client_options },
+	{ NULL, NULL, NULL, NULL },
 };
 
 static void net_defaults(void *p)
@@ -107,60 +124,15 @@ static const char *iperf3_only(const struct net_opts *o)
 	return NULL;
 }
 
-/* The first client-only option that was given, or NULL. */
-static const char *client_only(const struct net_opts *o)
-{
-	const char *bad = iperf3_only(o);
-
-	if (bad)
-		return bad;
-	if (o->connect_timeout_ns)
-		return "--connect-timeout";
-	if (o->mode != NET_MODE_IPERF3)
-		return "--mode";
-	if (o->block)
-		return "--block";
-	if (o->depth)
-		return "--depth";
-	if (o->size)
-		return "--size";
-	return NULL;
-}
-
-/* The first server-only option that was given, or NULL. */
-static const char *server_only(const struct net_opts *o)
-{
-	if (o->bind)
-		return "--bind";
-	if (o->one_off)
-		return "--one-off";
-	if (o->idle_timeout_ns)
-		return "--idle-timeout";
-	if (o->read_timeout_ns)
-		return "--read-timeout";
-	if (o->delay_ns)
-		return "--delay";
-	if (o->rate >= 0)
-		return "--rate";
-	return NULL;
-}
-
-static int net_check(void *p, char **pos, size_t npos, char *err, size_t errlen)
+static int net_check(void *p, const struct bench_env *env, char *err, size_t errlen)
 {
 	struct net_opts *o = p;
 	const char *bad;
 
-	if (npos == 0) {
-		snprintf(err, errlen, "expected 'server' or 'client HOST'");
-		return -EINVAL;
-	}
-	if (!strcmp(pos[0], "server")) {
-		if (npos > 1) {
-			snprintf(err, errlen, "unexpected argument '%s' after 'server'", pos[1]);
-			return -EINVAL;
-		}
-		if ((bad = client_only(o))) {
-			snprintf(err, errlen, "option '%s' is for the client", bad);
+	/* The runner checked the verb and that no option of the other one was given. */
+	if (!strcmp(env->verb->name, "server")) {
+		if (env->npos > 1) {
+			snprintf(err, errlen, "unexpected argument '%s' after 'server'", env->pos[1]);
 			return -EINVAL;
 		}
 		o->role = NET_ROLE_SERVER;
@@ -168,17 +140,9 @@ static int net_check(void *p, char **pos, size_t npos, char *err, size_t errlen)
 			o->read_timeout_ns = NET_DEFAULT_TIMEOUT_NS;
 		return 0;
 	}
-	if (strcmp(pos[0], "client")) {
-		snprintf(err, errlen, "unknown mode '%s': expected 'server' or 'client HOST'", pos[0]);
-		return -EINVAL;
-	}
-	if (npos != 2) {
-		snprintf(err, errlen, npos < 2 ? "'client' needs the server's HOST" : "unexpected argument '%s'",
-			 npos > 2 ? pos[2] : "");
-		return -EINVAL;
-	}
-	if ((bad = server_only(o))) {
-		snprintf(err, errlen, "option '%s' is for the server", bad);
+	if (env->npos != 2) {
+		snprintf(err, errlen, env->npos < 2 ? "'client' needs the server's HOST" : "unexpected argument '%s'",
+			 env->npos > 2 ? env->pos[2] : "");
 		return -EINVAL;
 	}
 	if (o->mode != NET_MODE_IPERF3 && (bad = iperf3_only(o))) {
@@ -213,7 +177,7 @@ static int net_check(void *p, char **pos, size_t npos, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	o->role = NET_ROLE_CLIENT;
-	o->host = pos[1];
+	o->host = env->pos[1];
 	if (!o->connect_timeout_ns)
 		o->connect_timeout_ns = NET_DEFAULT_TIMEOUT_NS;
 	/* Best effort, sends nothing: the interface the system view should watch. */
@@ -235,8 +199,7 @@ static void net_run(const struct bench_env *env, const void *p, struct result *r
 {
 	const struct net_opts *o = p;
 
-	free(res->step);
-	res->step = xstrdup(o->role == NET_ROLE_SERVER ? "server" : "client");
+	result_set_step(res, "%s", o->role == NET_ROLE_SERVER ? "server" : "client");
 	if (!HAVE_JANSSON && (o->role == NET_ROLE_SERVER || o->mode == NET_MODE_IPERF3)) {
 		result_set_status(res, RESULT_SKIPPED, "built without jansson (needed to parse iperf3's JSON messages)");
 		return;
@@ -274,6 +237,7 @@ const struct bench bench_net = {
 		"See docs/net.md and docs/net-rr.md.",
 	.flags = BENCH_NETWORK,
 	.opts = net_options,
+	.verbs = net_verbs,
 	.opts_size = sizeof(struct net_opts),
 	.defaults = net_defaults,
 	.check = net_check,

@@ -30,7 +30,7 @@
 #include "config.h"
 #include "core/clock.h"
 #include "core/progress.h"
-#include "core/sampler.h"
+#include "core/window.h"
 #include "lib/xalloc.h"
 
 #define DRAIN_NS (2 * NS_PER_SEC)	/* longest wait for a sending server's last bytes */
@@ -40,12 +40,20 @@ static const char *errstr(int e)
 	return strerror(e < 0 ? -e : e);
 }
 
+/* One test as the client runs it: the steps of net_client_run() share it. */
 struct client {
 	const struct bench_env *env;
 	const struct net_opts *o;
 	struct result *res;
 	uint64_t rto;
-	int cfd;
+	int cfd;			/* the control connection */
+	char cookie[IPERF3_COOKIE_LEN];
+	struct net_test t;
+	struct net_stream *st;		/* the data streams */
+	size_t n;
+	struct net_payload pay;
+	double u0, s0, u1, s1;		/* process CPU at the test's start and end */
+	bool stopped;			/* a signal ended the test */
 };
 
 /* Why a state read failed, as one line: timeout, close, error state. */
@@ -159,50 +167,40 @@ static void fill_params(const struct bench_env *env, const struct net_opts *o, s
 	p->want_capacity = o->capacity;
 }
 
-void net_client_run(const struct bench_env *env, const struct net_opts *o, struct result *res)
+/*
+ * Connects the control connection and agrees on the test: cookie,
+ * PARAM_EXCHANGE, the parameters, CREATE_STREAMS. False with the result
+ * failed.
+ */
+static bool client_handshake(struct client *c)
 {
-	struct client c = { .env = env, .o = o, .res = res, .rto = o->connect_timeout_ns, .cfd = -1 };
-	struct net_test t;
-	struct iperf3_params *p = &t.p;
-	struct net_stream *st = NULL;
-	struct net_payload pay = { NULL, 0, -1 };
-	struct net_sockopts so = { (int)o->window, 0, false };
-	struct sampler *smp = NULL;
-	char cookie[IPERF3_COOKIE_LEN];
-	size_t n = 0;
-	double u0 = 0, s0 = 0, u1, s1, data_cpu;
-	mono_ns t0, t1, end;
-	bool stopped = false;
+	const struct bench_env *env = c->env;
+	const struct net_opts *o = c->o;
+	struct iperf3_params *p = &c->t.p;
 	int r, one = 1;
 
-	memset(&t, 0, sizeof(t));
-	t.is_client = true;
-	net_side_init(&t.me);
-	fill_params(env, o, p);
-	snprintf(t.peer, sizeof(t.peer), "%s port %lld", o->host, (long long)o->port);
-
-	if ((r = iperf3_cookie_make(cookie)) < 0) {
-		result_set_status(res, RESULT_FAILED, "cannot make a cookie: %s", errstr(r));
-		goto out;
+	if ((r = iperf3_cookie_make(c->cookie)) < 0) {
+		result_set_status(c->res, RESULT_FAILED, "cannot make a cookie: %s", errstr(r));
+		return false;
 	}
-	r = net_connect(o->host, (uint16_t)o->port, SOCK_STREAM, NULL, o->connect_timeout_ns, env->stop, &c.cfd);
+	r = net_connect(o->host, (uint16_t)o->port, SOCK_STREAM, NULL, o->connect_timeout_ns, env->stop, &c->cfd);
 	if (r < 0) {
-		result_set_status(res, RESULT_FAILED, "cannot connect to '%s' port %lld: %s", o->host,
+		result_set_status(c->res, RESULT_FAILED, "cannot connect to '%s' port %lld: %s", o->host,
 				  (long long)o->port, r == -EADDRNOTAVAIL ? "name or address not found" : errstr(r));
-		goto out;
+		return false;
 	}
-	if (setsockopt(c.cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0) {
+	if (setsockopt(c->cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0) {
 		/* Only the latency of state bytes suffers. */
 	}
-	if ((r = net_write_full(c.cfd, cookie, sizeof(cookie), c.rto, env->stop)) < 0) {
-		result_set_status(res, RESULT_FAILED, "server '%s' closed the connection: %s", o->host, errstr(r));
-		goto out;
+	if ((r = net_write_full(c->cfd, c->cookie, sizeof(c->cookie), c->rto, env->stop)) < 0) {
+		result_set_status(c->res, RESULT_FAILED, "server '%s' closed the connection: %s", o->host, errstr(r));
+		return false;
 	}
-	if (!expect_state(&c, IPERF3_PARAM_EXCHANGE, "waiting for PARAM_EXCHANGE"))
-		goto out;
+	if (!expect_state(c, IPERF3_PARAM_EXCHANGE, "waiting for PARAM_EXCHANGE"))
+		return false;
 	if (p->proto == NET_UDP && !p->len) {
 		/* iperf3's default datagram: the control connection's MSS. */
-		int mss = net_tcp_mss(c.cfd);
+		int mss = net_tcp_mss(c->cfd);
 
 		p->len = mss >= IPERF3_UDP_LEN_MIN && mss <= IPERF3_UDP_LEN_MAX ? (uint64_t)mss
 										 : IPERF3_UDP_LEN_FALLBACK;
@@ -211,81 +209,71 @@ void net_client_run(const struct bench_env *env, const struct net_opts *o, struc
 		size_t len;
 		char *msg = iperf3_params_format(p, &len);
 
-		r = iperf3_send_json(c.cfd, msg, len, c.rto, env->stop);
+		r = iperf3_send_json(c->cfd, msg, len, c->rto, env->stop);
 		free(msg);
 		if (r < 0) {
-			result_set_status(res, RESULT_FAILED, "cannot send the parameters: %s", errstr(r));
-			goto out;
+			result_set_status(c->res, RESULT_FAILED, "cannot send the parameters: %s", errstr(r));
+			return false;
 		}
 	}
-	if (!expect_state(&c, IPERF3_CREATE_STREAMS, "waiting for CREATE_STREAMS"))
-		goto out;
+	return expect_state(c, IPERF3_CREATE_STREAMS, "waiting for CREATE_STREAMS");
+}
 
-	n = (size_t)p->parallel * (p->bidir ? 2 : 1);
-	st = xcalloc(n, sizeof(*st));
-	for (size_t i = 0; i < n; i++) {
-		net_stream_init(&st[i]);
-		st[i].id = IPERF3_STREAM_ID(i);
-		st[i].proto = p->proto;
-		st[i].sender = p->bidir ? i < (size_t)p->parallel : !p->reverse;
-		st[i].rate_bytes_per_s = p->bandwidth_bps / 8;
-		st[i].payload = &pay;
-		st[i].pin_cpu = pin_cpu_for(env->pin, i);
+/* Sets up the data streams and connects each. False with the result failed. */
+static bool client_open_streams(struct client *c)
+{
+	const struct net_opts *o = c->o;
+	const struct iperf3_params *p = &c->t.p;
+	struct net_sockopts so = { (int)o->window, 0, false };
+	int r;
+
+	c->n = (size_t)p->parallel * (p->bidir ? 2 : 1);
+	c->st = xcalloc(c->n, sizeof(*c->st));
+	for (size_t i = 0; i < c->n; i++) {
+		struct net_stream *s = &c->st[i];
+
+		net_stream_init(s);
+		s->id = IPERF3_STREAM_ID(i);
+		s->proto = p->proto;
+		s->sender = p->bidir ? i < (size_t)p->parallel : !p->reverse;
+		s->rate_bytes_per_s = p->bandwidth_bps / 8;
+		s->payload = &c->pay;
+		s->pin_cpu = pin_cpu_for(c->env->pin, i);
 	}
 	if (!p->reverse) {
-		r = net_payload_init(&pay, p->len, p->zerocopy && p->proto == NET_TCP);
+		r = net_payload_init(&c->pay, p->len, p->zerocopy && p->proto == NET_TCP);
 		if (r < 0)
-			net_test_note(&t, "zero copy unavailable (%s); sending with send()", errstr(r));
-		t.zerocopy = pay.zc_fd >= 0;
+			net_test_note(&c->t, "zero copy unavailable (%s); sending with send()", errstr(r));
+		c->t.zerocopy = c->pay.zc_fd >= 0;
 	}
 	if (p->zerocopy && p->proto == NET_UDP)
-		net_test_note(&t, "--zerocopy applies to TCP only; UDP sent with send()");
-	for (size_t i = 0; i < n; i++) {
+		net_test_note(&c->t, "--zerocopy applies to TCP only; UDP sent with send()");
+	for (size_t i = 0; i < c->n; i++) {
+		struct net_stream *s = &c->st[i];
 		int type = p->proto == NET_UDP ? SOCK_DGRAM : SOCK_STREAM;
 
-		r = net_connect(o->host, (uint16_t)o->port, type, &so, o->connect_timeout_ns, env->stop, &st[i].fd);
+		r = net_connect(o->host, (uint16_t)o->port, type, &so, o->connect_timeout_ns, c->env->stop, &s->fd);
 		if (r == 0 && type == SOCK_STREAM)
-			r = net_write_full(st[i].fd, cookie, sizeof(cookie), c.rto, env->stop);
+			r = net_write_full(s->fd, c->cookie, sizeof(c->cookie), c->rto, c->env->stop);
 		if (r == 0 && type == SOCK_DGRAM)
-			r = udp_handshake(&c, st[i].fd, p->reverse || (p->bidir && !st[i].sender));
+			r = udp_handshake(c, s->fd, p->reverse || (p->bidir && !s->sender));
 		if (r < 0) {
-			result_set_status(res, RESULT_FAILED, "cannot open data stream %zu of %zu to '%s': %s", i + 1, n,
-					  o->host, errstr(r));
-			goto out;
+			result_set_status(c->res, RESULT_FAILED, "cannot open data stream %zu of %zu to '%s': %s", i + 1,
+					  c->n, o->host, errstr(r));
+			return false;
 		}
 	}
-	if (!!env->sample) {
-		struct sampler_config cfg = { .proc_root = "/proc", .interval_ns = env->interval_ns };
-		char iface[NET_IFNAME_LEN];
+	return true;
+}
 
-		if (net_sock_iface(c.cfd, iface, sizeof(iface)) == 0)
-			cfg.iface = iface;
-		if (sampler_new(&smp, &cfg) < 0 || sampler_start(smp) < 0) {
-			sampler_free(smp);
-			smp = NULL;
-		}
-	}
-	/* Receivers read from now on; senders start with the test. */
-	for (size_t i = 0; i < n; i++) {
-		if (!st[i].sender && (r = net_stream_start(&st[i])) < 0) {
-			result_set_status(res, RESULT_FAILED, "cannot start stream thread %zu: %s", i + 1, errstr(r));
-			goto out;
-		}
-	}
-	if (!expect_state(&c, IPERF3_TEST_START, "waiting for TEST_START") ||
-	    !expect_state(&c, IPERF3_TEST_RUNNING, "waiting for TEST_RUNNING"))
-		goto out;
-	net_rusage(&u0, &s0);
-	t0 = clock_mono();
-	end = t0 + (uint64_t)(p->time_s * (double)NS_PER_SEC);
-	for (size_t i = 0; i < n; i++) {
-		if (st[i].sender && (r = net_stream_start(&st[i])) < 0) {
-			t.incomplete = true;
-			snprintf(t.why, sizeof(t.why), "cannot start stream thread %zu: %s", i + 1, errstr(r));
-			end = t0;
-			break;
-		}
-	}
+/*
+ * Waits out the test time (the server may end it; a signal does), showing
+ * the progress. Marks the test incomplete when it ended early.
+ */
+static void client_wait(struct client *c, mono_ns t0, mono_ns end)
+{
+	const struct bench_env *env = c->env;
+
 	progress_update(env->progress, t0, 0, end - t0, NULL);
 	for (;;) {
 		mono_ns now = clock_mono();
@@ -296,23 +284,23 @@ void net_client_run(const struct bench_env *env, const struct net_opts *o, struc
 			break;
 		if (end - now < next)
 			next = end - now;
-		k = net_wait_readable(c.cfd, next);
+		k = net_wait_readable(c->cfd, next);
 		if (k == -EINTR) {
 			if (*env->stop) {
-				stopped = true;
-				t.incomplete = true;
-				snprintf(t.why, sizeof(t.why), "stopped by signal after %.2f s", elapsed_s(t0, clock_mono()));
+				c->stopped = true;
+				c->t.incomplete = true;
+				snprintf(c->t.why, sizeof(c->t.why), "stopped by signal after %.2f s",
+					 elapsed_s(t0, clock_mono()));
 				break;
 			}
 			continue;
 		}
 		if (k > 0) {
-			int s = 0;
+			int s = 0, r = iperf3_recv_state(c->cfd, &s, c->rto, env->stop);
 
-			r = iperf3_recv_state(c.cfd, &s, c.rto, env->stop);
-			state_failure(&c, r, s, "the test ran");
-			t.incomplete = true;
-			snprintf(t.why, sizeof(t.why), "%s", res->reason ? res->reason : "server ended the test");
+			state_failure(c, r, s, "the test ran");
+			c->t.incomplete = true;
+			snprintf(c->t.why, sizeof(c->t.why), "%s", c->res->reason ? c->res->reason : "server ended the test");
 			break;
 		}
 		if (env->progress && env->progress->enabled) {
@@ -320,14 +308,28 @@ void net_client_run(const struct bench_env *env, const struct net_opts *o, struc
 			uint64_t bytes = 0;
 
 			now = clock_mono();
-			for (size_t i = 0; i < n; i++)
-				bytes += net_stream_bytes(&st[i]);
+			for (size_t i = 0; i < c->n; i++)
+				bytes += net_stream_bytes(&c->st[i]);
 			snprintf(extra, sizeof(extra), "got %s (%s)", units_fmt_bytes(a, sizeof(a), bytes),
 				 units_fmt_bits(b, sizeof(b), (double)bytes * 8 / elapsed_s(t0, now)));
 			progress_update(env->progress, now, elapsed_ns(t0, now), end - t0, extra);
 		}
 	}
-	/* Senders stop first, so what they sent is in flight before TEST_END. */
+}
+
+/*
+ * Ends the test: senders stop first, so what they sent is in flight before
+ * TEST_END; then receivers keep what the server sent before it saw
+ * TEST_END, for at most DRAIN_NS. Returns when the senders stopped: the
+ * test's end.
+ */
+static mono_ns client_end(struct client *c)
+{
+	struct net_stream *st = c->st;
+	size_t n = c->n;
+	mono_ns t1, drain_end;
+	int r;
+
 	for (size_t i = 0; i < n; i++)
 		if (st[i].sender)
 			net_stream_quit(&st[i], NET_QUIT_NOW);
@@ -335,121 +337,174 @@ void net_client_run(const struct bench_env *env, const struct net_opts *o, struc
 		if (st[i].sender)
 			net_stream_join(&st[i]);
 	t1 = clock_mono();
-	t.duration_s = elapsed_s(t0, t1);
-	if (res->status == RESULT_FAILED) {
+	if (c->res->status == RESULT_FAILED) {
 		/* The server ended the test: keep what was measured locally. */
 		for (size_t i = 0; i < n; i++) {
 			net_stream_quit(&st[i], NET_QUIT_NOW);
 			shutdown(st[i].fd, SHUT_RDWR);
 		}
-	} else if ((r = iperf3_send_state(c.cfd, IPERF3_TEST_END, c.rto, NULL)) < 0) {
-		result_set_status(res, RESULT_FAILED, "cannot send TEST_END to '%s': %s", o->host, errstr(r));
+	} else if ((r = iperf3_send_state(c->cfd, IPERF3_TEST_END, c->rto, NULL)) < 0) {
+		result_set_status(c->res, RESULT_FAILED, "cannot send TEST_END to '%s': %s", c->o->host, errstr(r));
 	}
-	/* Receivers keep what the server sent before it saw TEST_END. */
 	for (size_t i = 0; i < n; i++)
 		if (!st[i].sender)
-			net_stream_quit(&st[i], res->status == RESULT_FAILED ? NET_QUIT_NOW : NET_QUIT_DRAIN);
-	{
-		mono_ns drain_end = clock_mono() + DRAIN_NS;
-
-		/* Bounded: a receiver ends at EOF or after 250 ms of silence, this after 2 s. */
-		for (size_t i = 0; i < n; i++) {
-			if (st[i].sender || !st[i].started)
-				continue;
-			while (!atomic_load(&st[i].done) && clock_mono() < drain_end)
-				if (clock_sleep_until(clock_mono() + NS_PER_MS) < 0 && *env->stop)
-					break;
-			if (!atomic_load(&st[i].done)) {
-				net_stream_quit(&st[i], NET_QUIT_NOW);
-				shutdown(st[i].fd, SHUT_RDWR);
-			}
+			net_stream_quit(&st[i], c->res->status == RESULT_FAILED ? NET_QUIT_NOW : NET_QUIT_DRAIN);
+	/* Bounded: a receiver ends at EOF or after 250 ms of silence, this after 2 s. */
+	drain_end = clock_mono() + DRAIN_NS;
+	for (size_t i = 0; i < n; i++) {
+		if (st[i].sender || !st[i].started)
+			continue;
+		while (!atomic_load(&st[i].done) && clock_mono() < drain_end)
+			if (clock_sleep_until(clock_mono() + NS_PER_MS) < 0 && *c->env->stop)
+				break;
+		if (!atomic_load(&st[i].done)) {
+			net_stream_quit(&st[i], NET_QUIT_NOW);
+			shutdown(st[i].fd, SHUT_RDWR);
 		}
-		for (size_t i = 0; i < n; i++)
-			net_stream_join(&st[i]);
 	}
-	if (smp && sampler_stop(smp) < 0) {
-		sampler_free(smp);
-		smp = NULL;
+	for (size_t i = 0; i < n; i++)
+		net_stream_join(&st[i]);
+	return t1;
+}
+
+/*
+ * Runs the test: receivers read from before TEST_START, senders start with
+ * it; the measurement window is the data transfer. False with the result
+ * failed when it never started.
+ */
+static bool client_transfer(struct client *c)
+{
+	const struct bench_env *env = c->env;
+	mono_ns t0, t1, end;
+	int r;
+
+	for (size_t i = 0; i < c->n; i++) {
+		if (!c->st[i].sender && (r = net_stream_start(&c->st[i])) < 0) {
+			result_set_status(c->res, RESULT_FAILED, "cannot start stream thread %zu: %s", i + 1, errstr(r));
+			return false;
+		}
 	}
-	net_rusage(&u1, &s1);
-	progress_finish(env->progress);
-	if (t.duration_s > 0) {
-		t.cpu_user_pct = 100 * (u1 - u0) / t.duration_s;
-		t.cpu_system_pct = 100 * (s1 - s0) / t.duration_s;
-	}
-	data_cpu = net_test_collect(&t, st, n, NULL);
-	for (size_t i = 0; i < n && p->proto == NET_TCP; i++)
-		if (net_tcp_congestion(st[i].fd, t.congestion, sizeof(t.congestion)) == 0)
+	if (!expect_state(c, IPERF3_TEST_START, "waiting for TEST_START") ||
+	    !expect_state(c, IPERF3_TEST_RUNNING, "waiting for TEST_RUNNING"))
+		return false;
+	/* The window: the data transfer, without set-up and results exchange. */
+	(void)window_begin(env->window);
+	net_rusage(&c->u0, &c->s0);
+	t0 = clock_mono();
+	end = t0 + (uint64_t)(c->t.p.time_s * (double)NS_PER_SEC);
+	for (size_t i = 0; i < c->n; i++) {
+		if (c->st[i].sender && (r = net_stream_start(&c->st[i])) < 0) {
+			c->t.incomplete = true;
+			snprintf(c->t.why, sizeof(c->t.why), "cannot start stream thread %zu: %s", i + 1, errstr(r));
+			end = t0;
 			break;
-	{
-		struct sysview v;
-		double moved = 0;
-
-		for (size_t i = 0; i < t.nlocal; i++)
-			moved += t.local[i].bytes;
-		if (smp)
-			sampler_summary(smp, &v);
-		net_side_local(&t.me, cookie, c.cfd, smp ? &v : NULL, (u1 - u0) + (s1 - s0), data_cpu, moved, o->capacity);
-	}
-	for (size_t i = 0; i < n && env->pin; i++) {
-		size_t used = strlen(t.client_pins);
-
-		snprintf(t.client_pins + used, sizeof(t.client_pins) - used, "%scpu%d", i ? "," : "", st[i].pin_cpu);
-	}
-	for (size_t i = 0; i < n; i++)
-		if (st[i].pin_err)
-			net_test_note(&t, "stream %d could not be pinned to cpu%d: %s", st[i].id, st[i].pin_cpu,
-				      errstr(st[i].pin_err));
-	if (res->status != RESULT_FAILED) {
-		char *msg = NULL, err[160];
-		size_t len = 0;
-		int s = 0;
-
-		if (!expect_state(&c, IPERF3_EXCHANGE_RESULTS, "waiting for EXCHANGE_RESULTS"))
-			goto report;
-		msg = net_results_message(&t, true, &len);
-		r = iperf3_send_json(c.cfd, msg, len, c.rto, NULL);
-		free(msg);
-		msg = NULL;
-		if (r == 0)
-			r = iperf3_recv_json(c.cfd, IPERF3_RESULTS_MAX, c.rto, NULL, &msg, &len);
-		if (r < 0) {
-			result_set_status(res, RESULT_FAILED, "results exchange with '%s' failed: %s", o->host,
-					  r == -EMSGSIZE ? "message too long" : errstr(r));
-			goto report;
-		}
-		if (iperf3_results_parse(msg, len, &t.remote, err, sizeof(err)) < 0) {
-			free(msg);
-			iperf3_results_release(&t.remote);
-			result_set_status(res, RESULT_FAILED, "server results unreadable: %s", err);
-			goto report;
-		}
-		free(msg);
-		t.have_remote = true;
-		if (t.remote.extra.present)
-			snprintf(t.peer_version, sizeof(t.peer_version), "%s", t.remote.extra.version);
-		else
-			snprintf(t.peer_version, sizeof(t.peer_version), "iperf3-compatible");
-		r = iperf3_recv_state(c.cfd, &s, c.rto, NULL);
-		if (r == 0 && s == IPERF3_DISPLAY_RESULTS) {
-			if (iperf3_send_state(c.cfd, IPERF3_IPERF_DONE, c.rto, NULL) < 0)
-				net_test_note(&t, "server left before IPERF_DONE");
-		} else {
-			net_test_note(&t, "server did not send DISPLAY_RESULTS");
 		}
 	}
-report:
-	net_report_fill(res, &t, o->capacity);
-	if (stopped)
-		res->incomplete = true;
-out:
+	client_wait(c, t0, end);
+	t1 = client_end(c);
+	(void)window_end(env->window);
+	net_rusage(&c->u1, &c->s1);
 	progress_finish(env->progress);
-	sampler_free(smp);
-	for (size_t i = 0; i < n; i++)
-		net_stream_release(&st[i]);
-	free(st);
-	net_payload_release(&pay);
+	c->t.duration_s = elapsed_s(t0, t1);
+	return true;
+}
+
+/* This side's figures of the finished test: CPU, streams, its window's view, pins. */
+static void client_collect(struct client *c)
+{
+	struct net_test *t = &c->t;
+	double cpu_s = (c->u1 - c->u0) + (c->s1 - c->s0), data_cpu, moved = 0;
+	struct sysview v;
+	bool have_view = window_view(c->env->window, &v) == 0;
+
+	if (t->duration_s > 0) {
+		t->cpu_user_pct = 100 * (c->u1 - c->u0) / t->duration_s;
+		t->cpu_system_pct = 100 * (c->s1 - c->s0) / t->duration_s;
+	}
+	data_cpu = net_test_collect(t, c->st, c->n, NULL);
+	for (size_t i = 0; i < c->n && t->p.proto == NET_TCP; i++)
+		if (net_tcp_congestion(c->st[i].fd, t->congestion, sizeof(t->congestion)) == 0)
+			break;
+	for (size_t i = 0; i < t->nlocal; i++)
+		moved += t->local[i].bytes;
+	net_side_local(&t->me, c->cookie, c->cfd, have_view ? &v : NULL, cpu_s, data_cpu, moved, c->o->capacity);
+	for (size_t i = 0; i < c->n && c->env->pin; i++) {
+		size_t used = strlen(t->client_pins);
+
+		snprintf(t->client_pins + used, sizeof(t->client_pins) - used, "%scpu%d", i ? "," : "",
+			 c->st[i].pin_cpu);
+	}
+	for (size_t i = 0; i < c->n; i++)
+		if (c->st[i].pin_err)
+			net_test_note(t, "stream %d could not be pinned to cpu%d: %s", c->st[i].id, c->st[i].pin_cpu,
+				      errstr(c->st[i].pin_err));
+}
+
+/* Swaps results with the server and says goodbye. Failures fail the result. */
+static void client_exchange(struct client *c)
+{
+	struct net_test *t = &c->t;
+	char *msg = NULL, err[160];
+	size_t len = 0;
+	int r, s = 0;
+
+	if (!expect_state(c, IPERF3_EXCHANGE_RESULTS, "waiting for EXCHANGE_RESULTS"))
+		return;
+	msg = net_results_message(t, true, &len);
+	r = iperf3_send_json(c->cfd, msg, len, c->rto, NULL);
+	free(msg);
+	msg = NULL;
+	if (r == 0)
+		r = iperf3_recv_json(c->cfd, IPERF3_RESULTS_MAX, c->rto, NULL, &msg, &len);
+	if (r < 0) {
+		result_set_status(c->res, RESULT_FAILED, "results exchange with '%s' failed: %s", c->o->host,
+				  r == -EMSGSIZE ? "message too long" : errstr(r));
+		return;
+	}
+	if (iperf3_results_parse(msg, len, &t->remote, err, sizeof(err)) < 0) {
+		free(msg);
+		iperf3_results_release(&t->remote);
+		result_set_status(c->res, RESULT_FAILED, "server results unreadable: %s", err);
+		return;
+	}
+	free(msg);
+	t->have_remote = true;
+	if (t->remote.extra.present)
+		snprintf(t->peer_version, sizeof(t->peer_version), "%s", t->remote.extra.version);
+	else
+		snprintf(t->peer_version, sizeof(t->peer_version), "iperf3-compatible");
+	r = iperf3_recv_state(c->cfd, &s, c->rto, NULL);
+	if (r == 0 && s == IPERF3_DISPLAY_RESULTS) {
+		if (iperf3_send_state(c->cfd, IPERF3_IPERF_DONE, c->rto, NULL) < 0)
+			net_test_note(t, "server left before IPERF_DONE");
+	} else {
+		net_test_note(t, "server did not send DISPLAY_RESULTS");
+	}
+}
+
+void net_client_run(const struct bench_env *env, const struct net_opts *o, struct result *res)
+{
+	struct client c = { .env = env, .o = o, .res = res, .rto = o->connect_timeout_ns, .cfd = -1,
+			    .pay = { NULL, 0, -1 } };
+
+	c.t.is_client = true;
+	net_side_init(&c.t.me);
+	fill_params(env, o, &c.t.p);
+	snprintf(c.t.peer, sizeof(c.t.peer), "%s port %lld", o->host, (long long)o->port);
+	if (client_handshake(&c) && client_open_streams(&c) && client_transfer(&c)) {
+		client_collect(&c);
+		if (res->status != RESULT_FAILED)
+			client_exchange(&c);
+		net_report_fill(res, &c.t, o->capacity);
+		if (c.stopped)
+			result_set_incomplete(res);
+	}
+	progress_finish(env->progress);
+	for (size_t i = 0; i < c.n; i++)
+		net_stream_release(&c.st[i]);
+	free(c.st);
+	net_payload_release(&c.pay);
 	if (c.cfd >= 0)
 		close(c.cfd);
-	net_test_release(&t);
+	net_test_release(&c.t);
 }

@@ -32,7 +32,7 @@ enum net_mode {
 	NET_MODE_STREAM,
 };
 
-/* `engpass net` options; one table for both roles, check() sorts them out. */
+/* `engpass net` options: a shared table and one per verb (net.c) fill it. */
 struct net_opts {
 	/* server */
 	const char *bind;

@@ -663,8 +663,13 @@ void net_report_fill(struct result *res, const struct net_test *t, bool capacity
 		result_note(res, "client -> server: receiver counted %.1f %% less than was sent (bytes in flight at "
 			    "TEST_END are not counted by the receiver)", 100 * (d[0].sent - d[0].received) / d[0].sent);
 
-	net_judge(client, server, thr_known ? thr : NAN, dir, udp,
-		  udp ? t->p.bandwidth_bps * t->p.parallel * (dir == 2 ? 2 : 1) : 0, &res->verdict);
+	{
+		struct verdict v;
+
+		net_judge(client, server, thr_known ? thr : NAN, dir, udp,
+			  udp ? t->p.bandwidth_bps * t->p.parallel * (dir == 2 ? 2 : 1) : 0, &v);
+		result_set_verdict(res, v.resource, "%s", v.evidence);
+	}
 
 	if (capacity) {
 		struct net_capacity c;

@@ -35,7 +35,7 @@
 #include "config.h"
 #include "core/clock.h"
 #include "core/hist.h"
-#include "core/sampler.h"
+#include "core/window.h"
 #include "lib/xalloc.h"
 
 #define RR_PINGS 5
@@ -390,8 +390,12 @@ static void report(struct rr_client *c, const struct rr_welcome *w, uint64_t rtt
 		result_method(res, "depth_kept", "requests in flight integrated over the test time");
 	result_method(res, "server", "the server's own accounting, sent at END: idle = no request ready "
 		      "(none arrived or waiting out --delay), paced = held by --rate, blocked = send buffer full");
-	rr_judge(&f, res->verdict.resource, sizeof(res->verdict.resource), res->verdict.evidence,
-		 sizeof(res->verdict.evidence));
+	{
+		struct verdict vd;
+
+		rr_judge(&f, vd.resource, sizeof(vd.resource), vd.evidence, sizeof(vd.evidence));
+		result_set_verdict(res, vd.resource, "%s", vd.evidence);
+	}
 	if (!stream)
 		result_note(res, "stop-and-wait ceiling block/RTT = %s; measured %.2fx of it with %.2f requests in flight",
 			    units_fmt_rate(a, sizeof(a), f.ceiling), f.throughput / f.ceiling, f.depth_kept);
@@ -409,8 +413,8 @@ void net_rr_client_run(const struct bench_env *env, const struct net_opts *o, st
 	struct rr_welcome w;
 	struct rr_stats st;
 	struct rr_run run;
-	struct sampler *smp = NULL;
 	struct sysview v;
+	bool have_view;
 	char iface[NET_IFNAME_LEN] = "";
 	double u0, s0, u1, s1, link = -1;
 	uint64_t rtt = 0;
@@ -471,16 +475,8 @@ void net_rr_client_run(const struct bench_env *env, const struct net_opts *o, st
 	}
 	if (net_sock_iface(c.fd, iface, sizeof(iface)) == 0)
 		link = net_link_speed_bps("/sys", iface);
-	if (!!env->sample) {
-		struct sampler_config cfg = { .proc_root = "/proc", .interval_ns = env->interval_ns };
-
-		if (iface[0])
-			cfg.iface = iface;
-		if (sampler_new(&smp, &cfg) < 0 || sampler_start(smp) < 0) {
-			sampler_free(smp);
-			smp = NULL;
-		}
-	}
+	/* The window: the requests, without the hello, the round trip and the accounting. */
+	(void)window_begin(env->window);
 	if (!o->size)
 		deadline = clock_mono() + env->time_ns;
 	net_rusage(&u0, &s0);
@@ -489,10 +485,7 @@ void net_rr_client_run(const struct bench_env *env, const struct net_opts *o, st
 	else
 		r = run_rr(&c, o->block, (uint32_t)o->depth, o->size, deadline, &run);
 	net_rusage(&u1, &s1);
-	if (smp && sampler_stop(smp) < 0) {
-		sampler_free(smp);
-		smp = NULL;
-	}
+	(void)window_end(env->window);
 	if (r < 0) {
 		fail(&c, r, "the test ran");
 		goto out;
@@ -501,22 +494,13 @@ void net_rr_client_run(const struct bench_env *env, const struct net_opts *o, st
 		result_note(res, "no accounting from the server (%s): the verdict cannot use it",
 			    r == -EPROTO ? c.err : strerror(-r));
 	}
-	if (smp)
-		sampler_summary(smp, &v);
+	have_view = window_view(env->window, &v) == 0;
 	if (!run.end)
 		run.end = clock_mono();
-	report(&c, &w, rtt, &run, r < 0 ? NULL : &st, smp ? &v : NULL, (u1 - u0) + (s1 - s0), link);
+	report(&c, &w, rtt, &run, r < 0 ? NULL : &st, have_view ? &v : NULL, (u1 - u0) + (s1 - s0), link);
 	if (run.incomplete)
-		res->incomplete = true;
-	if (smp) {
-		struct verdict keep = res->verdict;
-
-		result_attach_sampler(res, smp);
-		res->verdict = keep;
-		smp = NULL;
-	}
+		result_set_incomplete(res);
 out:
-	sampler_free(smp);
 	free(c.rb.buf);
 	if (c.fd >= 0)
 		close(c.fd);

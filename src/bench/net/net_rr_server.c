@@ -38,6 +38,7 @@
 #include "config.h"
 #include "core/clock.h"
 #include "core/ratelimit.h"
+#include "core/window.h"
 #include "lib/xalloc.h"
 
 enum acct { A_IDLE, A_PACED, A_BLOCKED, A_BUSY, A_N };
@@ -344,9 +345,12 @@ struct result *net_rr_serve(const struct bench_env *env, const struct net_opts *
 	slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
 	if (o->delay_ns && prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0) < 0)
 		slack = -1;
+	/* The session's window: its requests, without the hello and the STATS message. */
+	(void)window_begin(env->window);
 	cpu0 = cpu_ns_now();
 	r = session_loop(&s, env, o->read_timeout_ns, RR_BLOCK_MAX);
 	cpu1 = cpu_ns_now();
+	(void)window_end(env->window);
 	if (o->delay_ns && slack > 0 && prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0, 0, 0) < 0) {
 		/* Only later sessions' wake-ups are a little more precise. */
 	}
@@ -393,11 +397,10 @@ struct result *net_rr_serve(const struct bench_env *env, const struct net_opts *
 			      "process CPU / session")->higher_is_better = false;
 		result_headline(res, "throughput");
 	}
-	snprintf(res->verdict.resource, sizeof(res->verdict.resource), "see client");
-	snprintf(res->verdict.evidence, sizeof(res->verdict.evidence),
-		 "the client's result judges the session from these figures");
+	result_set_verdict(res, "see client",
+			   "the client's result judges the session from these figures");
 	if (r < 0) {
-		res->incomplete = true;
+		result_set_incomplete(res);
 		result_note(res, "session ended early: %s", s.why);
 	}
 	free(s.q);

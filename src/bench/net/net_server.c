@@ -34,7 +34,7 @@
 #include "bench/net/net_rr.h"
 #include "core/affinity.h"
 #include "core/clock.h"
-#include "core/sampler.h"
+#include "core/window.h"
 #include "lib/xalloc.h"
 
 struct server {
@@ -205,126 +205,158 @@ static bool cpu_allowed(int cpu)
 	return CPU_ISSET(cpu, &set);
 }
 
-/*
- * Runs one test on control connection CFD after the parameters arrived.
- * Fills T; returns true when the test started (a result is due).
- */
-static bool run_test(struct server *sv, int cfd, const char *cookie, struct net_test *t, struct sampler **smp)
-{
-	const struct bench_env *env = sv->env;
-	struct iperf3_params *p = &t->p;
-	size_t n = (size_t)p->parallel * (p->bidir ? 2 : 1);
-	struct net_stream *st = xcalloc(n, sizeof(*st));
-	uint64_t *base = xcalloc(n, sizeof(*base));
-	struct net_payload pay = { NULL, 0, -1 };
-	struct net_sockopts so = { (int)p->window, (int)p->mss, p->nodelay };
-	int ufd = -1, pin = -1, r;
-	bool started = false, ended = false, omitted = p->omit_s <= 0;
-	double u0, s0, u1, s1, data_cpu = 0;
-	mono_ns t0 = 0, t1, tcpu = 0, safety;
-	char why[160] = "";
+/* One test as the server runs it: the steps of run_test() share it. */
+struct test_run {
+	struct server *sv;
+	const struct bench_env *env;
+	int cfd;			/* the control connection */
+	const char *cookie;
+	struct net_test *t;
+	struct net_stream *st;		/* the data streams */
+	size_t n;
+	uint64_t *base;			/* bytes at the end of the omitted start */
+	struct net_payload pay;
+	struct net_sockopts so;
+	int ufd;			/* the UDP port while streams connect */
+	int pin;			/* CPU of the stream threads; -1 none */
+	bool started, ended;		/* TEST_START sent; TEST_END received */
+	double u0, s0;			/* process CPU at TEST_START */
+	mono_ns t0, tcpu;		/* start of the counted time; TEST_START */
+};
 
-	for (size_t i = 0; i < n; i++) {
-		net_stream_init(&st[i]);
-		st[i].id = IPERF3_STREAM_ID(i);
-		st[i].proto = p->proto;
-		st[i].sender = p->reverse || (p->bidir && i >= (size_t)p->parallel);
-		st[i].rate_bytes_per_s = p->bandwidth_bps / 8;
-		st[i].seq64 = p->udp_counters_64bit;
-		st[i].payload = &pay;
+/*
+ * Prepares the streams, the server pin, the payload and the sockets the
+ * test asked for, sends CREATE_STREAMS and accepts the streams. False with
+ * T->why (or the server fatal) when the test cannot go on.
+ */
+static bool test_setup(struct test_run *x)
+{
+	struct server *sv = x->sv;
+	struct net_test *t = x->t;
+	const struct iperf3_params *p = &t->p;
+	char why[160] = "";
+	int r;
+
+	for (size_t i = 0; i < x->n; i++) {
+		net_stream_init(&x->st[i]);
+		x->st[i].id = IPERF3_STREAM_ID(i);
+		x->st[i].proto = p->proto;
+		x->st[i].sender = p->reverse || (p->bidir && i >= (size_t)p->parallel);
+		x->st[i].rate_bytes_per_s = p->bandwidth_bps / 8;
+		x->st[i].seq64 = p->udp_counters_64bit;
+		x->st[i].payload = &x->pay;
 	}
 	if (p->server_affinity >= 0) {
 		if (cpu_allowed(p->server_affinity)) {
-			pin = p->server_affinity;
+			x->pin = p->server_affinity;
 		} else {
 			net_test_note(t, "server_pin cpu%d ignored: not among the CPUs this server may use",
 				      p->server_affinity);
 		}
 	}
 	if (p->reverse || p->bidir) {
-		r = net_payload_init(&pay, p->len, p->zerocopy && p->proto == NET_TCP);
+		r = net_payload_init(&x->pay, p->len, p->zerocopy && p->proto == NET_TCP);
 		if (r < 0)
 			net_test_note(t, "zero copy unavailable (%s); sending with send()", errstr(r));
-		t->zerocopy = pay.zc_fd >= 0;
+		t->zerocopy = x->pay.zc_fd >= 0;
 	}
-	if ((p->window || p->mss) && p->proto == NET_TCP && (r = relisten(sv, &so)) < 0) {
+	if ((p->window || p->mss) && p->proto == NET_TCP && (r = relisten(sv, &x->so)) < 0) {
 		net_test_note(t, "window/MSS not applied to the listener: %s", errstr(r));
 		if (sv->lfd < 0) {
 			sv->fatal = true;
 			snprintf(sv->fatal_why, sizeof(sv->fatal_why), "cannot listen again: %s", errstr(r));
-			goto out;
+			return false;
 		}
 	}
-	sv->udp_opts = p->window ? &so : NULL;
+	sv->udp_opts = p->window ? &x->so : NULL;
 	if (p->proto == NET_UDP &&
-	    (r = net_listen(sv->o->bind, (uint16_t)sv->o->port, SOCK_DGRAM, p->window ? &so : NULL, &ufd)) < 0) {
+	    (r = net_listen(sv->o->bind, (uint16_t)sv->o->port, SOCK_DGRAM, sv->udp_opts, &x->ufd)) < 0) {
 		snprintf(t->why, sizeof(t->why), "cannot open the UDP port: %s", errstr(r));
-		goto out;
+		return false;
 	}
-	if (iperf3_send_state(cfd, IPERF3_CREATE_STREAMS, sv->rto, env->stop) < 0 ||
-	    accept_streams(sv, cfd, cookie, p, st, n, &ufd, why, sizeof(why)) < 0) {
+	if (iperf3_send_state(x->cfd, IPERF3_CREATE_STREAMS, sv->rto, x->env->stop) < 0 ||
+	    accept_streams(sv, x->cfd, x->cookie, p, x->st, x->n, &x->ufd, why, sizeof(why)) < 0) {
 		snprintf(t->why, sizeof(t->why), "%s", why[0] ? why : "client left before CREATE_STREAMS");
-		goto out;
+		return false;
 	}
-	if (ufd >= 0) {
-		close(ufd);
-		ufd = -1;
+	if (x->ufd >= 0) {
+		close(x->ufd);
+		x->ufd = -1;
 	}
-	if (!!env->sample) {
-		struct sampler_config cfg = { .proc_root = "/proc", .interval_ns = env->interval_ns,
-					      .iface = NULL };
-		char iface[NET_IFNAME_LEN];
+	return true;
+}
 
-		if (net_sock_iface(cfd, iface, sizeof(iface)) == 0)
-			cfg.iface = iface;
-		if (sampler_new(smp, &cfg) < 0 || sampler_start(*smp) < 0) {
-			sampler_free(*smp);
-			*smp = NULL;
-		}
-	}
-	/*
-	 * Receivers are reading before the client may send (a UDP burst
-	 * would otherwise overflow the socket buffer while threads start);
-	 * senders start with the test.
-	 */
+/*
+ * Starts the test: receivers are reading before the client may send (a
+ * UDP burst would otherwise overflow the socket buffer while threads
+ * start); TEST_START and TEST_RUNNING open the test's measurement window;
+ * senders start with it. False when the test never started.
+ */
+static bool test_start(struct test_run *x)
+{
+	const struct bench_env *env = x->env;
+	struct net_test *t = x->t;
+	char iface[NET_IFNAME_LEN];
+	int r;
+
+	/* This test's window watches the interface its client came in by. */
+	window_watch_iface(env->window, net_sock_iface(x->cfd, iface, sizeof(iface)) == 0 ? iface : NULL);
 	for (int pass = 0; pass < 2; pass++) {
 		if (pass == 1) {
-			net_rusage(&u0, &s0);
-			if (iperf3_send_state(cfd, IPERF3_TEST_START, sv->rto, env->stop) < 0 ||
-			    iperf3_send_state(cfd, IPERF3_TEST_RUNNING, sv->rto, env->stop) < 0) {
+			/* The test's window: from TEST_START to the streams' end. */
+			(void)window_begin(env->window);
+			net_rusage(&x->u0, &x->s0);
+			if (iperf3_send_state(x->cfd, IPERF3_TEST_START, x->sv->rto, env->stop) < 0 ||
+			    iperf3_send_state(x->cfd, IPERF3_TEST_RUNNING, x->sv->rto, env->stop) < 0) {
 				snprintf(t->why, sizeof(t->why), "client left before the test started");
-				goto out;
+				return false;
 			}
-			t0 = tcpu = clock_mono();
-			started = true;
+			x->t0 = x->tcpu = clock_mono();
+			x->started = true;
 		}
-		for (size_t i = 0; i < n && !t->incomplete; i++) {
-			if (st[i].sender != (pass == 1))
+		for (size_t i = 0; i < x->n && !t->incomplete; i++) {
+			if (x->st[i].sender != (pass == 1))
 				continue;
-			st[i].pin_cpu = pin;
-			if ((r = net_stream_start(&st[i])) < 0) {
+			x->st[i].pin_cpu = x->pin;
+			if ((r = net_stream_start(&x->st[i])) < 0) {
 				snprintf(t->why, sizeof(t->why), "cannot start a stream thread: %s", errstr(r));
 				t->incomplete = true;
 			}
 		}
-		if (t->incomplete && !started)
-			goto out;
+		if (t->incomplete && !x->started)
+			return false;
 	}
-	if (pin >= 0)
-		t->me.pinned_cpu = pin;
-	safety = t0 + (uint64_t)((p->time_s > 0 ? p->time_s + p->omit_s + NET_SERVER_GRACE_S
-					       : NET_SERVER_MAX_UNTIMED_S) * (double)NS_PER_SEC);
+	if (x->pin >= 0)
+		t->me.pinned_cpu = x->pin;
+	return true;
+}
+
+/*
+ * Waits for TEST_END while the streams run: restarts the counts when the
+ * omitted start ends, turns away other connections, and gives up at the
+ * test time + NET_SERVER_GRACE_S, on a signal or on a vanished client.
+ */
+static void test_wait(struct test_run *x)
+{
+	const struct bench_env *env = x->env;
+	struct server *sv = x->sv;
+	struct net_test *t = x->t;
+	const struct iperf3_params *p = &t->p;
+	bool omitted = p->omit_s <= 0;
+	mono_ns omit_end = x->t0 + (uint64_t)(p->omit_s * (double)NS_PER_SEC);
+	mono_ns safety = x->t0 + (uint64_t)((p->time_s > 0 ? p->time_s + p->omit_s + NET_SERVER_GRACE_S
+							  : NET_SERVER_MAX_UNTIMED_S) * (double)NS_PER_SEC);
+
 	while (!t->incomplete) {
-		struct pollfd pf[2] = { { .fd = cfd, .events = POLLIN }, { .fd = sv->lfd, .events = POLLIN } };
+		struct pollfd pf[2] = { { .fd = x->cfd, .events = POLLIN }, { .fd = sv->lfd, .events = POLLIN } };
 		mono_ns now = clock_mono(), wake = safety;
-		mono_ns omit_end = t0 + (uint64_t)(p->omit_s * (double)NS_PER_SEC);
-		int k, s;
+		int k, r, s;
 
 		if (!omitted && now >= omit_end) {
-			for (size_t i = 0; i < n; i++)
-				base[i] = net_stream_bytes(&st[i]);
+			for (size_t i = 0; i < x->n; i++)
+				x->base[i] = net_stream_bytes(&x->st[i]);
 			omitted = true;
-			t0 = now;
+			x->t0 = now;
 		}
 		if (!omitted && omit_end < wake)
 			wake = omit_end;
@@ -336,7 +368,7 @@ static bool run_test(struct server *sv, int cfd, const char *cookie, struct net_
 		k = poll(pf, sv->lfd >= 0 ? 2 : 1, (int)((wake - now) / NS_PER_MS) + 1);
 		if (k < 0) {
 			if (errno == EINTR && *env->stop) {
-				if (iperf3_send_state(cfd, IPERF3_SERVER_TERMINATE, NS_PER_SEC, NULL) < 0) {
+				if (iperf3_send_state(x->cfd, IPERF3_SERVER_TERMINATE, NS_PER_SEC, NULL) < 0) {
 					/* The client learns from the closed connection instead. */
 				}
 				snprintf(t->why, sizeof(t->why), "server stopped by signal");
@@ -349,9 +381,9 @@ static bool run_test(struct server *sv, int cfd, const char *cookie, struct net_
 			deny_one(sv);
 		if (!pf[0].revents)
 			continue;
-		r = iperf3_recv_state(cfd, &s, sv->rto, env->stop);
+		r = iperf3_recv_state(x->cfd, &s, sv->rto, env->stop);
 		if (r == 0 && s == IPERF3_TEST_END) {
-			ended = true;
+			x->ended = true;
 			break;
 		}
 		t->incomplete = true;
@@ -362,82 +394,117 @@ static bool run_test(struct server *sv, int cfd, const char *cookie, struct net_
 		else
 			snprintf(t->why, sizeof(t->why), "protocol error: state %d during the test", s);
 	}
-	t1 = clock_mono();
-	for (size_t i = 0; i < n; i++) {
-		net_stream_quit(&st[i], NET_QUIT_NOW);
-		if (st[i].fd >= 0)
-			shutdown(st[i].fd, SHUT_RDWR);
+}
+
+/*
+ * Stops the streams, closes the window and fills this side's figures: the
+ * test time, process CPU, the streams' counts and the window's view.
+ */
+static void test_collect(struct test_run *x)
+{
+	struct net_test *t = x->t;
+	struct sysview v;
+	bool have_view;
+	double u1, s1, data_cpu, moved = 0;
+	mono_ns t1 = clock_mono();
+
+	for (size_t i = 0; i < x->n; i++) {
+		net_stream_quit(&x->st[i], NET_QUIT_NOW);
+		if (x->st[i].fd >= 0)
+			shutdown(x->st[i].fd, SHUT_RDWR);
 	}
-	for (size_t i = 0; i < n; i++)
-		net_stream_join(&st[i]);
-	if (*smp && sampler_stop(*smp) < 0) {
-		sampler_free(*smp);
-		*smp = NULL;
-	}
+	for (size_t i = 0; i < x->n; i++)
+		net_stream_join(&x->st[i]);
+	(void)window_end(x->env->window);
 	net_rusage(&u1, &s1);
-	t->duration_s = elapsed_s(t0, t1);
-	if (elapsed_s(tcpu, t1) > 0) {
+	t->duration_s = elapsed_s(x->t0, t1);
+	if (elapsed_s(x->tcpu, t1) > 0) {
 		/* Over the whole test, omitted start included, as the CPU time is. */
-		t->cpu_user_pct = 100 * (u1 - u0) / elapsed_s(tcpu, t1);
-		t->cpu_system_pct = 100 * (s1 - s0) / elapsed_s(tcpu, t1);
+		t->cpu_user_pct = 100 * (u1 - x->u0) / elapsed_s(x->tcpu, t1);
+		t->cpu_system_pct = 100 * (s1 - x->s0) / elapsed_s(x->tcpu, t1);
 	}
-	data_cpu = net_test_collect(t, st, n, base);
-	for (size_t i = 0; i < n && p->proto == NET_TCP; i++)
-		if (st[i].fd >= 0 && net_tcp_congestion(st[i].fd, t->congestion, sizeof(t->congestion)) == 0)
+	data_cpu = net_test_collect(t, x->st, x->n, x->base);
+	for (size_t i = 0; i < x->n && t->p.proto == NET_TCP; i++)
+		if (x->st[i].fd >= 0 && net_tcp_congestion(x->st[i].fd, t->congestion, sizeof(t->congestion)) == 0)
 			break;
-	{
-		struct sysview v;
-		double moved = 0;
+	have_view = window_view(x->env->window, &v) == 0;
+	for (size_t i = 0; i < t->nlocal; i++)
+		moved += t->local[i].bytes;
+	net_side_local(&t->me, x->cookie, x->cfd, have_view ? &v : NULL, (u1 - x->u0) + (s1 - x->s0), data_cpu, moved,
+		       t->p.want_capacity);
+	if (x->pin >= 0)
+		t->me.pinned_cpu = x->pin;
+}
 
-		for (size_t i = 0; i < t->nlocal; i++)
-			moved += t->local[i].bytes;
-		if (*smp)
-			sampler_summary(*smp, &v);
-		net_side_local(&t->me, cookie, cfd, *smp ? &v : NULL, (u1 - u0) + (s1 - s0), data_cpu, moved,
-			       p->want_capacity);
-		if (pin >= 0)
-			t->me.pinned_cpu = pin;
-	}
-	if (ended) {
-		char *msg = NULL, err[160];
-		size_t len = 0;
-		int s = 0;
+/* Swaps results with the client after TEST_END; what fails becomes a note. */
+static void test_exchange(struct test_run *x)
+{
+	const struct bench_env *env = x->env;
+	struct net_test *t = x->t;
+	uint64_t rto = x->sv->rto;
+	char *msg = NULL, err[160];
+	size_t len = 0;
+	int r, s = 0;
 
-		if ((r = iperf3_send_state(cfd, IPERF3_EXCHANGE_RESULTS, sv->rto, env->stop)) < 0 ||
-		    (r = iperf3_recv_json(cfd, IPERF3_RESULTS_MAX, sv->rto, env->stop, &msg, &len)) < 0) {
-			net_test_note(t, "no results from the client: %s", r == -EMSGSIZE ? "message too long" : errstr(r));
-		} else if (iperf3_results_parse(msg, len, &t->remote, err, sizeof(err)) < 0) {
-			net_test_note(t, "client results unreadable: %s", err);
-			iperf3_results_release(&t->remote);
-		} else {
-			t->have_remote = true;
-		}
-		free(msg);
-		if (r == 0) {
-			msg = net_results_message(t, p->engpass, &len);
-			r = iperf3_send_json(cfd, msg, len, sv->rto, env->stop);
-			free(msg);
-			if (r == 0)
-				r = iperf3_send_state(cfd, IPERF3_DISPLAY_RESULTS, sv->rto, env->stop);
-			/* IPERF_DONE, or the client just closing, both end the test. */
-			if (r == 0 && iperf3_recv_state(cfd, &s, sv->rto, env->stop) == 0 && s != IPERF3_IPERF_DONE)
-				net_test_note(t, "client ended with state %d instead of IPERF_DONE", s);
-		}
+	if ((r = iperf3_send_state(x->cfd, IPERF3_EXCHANGE_RESULTS, rto, env->stop)) < 0 ||
+	    (r = iperf3_recv_json(x->cfd, IPERF3_RESULTS_MAX, rto, env->stop, &msg, &len)) < 0) {
+		net_test_note(t, "no results from the client: %s", r == -EMSGSIZE ? "message too long" : errstr(r));
+	} else if (iperf3_results_parse(msg, len, &t->remote, err, sizeof(err)) < 0) {
+		net_test_note(t, "client results unreadable: %s", err);
+		iperf3_results_release(&t->remote);
+	} else {
+		t->have_remote = true;
 	}
-out:
-	for (size_t i = 0; i < n; i++)
-		net_stream_release(&st[i]);
-	free(st);
-	free(base);
-	if (ufd >= 0)
-		close(ufd);
-	net_payload_release(&pay);
+	free(msg);
+	if (r < 0)
+		return;
+	msg = net_results_message(t, t->p.engpass, &len);
+	r = iperf3_send_json(x->cfd, msg, len, rto, env->stop);
+	free(msg);
+	if (r == 0)
+		r = iperf3_send_state(x->cfd, IPERF3_DISPLAY_RESULTS, rto, env->stop);
+	/* IPERF_DONE, or the client just closing, both end the test. */
+	if (r == 0 && iperf3_recv_state(x->cfd, &s, rto, env->stop) == 0 && s != IPERF3_IPERF_DONE)
+		net_test_note(t, "client ended with state %d instead of IPERF_DONE", s);
+}
+
+/*
+ * Runs one test on control connection CFD after the parameters arrived.
+ * Fills T; returns true when the test started (a result is due).
+ */
+static bool run_test(struct server *sv, int cfd, const char *cookie, struct net_test *t)
+{
+	const struct iperf3_params *p = &t->p;
+	struct test_run x = {
+		.sv = sv, .env = sv->env, .cfd = cfd, .cookie = cookie, .t = t,
+		.n = (size_t)p->parallel * (p->bidir ? 2 : 1),
+		.pay = { NULL, 0, -1 }, .so = { (int)p->window, (int)p->mss, p->nodelay },
+		.ufd = -1, .pin = -1,
+	};
+	int r;
+
+	x.st = xcalloc(x.n, sizeof(*x.st));
+	x.base = xcalloc(x.n, sizeof(*x.base));
+	if (test_setup(&x) && test_start(&x))
+		test_wait(&x);
+	if (x.started) {
+		test_collect(&x);
+		if (x.ended)
+			test_exchange(&x);
+	}
+	for (size_t i = 0; i < x.n; i++)
+		net_stream_release(&x.st[i]);
+	free(x.st);
+	free(x.base);
+	if (x.ufd >= 0)
+		close(x.ufd);
+	net_payload_release(&x.pay);
 	sv->udp_opts = NULL;
 	if (sv->lfd_tuned && (r = relisten(sv, NULL)) < 0) {
 		sv->fatal = true;
 		snprintf(sv->fatal_why, sizeof(sv->fatal_why), "cannot listen again: %s", errstr(r));
 	}
-	return started;
+	return x.started;
 }
 
 /* Handles one accepted control connection, from the cookie to the end. */
@@ -446,7 +513,6 @@ static void serve_one(struct server *sv, int cfd)
 	const struct bench_env *env = sv->env;
 	char cookie[IPERF3_COOKIE_LEN], err[160];
 	struct net_test t;
-	struct sampler *smp = NULL;
 	char *msg = NULL;
 	size_t len = 0;
 	int r, one = 1;
@@ -493,27 +559,22 @@ static void serve_one(struct server *sv, int cfd)
 		snprintf(t.peer_version, sizeof(t.peer_version), "%s", t.p.engpass_version);
 	else if (t.p.client_version[0])
 		snprintf(t.peer_version, sizeof(t.peer_version), "iperf3 %s", t.p.client_version);
-	if (run_test(sv, cfd, cookie, &t, &smp)) {
+	if (run_test(sv, cfd, cookie, &t)) {
 		struct result *res = result_new("net", "server");
 
 		net_report_fill(res, &t, t.p.want_capacity);
 		if (t.incomplete) {
-			res->incomplete = true;
+			result_set_incomplete(res);
 			sv->ended_early++;
 		}
-		if (smp) {
-			struct verdict keep = res->verdict;
-
-			result_attach_sampler(res, smp);
-			res->verdict = keep;
-			smp = NULL;
-		}
 		sv->tests++;
+		/* Takes the test's window along. */
 		env->emit(env, res);
 	} else {
+		/* A test that never started has no result to own its window. */
+		window_discard(env->window);
 		sv->bad_handshakes++;
 	}
-	sampler_free(smp);
 	net_test_release(&t);
 	close(cfd);
 }
@@ -584,9 +645,8 @@ void net_server_run(const struct bench_env *env, const struct net_opts *o, struc
 		->higher_is_better = false;
 	result_metric(res, "bad_handshakes", UNIT_COUNT, sv.bad_handshakes,
 		      "handshakes dropped (bad, silent)")->higher_is_better = false;
-	snprintf(res->verdict.resource, sizeof(res->verdict.resource), "none observed");
-	snprintf(res->verdict.evidence, sizeof(res->verdict.evidence),
-		 "a server session; each test has its own result and verdict");
+	result_set_verdict(res, "none observed",
+			   "a server session; each test has its own result and verdict");
 	if (sv.fatal) {
 		result_set_status(res, RESULT_FAILED, "%s", sv.fatal_why);
 		return;

@@ -85,17 +85,14 @@ static void watch_defaults(void *p)
 	o->min_busy = 70;
 }
 
-static int watch_check(void *p, char **pos, size_t npos, char *err, size_t errlen)
+static int watch_check(void *p, const struct bench_env *env, char *err, size_t errlen)
 {
 	struct watch_opts *o = p;
 	struct procwatch_config cfg = { .proc_root = "/proc" };
 	struct procwatch *pw;
 	int r;
 
-	if (npos) {
-		snprintf(err, errlen, "unexpected argument '%s'", pos[0]);
-		return -EINVAL;
-	}
+	(void)env;	/* BENCH_NO_IO: the runner refused positional arguments */
 	if (o->pid && o->name) {
 		snprintf(err, errlen, "options '--pid' and '--name' exclude each other");
 		return -EINVAL;
@@ -763,7 +760,8 @@ static void watch_run(const struct bench_env *env, const void *p, struct result 
 		}
 	}
 	/* Without --time a signal is how a watch ends: nothing is missing. */
-	res->incomplete = sig && env->time_ns;
+	if (sig && env->time_ns)
+		result_set_incomplete(res);
 	if (!s.intervals)
 		result_note(res, "no complete interval was observed: the watch ended before the first interval");
 out:
