@@ -298,10 +298,7 @@ static int make_data(const struct bench_env *env, const struct disk_opts *o, str
 	}
 	snprintf(d->path, sizeof(d->path), "%s", path);
 	free(path);
-	if (posix_memalign(&buf, DISK_ALIGN, DISK_MIB)) {
-		close(fd);
-		return -ENOMEM;
-	}
+	buf = xaligned_alloc(DISK_ALIGN, DISK_MIB);
 	t0 = clock_mono();
 	while (off < size && !*env->stop) {
 		size_t n = size - off < DISK_MIB ? (size_t)(size - off) : DISK_MIB;
@@ -522,11 +519,9 @@ int disk_prealloc(int fd, uint64_t size, int mode, volatile sig_atomic_t *stop, 
 	}
 	/* Full: zeros over the whole file. */
 	{
-		void *buf = NULL;
+		void *buf = xaligned_alloc(DISK_ALIGN, DISK_MIB);
 		uint64_t off = 0;
 
-		if (posix_memalign(&buf, DISK_ALIGN, DISK_MIB))
-			return -ENOMEM;
 		memset(buf, 0, DISK_MIB);
 		while (off < size && !*stop) {
 			size_t n = size - off < DISK_MIB ? (size_t)(size - off) : DISK_MIB;
