@@ -433,11 +433,9 @@ static int fetch_connect(struct fetch_ctx *c)
 	int r;
 
 	r = net_connect(c->url.host, c->url.port, SOCK_STREAM, &so, c->o->timeout_ns, c->env->stop, &c->fd);
-	if (r == -EADDRNOTAVAIL)
-		snprintf(c->err, sizeof(c->err), "cannot resolve '%s'", c->url.host);
-	else if (r < 0)
-		snprintf(c->err, sizeof(c->err), "cannot connect to %s:%u: %s", c->url.host, (unsigned)c->url.port,
-			 strerror(-r));
+	if (r < 0)
+		snprintf(c->err, sizeof(c->err), "cannot connect to '%s' port %u: %s", c->url.host, (unsigned)c->url.port,
+			 net_connect_strerror(r));
 	fetch_parser_reset(c->fp);
 	c->answered = 0;
 	c->broken = false;

@@ -188,7 +188,7 @@ void net_client_run(const struct bench_env *env, const struct net_opts *o, struc
 	r = net_connect(o->host, (uint16_t)o->port, SOCK_STREAM, NULL, o->connect_timeout_ns, env->stop, &c.cfd);
 	if (r < 0) {
 		result_set_status(res, RESULT_FAILED, "cannot connect to '%s' port %lld: %s", o->host,
-				  (long long)o->port, r == -EADDRNOTAVAIL ? "name or address not found" : errstr(r));
+				  (long long)o->port, net_connect_strerror(r));
 		goto out;
 	}
 	if (setsockopt(c.cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0) {
