@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/units.h"
 #include "lib/xalloc.h"
 
 /* ------------------------------------------------------------------ */
@@ -1105,47 +1106,25 @@ int proc_pid_cpu_pct(const struct proc_pid_stat *a, const struct proc_pid_stat *
 /* ------------------------------------------------------------------ */
 /* /proc/PID/status */
 
+static int count_cpus(uint64_t lo, uint64_t hi, void *arg)
+{
+	uint64_t *count = arg;
+
+	if (hi > INT_MAX)
+		return -EINVAL;
+	*count += hi - lo + 1;
+	return *count > INT_MAX ? -EINVAL : 0;
+}
+
 int proc_cpulist_count(const char *s, size_t len)
 {
-	const char *p = s, *end = s + len;
 	uint64_t count = 0;
+	int r;
 
 	if (len == 0)
 		return 0;
-	for (;;) {
-		uint64_t lo = 0, hi;
-		const char *q = p;
-
-		if (q == end || !is_digit(*q))
-			return -EINVAL;
-		while (q < end && is_digit(*q)) {
-			lo = lo * 10 + (uint64_t)(*q++ - '0');
-			if (lo > INT_MAX)
-				return -EINVAL;
-		}
-		hi = lo;
-		if (q < end && *q == '-') {
-			q++;
-			if (q == end || !is_digit(*q))
-				return -EINVAL;
-			hi = 0;
-			while (q < end && is_digit(*q)) {
-				hi = hi * 10 + (uint64_t)(*q++ - '0');
-				if (hi > INT_MAX)
-					return -EINVAL;
-			}
-			if (hi < lo)
-				return -EINVAL;
-		}
-		count += hi - lo + 1;
-		if (count > INT_MAX)
-			return -EINVAL;
-		if (q == end)
-			return (int)count;
-		if (*q != ',')
-			return -EINVAL;
-		p = q + 1;
-	}
+	r = units_cpulist_walk(s, len, count_cpus, &count);
+	return r < 0 ? r : (int)count;
 }
 
 int proc_pid_status_parse(struct proc_pid_status *st, const char *buf, size_t len)

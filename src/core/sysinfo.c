@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "core/proc.h"
+#include "lib/units.h"
 #include "lib/xalloc.h"
 
 /* Largest file we read whole (cpuinfo of a very large machine fits). */
@@ -299,58 +300,23 @@ static void unescape_octal(char *s)
 	*w = '\0';
 }
 
-/*
- * Parses a kernel CPU list ("0-3,6,8-9") into a new array (*CPUS, caller
- * frees). Returns 0 or -EINVAL.
- */
-static int cpulist_parse(const char *s, int **cpus, size_t *n)
+/* The CPUs of a list in order, filled by units_cpulist_walk() with cpu_array_add(). */
+struct cpu_array {
+	int *cpus;
+	size_t n, cap;
+};
+
+static int cpu_array_add(uint64_t lo, uint64_t hi, void *arg)
 {
-	int *out = NULL;
-	size_t cap = 0, cnt = 0;
-	const char *p = s;
+	struct cpu_array *a = arg;
 
-	*cpus = NULL;
-	*n = 0;
-	while (*p == ' ')
-		p++;
-	if (!*p)
+	if (hi - lo > 65536 || a->n + (size_t)(hi - lo) > 1 << 20)
 		return -EINVAL;
-	while (*p) {
-		char *end;
-		long a, b;
-
-		errno = 0;
-		a = strtol(p, &end, 10);
-		if (errno || end == p || a < 0)
-			goto bad;
-		b = a;
-		p = end;
-		if (*p == '-') {
-			p++;
-			b = strtol(p, &end, 10);
-			if (errno || end == p || b < a)
-				goto bad;
-			p = end;
-		}
-		if (b - a > 65536 || cnt + (size_t)(b - a) > 1 << 20)
-			goto bad;
-		for (long c = a; c <= b; c++) {
-			out = grow(out, &cap, cnt, sizeof(*out));
-			out[cnt++] = (int)c;
-		}
-		if (*p == ',')
-			p++;
-		else if (*p == '\n' || *p == ' ')
-			break;
-		else if (*p)
-			goto bad;
+	for (uint64_t c = lo; c <= hi; c++) {
+		a->cpus = grow(a->cpus, &a->cap, a->n, sizeof(*a->cpus));
+		a->cpus[a->n++] = (int)c;
 	}
-	*cpus = out;
-	*n = cnt;
 	return 0;
-bad:
-	free(out);
-	return -EINVAL;
 }
 
 /* ---- CPU -------------------------------------------------------------- */
@@ -481,15 +447,14 @@ static void collect_cpu(const struct roots *r, struct sysinfo *si)
 		c->configured = nproc;
 
 	if (!rootf_line(buf, sizeof(buf), r->sys, "devices/system/cpu/online") && buf[0]) {
-		int *cpus;
-		size_t n;
+		struct cpu_array a = { NULL, 0, 0 };
 
-		if (!cpulist_parse(buf, &cpus, &n)) {
-			c->online = (int)n;
+		if (!units_cpulist_walk(buf, strlen(buf), cpu_array_add, &a)) {
+			c->online = (int)a.n;
 			c->online_list = xstrdup(buf);
-			collect_topology(r, c, cpus, n);
-			free(cpus);
+			collect_topology(r, c, a.cpus, a.n);
 		}
+		free(a.cpus);
 	}
 
 	khz = rootf_nonneg(r->sys, "devices/system/cpu/cpu0/cpufreq/scaling_cur_freq");

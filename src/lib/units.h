@@ -95,6 +95,19 @@ MUST_CHECK int units_parse_duration(const char *s, uint64_t *out);
 MUST_CHECK int units_cpulist_parse(const char *s, cpu_set_t *out, int ncpus);
 
 /*
+ * The one CPU-list grammar, for callers that want the ranges rather than
+ * a cpu_set_t (the kernel's lists can name CPUs beyond CPU_SETSIZE):
+ * walks the LEN bytes at S (need not be NUL-terminated) and calls
+ * FN(LO, HI, ARG) for each element in order, LO == HI for a single CPU.
+ * Numbers saturate at 2^32. Returns 0; -EINVAL for a syntax error as
+ * units_cpulist_parse() defines it (LEN 0 included), after FN has seen
+ * the elements before it; or the first nonzero value FN returned, which
+ * stops the walk.
+ */
+MUST_CHECK int units_cpulist_walk(const char *s, size_t len, int (*fn)(uint64_t lo, uint64_t hi, void *arg),
+				  void *arg);
+
+/*
  * Parse a decimal integer ("-12", "0", "42"; no '+', no white space, no
  * base prefix) and check min <= value <= max. Returns 0 with *out set,
  * -EINVAL, or -ERANGE (outside int64_t or outside [min, max]).

@@ -384,6 +384,44 @@ static void test_cpulist_last_cpu(void **state)
 	assert_int_equal(CPU_COUNT(&set), CPU_SETSIZE);
 }
 
+static int record_range(uint64_t lo, uint64_t hi, void *arg)
+{
+	char *buf = arg;
+	size_t n = strlen(buf);
+
+	snprintf(buf + n, 64 - n, "[%llu-%llu]", (unsigned long long)lo, (unsigned long long)hi);
+	return lo == 666 ? -EPERM : 0;
+}
+
+/* The ranges as written, beyond CPU_SETSIZE, unterminated text, and FN stopping the walk. */
+static void test_cpulist_walk(void **state)
+{
+	static const struct {
+		const char *in;
+		size_t len;
+		int ret;
+		const char *seen;
+	} cases[] = {
+		{ "0-3,8", 5, 0, "[0-3][8-8]" },
+		{ "4096-8191", 9, 0, "[4096-8191]" },
+		{ "1,2junk", 3, 0, "[1-1][2-2]" },	/* only LEN bytes */
+		{ "1,", 2, -EINVAL, "[1-1]" },
+		{ "", 0, -EINVAL, "" },
+		{ "3-1", 3, -EINVAL, "" },
+		{ "1,666,7", 7, -EPERM, "[1-1][666-666]" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char seen[64] = "";
+		int r = units_cpulist_walk(cases[i].in, cases[i].len, record_range, seen);
+
+		if (r != cases[i].ret || strcmp(seen, cases[i].seen))
+			fail_msg("walk '%.*s': got %d '%s', want %d '%s'", (int)cases[i].len, cases[i].in, r, seen,
+				 cases[i].ret, cases[i].seen);
+	}
+}
+
 struct i64_case {
 	const char *in;
 	int64_t min, max;
@@ -618,6 +656,7 @@ int main(void)
 		cmocka_unit_test(test_cpulist_last_cpu),
 		cmocka_unit_test(test_int64_table),
 		cmocka_unit_test(test_uint64_table),
+		cmocka_unit_test(test_cpulist_walk),
 		cmocka_unit_test(test_fmt_bytes),
 		cmocka_unit_test(test_fmt_rate_bits),
 		cmocka_unit_test(test_fmt_duration),
