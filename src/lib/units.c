@@ -506,36 +506,34 @@ static size_t scale_for_print(double *v, double step, int decimals, size_t n)
 	return i;
 }
 
-const char *units_fmt_bytes(char *buf, size_t len, uint64_t bytes)
+const char *units_fmt_size(char *buf, size_t len, double bytes, unsigned flags)
 {
 	static const char *const names[] = {
 		"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"
 	};
-	double v;
-	size_t i;
+	int decimals = flags & UNITS_FMT_DEC1 ? 1 : 2, prec = 0;
+	double v = bytes;
+	size_t i = 0;
 
-	if (bytes < 1024) {
-		snprintf(buf, len, "%" PRIu64 " B", bytes);
-		return buf;
+	/* Whole bytes below 1 KiB: 1023.5 would print as "1024 B", so it is "1.00 KiB". */
+	if (isfinite(v) && fabs(v) >= 1023.5) {
+		v /= 1024.0;
+		i = 1 + scale_for_print(&v, 1024.0, decimals, ARRAY_SIZE(names) - 1);
+		prec = (flags & UNITS_FMT_EXACT) && v == floor(v) ? 0 : decimals;
 	}
-	v = (double)bytes / 1024.0;
-	i = 1 + scale_for_print(&v, 1024.0, 2, ARRAY_SIZE(names) - 1);
-	snprintf(buf, len, "%.2f %s", v, names[i]);
+	snprintf(buf, len, "%.*f%s%s%s", prec, v, flags & UNITS_FMT_TIGHT ? "" : " ", names[i],
+		 flags & UNITS_FMT_PER_S ? "/s" : "");
 	return buf;
+}
+
+const char *units_fmt_bytes(char *buf, size_t len, uint64_t bytes)
+{
+	return units_fmt_size(buf, len, (double)bytes, 0);
 }
 
 const char *units_fmt_rate(char *buf, size_t len, double bytes_per_s)
 {
-	static const char *const names[] = {
-		"B/s", "KiB/s", "MiB/s", "GiB/s", "TiB/s", "PiB/s", "EiB/s"
-	};
-	double v = bytes_per_s;
-	size_t i = 0;
-
-	if (isfinite(v))
-		i = scale_for_print(&v, 1024.0, 1, ARRAY_SIZE(names));
-	snprintf(buf, len, "%.1f %s", v, names[i]);
-	return buf;
+	return units_fmt_size(buf, len, bytes_per_s, UNITS_FMT_PER_S);
 }
 
 const char *units_fmt_bits(char *buf, size_t len, double bits_per_s)

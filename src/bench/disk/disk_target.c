@@ -28,23 +28,6 @@
 #include "core/progress.h"
 #include "lib/xalloc.h"
 
-const char *disk_fmt_bytes(char *buf, size_t len, uint64_t b)
-{
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	uint64_t scale = 1;
-	size_t i = 0;
-
-	while (i + 1 < ARRAY_SIZE(units) && b >= scale * 1024) {
-		scale *= 1024;
-		i++;
-	}
-	if (b % scale == 0)
-		snprintf(buf, len, "%llu %s", (unsigned long long)(b / scale), units[i]);
-	else
-		snprintf(buf, len, "%.2f %s", (double)b / (double)scale, units[i]);
-	return buf;
-}
-
 PRINTF_LIKE(3, 4)
 static int bad(char *err, size_t errlen, const char *fmt, ...)
 {

@@ -49,6 +49,7 @@
 #include "core/hist.h"
 #include "core/progress.h"
 #include "core/tmpfile.h"
+#include "lib/units.h"
 #include "lib/xalloc.h"
 
 #define FETCH_DEPTH_MAX 64
@@ -674,9 +675,9 @@ static void report(struct fetch_ctx *c, struct result *res)
 		result_note(res, "the pipeline held %.2f requests on average, fewer than --depth %lld",
 			    c->inflight_area / (double)span, (long long)c->o->depth);
 
-	fetch_human(m, sizeof(m), rate);
+	units_fmt_size(m, sizeof(m), rate, FETCH_FMT);
 	if (ceiling > 0) {
-		fetch_human(b, sizeof(b), ceiling);
+		units_fmt_size(b, sizeof(b), ceiling, FETCH_FMT);
 		snprintf(beside, sizeof(beside), " beside a stop-and-wait ceiling of %s/s (block / fastest request)", b);
 	}
 	snprintf(res->verdict.resource, sizeof(res->verdict.resource), "%s",
