@@ -283,23 +283,6 @@ static bool has_word(const char *s, const char *word, const char *seps)
 	return false;
 }
 
-/* Decodes the \ooo octal escapes of /proc/mounts and /proc/swaps in place. */
-static void unescape_octal(char *s)
-{
-	char *w = s;
-
-	while (*s) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*w++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 4;
-		} else {
-			*w++ = *s++;
-		}
-	}
-	*w = '\0';
-}
-
 /* The CPUs of a list in order, filled by units_cpulist_walk() with cpu_array_add(). */
 struct cpu_array {
 	int *cpus;
@@ -770,11 +753,11 @@ static void collect_swap(const struct roots *r, struct sysinfo *si)
 			size = strtok_r(NULL, " \t", &save);
 			used = strtok_r(NULL, " \t", &save);
 			prio = strtok_r(NULL, " \t", &save);
-			if (!type)
+			/* Decoded in place: it only shortens, so it always fits. */
+			if (!type || proc_unescape(name, strlen(name) + 1, name, name + strlen(name)))
 				continue;
 			si->swaps = grow(si->swaps, &cap, si->nr_swaps, sizeof(*si->swaps));
 			s = &si->swaps[si->nr_swaps++];
-			unescape_octal(name);
 			s->name = xstrdup(name);
 			if (!strncmp(name, "/dev/zram", 9))
 				s->type = SYSINFO_SWAP_ZRAM;
@@ -902,32 +885,30 @@ static bool is_pseudo_fs(const char *type)
 
 static void collect_mounts(const struct roots *r, struct sysinfo *si)
 {
-	char path[PATH_MAX], *text, *cur, *line;
+	char path[PATH_MAX], *text;
+	const char *pos;
+	struct proc_mount *pm;
 	size_t cap = 0;
+	unsigned bad = 0;
 
 	if (!join(path, sizeof(path), r->proc, "self/mounts") || slurp(path, &text))
 		return;
-	cur = text;
-	while ((line = strsep(&cur, "\n"))) {
-		char *save = NULL, *dev, *mnt, *type, *opts;
+	pm = xmalloc(sizeof(*pm));
+	pos = text;
+	while (proc_mount_next(pm, PROC_MOUNTS, &pos, text + strlen(text), &bad)) {
 		struct sysinfo_mount *m;
 
-		dev = strtok_r(line, " \t", &save);
-		mnt = strtok_r(NULL, " \t", &save);
-		type = strtok_r(NULL, " \t", &save);
-		opts = strtok_r(NULL, " \t", &save);
-		if (!dev || !mnt || !type || !opts || is_pseudo_fs(type))
+		if (is_pseudo_fs(pm->fs_type))
 			continue;
-		unescape_octal(dev);
-		unescape_octal(mnt);
 		si->mounts = grow(si->mounts, &cap, si->nr_mounts, sizeof(*si->mounts));
 		m = &si->mounts[si->nr_mounts++];
-		m->device = xstrdup(dev);
-		m->mount_point = xstrdup(mnt);
-		m->fs_type = xstrdup(type);
-		m->options = xstrdup(opts);
-		m->sync = has_word(opts, "sync", ",") || has_word(opts, "dirsync", ",");
+		m->device = xstrdup(pm->source);
+		m->mount_point = xstrdup(pm->mount_point);
+		m->fs_type = xstrdup(pm->fs_type);
+		m->options = xstrdup(pm->mount_opts);
+		m->sync = proc_mount_is_sync(pm);
 	}
+	free(pm);
 	free(text);
 }
 
