@@ -169,6 +169,15 @@ int opt_list_split(struct opt_list *l, const char *text, size_t max)
 	return 0;
 }
 
+const struct opt_list *opt_list_or(const struct opt_list *l, const char *deflt, struct opt_list *buf)
+{
+	if (l->n)
+		return l;
+	if (opt_list_split(buf, deflt, 0))
+		buf->n = 0;
+	return buf;
+}
+
 int opt_parse(int argc, char **argv, const struct opt_group *groups, size_t ngroups, int ncpu,
 	      char **pos, size_t maxpos, size_t *npos, struct opt_seen *seen, char *err, size_t errlen)
 {

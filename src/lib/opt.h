@@ -66,6 +66,14 @@ static inline const char *opt_list_item(const struct opt_list *l, size_t i)
  */
 MUST_CHECK int opt_list_split(struct opt_list *l, const char *text, size_t max);
 
+/*
+ * The list to use for an OPT_T_LIST option: L when it was given
+ * (L->n > 0), else the default DEFLT split into *BUF. DEFLT is the
+ * benchmark's constant; one that does not split (a bug, caught by the
+ * benchmark's tests) gives an empty list. Returns L or BUF.
+ */
+const struct opt_list *opt_list_or(const struct opt_list *l, const char *deflt, struct opt_list *buf);
+
 struct opt {
 	const char *name;	/* long name without the dashes */
 	char shortc;		/* single-letter alias or 0 */

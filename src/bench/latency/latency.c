@@ -47,8 +47,8 @@
 #define DEFAULT_WARMUP_NS NS_PER_SEC
 
 struct latency_opts {
-	const char *tasks;	/* NULL: LAT_DEFAULT_TASKS */
-	const char *loads;	/* NULL: LAT_DEFAULT_LOADS */
+	struct opt_list tasks;	/* not given: LAT_DEFAULT_TASKS */
+	struct opt_list loads;	/* not given: LAT_DEFAULT_LOADS */
 	uint64_t time_ns;
 	uint64_t warmup_ns;
 	const char *dir;
@@ -69,9 +69,9 @@ struct latency_opts {
  * check() is given the common options, this entry can go.
  */
 static const struct opt latency_options[] = {
-	OPT_STRING("task", 0, struct latency_opts, tasks, "LIST",
+	OPT_LIST("task", 0, struct latency_opts, tasks, 0, "LIST",
 		   "tasks: audio,video,x,gaming (default: these four), custom"),
-	OPT_STRING("load", 0, struct latency_opts, loads, "LIST",
+	OPT_LIST("load", 0, struct latency_opts, loads, 0, "LIST",
 		   "loads: none,video,x,burn,write,read,compile,memload (default), audio, gaming, A+B, NAME=A+B"),
 	OPT_DURATION("time", 0, struct latency_opts, time_ns, 1, 24 * 3600 * NS_PER_SEC,
 		     "measured time per cell, at least one task period (default 10s; x's ramp takes 10s)"),
@@ -151,7 +151,7 @@ static int latency_check(void *p, char **pos, size_t npos, char *err, size_t err
 		snprintf(err, errlen, "unexpected argument '%s'", pos[0]);
 		return -EINVAL;
 	}
-	r = lat_plan_parse(&o->plan, o->tasks, o->loads, err, errlen);
+	r = lat_plan_parse(&o->plan, &o->tasks, &o->loads, err, errlen);
 	if (r)
 		return r;
 	if ((o->custom_period_ns || o->custom_cpu >= 0) && !lat_plan_has_task(&o->plan, LAT_TASK_CUSTOM)) {
