@@ -171,7 +171,7 @@ int opt_list_split(struct opt_list *l, const char *text, size_t max)
 
 const struct opt_list *opt_list_or(const struct opt_list *l, const char *deflt, struct opt_list *buf)
 {
-	if (l->n)
+	if (l && l->n)
 		return l;
 	if (opt_list_split(buf, deflt, 0))
 		buf->n = 0;

@@ -68,7 +68,7 @@ MUST_CHECK int opt_list_split(struct opt_list *l, const char *text, size_t max);
 
 /*
  * The list to use for an OPT_T_LIST option: L when it was given
- * (L->n > 0), else the default DEFLT split into *BUF. DEFLT is the
+ * (L->n > 0), else (L empty or NULL) the default DEFLT split into *BUF. DEFLT is the
  * benchmark's constant; one that does not split (a bug, caught by the
  * benchmark's tests) gives an empty list. Returns L or BUF.
  */

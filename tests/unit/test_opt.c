@@ -185,6 +185,11 @@ static void test_list_split(void **state)
 	assert_int_equal(l.n, 0);	/* untouched */
 	assert_int_equal(opt_list_split(&l, "a,b", 1), -E2BIG);
 	assert_int_equal(opt_list_split(&l, ",", 0), -EINVAL);
+	/* opt_list_or(): the given list, else the default */
+	assert_ptr_equal(opt_list_or(&copy, "a,b", &l), &copy);
+	assert_int_equal(opt_list_or(NULL, "a,b", &l)->n, 2);
+	memset(&copy, 0, sizeof(copy));
+	assert_string_equal(opt_list_item(opt_list_or(&copy, "a,b", &l), 1), "b");
 }
 
 static void test_help(void **state)

@@ -304,16 +304,15 @@ static int task_item(struct lat_plan *p, const char *item, char *err, size_t err
 int lat_plan_parse(struct lat_plan *plan, const struct opt_list *task_list, const struct opt_list *load_list,
 		   char *err, size_t errlen)
 {
-	static const struct opt_list not_given;
 	bool loads_given = load_list && load_list->n;
 	struct opt_list def;
 	int r;
 
 	memset(plan, 0, sizeof(*plan));
-	r = each_item(plan, opt_list_or(task_list ? task_list : &not_given, LAT_DEFAULT_TASKS, &def), "--task", task_item, err, errlen);
+	r = each_item(plan, opt_list_or(task_list, LAT_DEFAULT_TASKS, &def), "--task", task_item, err, errlen);
 	if (r)
 		return r;
-	r = each_item(plan, opt_list_or(load_list ? load_list : &not_given, LAT_DEFAULT_LOADS, &def), "--load", load_item, err, errlen);
+	r = each_item(plan, opt_list_or(load_list, LAT_DEFAULT_LOADS, &def), "--load", load_item, err, errlen);
 	if (r)
 		return r;
 	for (unsigned t = 0; t < plan->ntasks; t++) {
