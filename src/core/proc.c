@@ -1117,9 +1117,9 @@ int proc_unescape(char *dst, size_t n, const char *s, const char *e)
 		    s[2] >= '0' && s[2] <= '7') {
 			c = (char)((s[0] - '0') * 64 + (s[1] - '0') * 8 + (s[2] - '0'));
 			s += 3;
-			if (!c)
-				return -EINVAL;	/* "\000" would cut the string short */
 		}
+		if (!c)
+			return -EINVAL;	/* a NUL, raw or "\000", would cut the string short */
 		if (o + 1 >= n)
 			return -ENAMETOOLONG;
 		dst[o++] = c;

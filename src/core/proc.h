@@ -473,9 +473,9 @@ struct proc_mount {
  * Copies the field [S, E) to DST of N bytes, NUL-terminated, decoding the
  * \ooo octal escapes the kernel writes for space, tab, newline and
  * backslash in the mount tables and /proc/swaps. DST may be S (decoding
- * in place never overtakes the text). Returns 0, -EINVAL for "\000" (the
- * kernel never writes it; it would cut the string), or -ENAMETOOLONG when
- * the decoded text and its NUL do not fit.
+ * in place never overtakes the text). Returns 0, -EINVAL for a NUL byte,
+ * raw or written "\000" (the kernel writes neither; it would cut the
+ * string), or -ENAMETOOLONG when the decoded text and its NUL do not fit.
  */
 MUST_CHECK int proc_unescape(char *dst, size_t n, const char *s, const char *e);
 

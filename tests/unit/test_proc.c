@@ -1073,6 +1073,7 @@ static void test_mount_too_long(void **state)
 	assert_int_equal(proc_unescape(dst, sizeof(dst), "a\\040b", "a\\040b" + 6), 0);
 	assert_string_equal(dst, "a b");
 	assert_int_equal(proc_unescape(dst, sizeof(dst), "a\\000", "a\\000" + 5), -EINVAL);
+	assert_int_equal(proc_unescape(dst, sizeof(dst), "a\0b", "a\0b" + 3), -EINVAL);
 	free(point);
 	free(text);
 	free(m);
