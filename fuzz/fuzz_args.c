@@ -25,6 +25,7 @@ struct fuzz_opts {
 	cpu_set_t cpus;
 	const char *str;
 	int choice;
+	struct opt_list list;
 };
 
 static const char *const fuzz_choices[] = { "seq", "rand", "torrent", NULL };
@@ -38,6 +39,7 @@ static const struct opt fuzz_options[] = {
 	OPT_CPULIST("pin", 'p', struct fuzz_opts, cpus, "a CPU list"),
 	OPT_STRING("name", 0, struct fuzz_opts, str, "NAME", "a string"),
 	OPT_CHOICE("mode", 'm', struct fuzz_opts, choice, fuzz_choices, "MODE", "a choice"),
+	OPT_LIST("list", 'l', struct fuzz_opts, list, 4, "LIST", "a list"),
 	OPT_END,
 };
 
@@ -56,6 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct opt_seen seen;
 	struct lat_plan *plan;
 	struct mem_size sizes[16];
+	struct opt_list list, list2;
 	enum disk_sync mode;
 	uint64_t every;
 	size_t npos, n;
@@ -75,10 +78,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 0:
 		if (opt_parse(argc, argv, g, 2, 4, pos, 4, &npos, &seen, err, sizeof(err)) == 0 && npos > 4)
 			abort();	/* more positional arguments than room for them */
+		if (o.list.n > 4)
+			abort();	/* more items than the option allows */
 		break;
 	case 1:
 		plan = xcalloc(1, sizeof(*plan));
-		if (lat_plan_parse(plan, argv[0], argc > 1 ? argv[1] : NULL, err, sizeof(err))) {
+		if (!opt_list_split(&list, argv[0], 0) && (argc < 2 || !opt_list_split(&list2, argv[1], 0)) &&
+		    lat_plan_parse(plan, &list, argc > 1 ? &list2 : NULL, err, sizeof(err))) {
 			/* rejected: nothing more to check */
 		}
 		free(plan);
@@ -89,7 +95,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		break;
 	default:
-		if (mem_sizes_parse(argv[0], sizes, 16, &n, err, sizeof(err)) == 0 && n > 16)
+		if (!opt_list_split(&list, argv[0], 0) && mem_sizes_parse(&list, sizes, 16, &n, err, sizeof(err)) == 0 &&
+		    n > 16)
 			abort();
 		break;
 	}

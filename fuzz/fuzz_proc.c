@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Fuzz target for the /proc and /sys text parsers of src/core/proc.c,
+ * Fuzz target for the /proc and /sys text parsers of src/core/proc.c
+ * (mount tables included),
  * src/core/blkdev.c and src/core/sandbox.c. The first byte picks the
  * parser, the rest is the file's text, handed over in a buffer of exactly its length (no NUL after
  * it), so a parser that reads past LEN is caught by AddressSanitizer. What
@@ -66,6 +67,24 @@ static void netdev_text(const char *buf, size_t len)
 		}
 	}
 	proc_netdev_release(&nd);
+}
+
+/* Both mount-table layouts over the same text: every mount found is a whole line's. */
+static void mount_text(const char *buf, size_t len)
+{
+	struct proc_mount *m = xmalloc(sizeof(*m));
+
+	for (int fmt = PROC_MOUNTINFO; fmt <= PROC_MOUNTS; fmt++) {
+		const char *pos = buf;
+		unsigned bad = 0;
+
+		while (proc_mount_next(m, (enum proc_mount_format)fmt, &pos, buf + len, &bad))
+			if (pos > buf + len || !m->mount_point[0] || !m->fs_type[0])
+				abort();
+		if (pos != buf + len)
+			abort();	/* the whole text was walked */
+	}
+	free(m);
 }
 
 static void other_text(unsigned which, const char *buf, size_t len)
@@ -139,7 +158,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1)
 		return 0;
-	which = data[0] % 11;
+	which = data[0] % 12;
 	if (which == 9) {
 		scheduler_text(data + 1, size - 1);
 		return 0;
@@ -158,6 +177,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		diskstats_text(buf, len);
 	else if (which == 2)
 		netdev_text(buf, len);
+	else if (which == 11)
+		mount_text(buf, len);
 	else
 		other_text(which, buf, len);
 	free(buf);

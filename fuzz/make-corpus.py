@@ -52,7 +52,7 @@ def units():
 
 def proc():
     sel = {"stat": 0, "diskstats": 1, "net_dev": 2, "meminfo": 3, "vmstat": 4,
-           "pressure": 5, "pid_stat": 6, "pid_status": 7}
+           "pressure": 5, "pid_stat": 6, "pid_status": 7, "mountinfo": 11, "mounts": 11}
     for path in glob.glob(os.path.join(FIX, "proc", "*", "*")):
         base = os.path.basename(path).split(".")[0]
         base = "pressure" if base.startswith("pressure") else base

@@ -249,69 +249,16 @@ int blkdev_queue_get(const struct blkdev_info *info, const char *attr, char *buf
 	return proc_read_line(path, buf, len);
 }
 
-/* Decodes the \ooo octal escapes of mountinfo in place. */
-static void unescape_octal(char *s)
-{
-	char *w = s;
-
-	while (*s) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*w++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 4;
-		} else {
-			*w++ = *s++;
-		}
-	}
-	*w = '\0';
-}
-
-static bool has_word(const char *s, const char *word)
-{
-	size_t n = strlen(word);
-
-	for (const char *p = s; (p = strstr(p, word)); p += n)
-		if ((p == s || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
-			return true;
-	return false;
-}
-
 /*
- * Splits one mountinfo line in place ("36 35 98:0 /mnt1 /mnt2 rw,noatime
- * master:1 - ext3 /dev/root rw,errors=continue") into OUT. Returns false
- * for a malformed line.
+ * Reads PROC_ROOT/self/mountinfo into *TEXT (caller frees) and returns
+ * 0, or -errno. The caller walks it with proc_mount_next().
  */
-static bool parse_mountinfo_line(char *line, struct blkdev_mount *out)
+static int read_mountinfo(const char *proc_root, char **text, size_t *len)
 {
-	char *f[6], *save = NULL, *tok, *type, *src, *super;
-	int i;
+	char file[PATH_MAX];
 
-	for (i = 0; i < 6; i++) {
-		f[i] = strtok_r(i ? NULL : line, " ", &save);
-		if (!f[i])
-			return false;
-	}
-	/* Optional fields up to the lone "-". */
-	while ((tok = strtok_r(NULL, " ", &save)) && strcmp(tok, "-"))
-		;
-	if (!tok)
-		return false;
-	type = strtok_r(NULL, " ", &save);
-	src = strtok_r(NULL, " ", &save);
-	super = strtok_r(NULL, " ", &save);
-	if (!type || !src)
-		return false;
-	if (sscanf(f[2], "%u:%u", &out->major, &out->minor) != 2)
-		return false;
-	unescape_octal(f[4]);
-	unescape_octal(src);
-	copy_str(out->mount_point, sizeof(out->mount_point), f[4]);
-	copy_str(out->fs_type, sizeof(out->fs_type), type);
-	copy_str(out->source, sizeof(out->source), src);
-	snprintf(out->options, sizeof(out->options), "%s; %s", f[5], super ? super : "");
-	out->sync = has_word(f[5], "sync") || has_word(f[5], "dirsync") ||
-		    (super && (has_word(super, "sync") || has_word(super, "dirsync")));
-	return true;
+	snprintf(file, sizeof(file), "%s/self/mountinfo", root_or(proc_root, "/proc"));
+	return slurp(file, text, len);
 }
 
 /* Whether mount point MP is PATH or a directory above it. */
@@ -328,29 +275,37 @@ static size_t prefix_len(const char *mp, const char *path)
 
 int blkdev_mount_of(const char *proc_root, const char *path, struct blkdev_mount *out)
 {
-	char file[PATH_MAX], real[PATH_MAX], *text, *cur, *line;
-	size_t best = 0;
+	char real[PATH_MAX], *text;
+	const char *pos;
+	struct proc_mount *m;
+	size_t best = 0, len;
+	unsigned bad = 0;
 	int r;
 
 	memset(out, 0, sizeof(*out));
 	if (!realpath(path, real))
 		return -errno;
-	snprintf(file, sizeof(file), "%s/self/mountinfo", root_or(proc_root, "/proc"));
-	if ((r = slurp(file, &text, NULL)))
+	if ((r = read_mountinfo(proc_root, &text, &len)))
 		return r;
-	cur = text;
-	while ((line = strsep(&cur, "\n"))) {
-		struct blkdev_mount m;
-		size_t n;
+	m = xmalloc(sizeof(*m));
+	pos = text;
+	while (proc_mount_next(m, PROC_MOUNTINFO, &pos, text + len, &bad)) {
+		size_t n = prefix_len(m->mount_point, real);
 
-		if (!*line || !parse_mountinfo_line(line, &m))
-			continue;
-		n = prefix_len(m.mount_point, real);
 		if (n && n >= best) {
 			best = n;
-			*out = m;
+			out->major = m->major;
+			out->minor = m->minor;
+			copy_str(out->mount_point, sizeof(out->mount_point), m->mount_point);
+			copy_str(out->fs_type, sizeof(out->fs_type), m->fs_type);
+			copy_str(out->source, sizeof(out->source), m->source);
+			/* Shown for information only: a long list (overlay's lowerdir=...) is cut, as always. */
+			if (snprintf(out->options, sizeof(out->options), "%s; %s", m->mount_opts, m->super_opts) < 0)
+				out->options[0] = '\0';
+			out->sync = proc_mount_is_sync(m);
 		}
 	}
+	free(m);
 	free(text);
 	return best ? 0 : -ENOENT;
 }
@@ -389,29 +344,28 @@ static size_t devnums(const struct blkdev_info *info, unsigned (*nums)[2], size_
 
 int blkdev_is_mounted(const char *proc_root, const struct blkdev_info *info, char *where, size_t wlen)
 {
-	char file[PATH_MAX], *text, *cur, *line;
-	unsigned nums[256][2];
-	size_t nn = devnums(info, nums, 256);
+	char *text;
+	const char *pos;
+	struct proc_mount *m;
+	unsigned nums[256][2], bad = 0;
+	size_t nn = devnums(info, nums, 256), len;
 	int r, found = 0;
 
-	snprintf(file, sizeof(file), "%s/self/mountinfo", root_or(proc_root, "/proc"));
-	if ((r = slurp(file, &text, NULL)))
+	if ((r = read_mountinfo(proc_root, &text, &len)))
 		return r;
-	cur = text;
-	while (!found && (line = strsep(&cur, "\n"))) {
-		struct blkdev_mount m;
-
-		if (!*line || !parse_mountinfo_line(line, &m))
-			continue;
+	m = xmalloc(sizeof(*m));
+	pos = text;
+	while (!found && proc_mount_next(m, PROC_MOUNTINFO, &pos, text + len, &bad)) {
 		for (size_t i = 0; i < nn; i++) {
-			if (m.major == nums[i][0] && m.minor == nums[i][1]) {
+			if (m->major == nums[i][0] && m->minor == nums[i][1]) {
 				if (where && wlen)
-					copy_str(where, wlen, m.mount_point);
+					copy_str(where, wlen, m->mount_point);
 				found = 1;
 				break;
 			}
 		}
 	}
+	free(m);
 	free(text);
 	return found;
 }

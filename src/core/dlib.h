@@ -8,6 +8,24 @@
  * The caller keeps a table of function pointers and a list of their
  * names in the same order; dlib_load() fills the table once per process
  * (under a lock) and remembers why it could not.
+ *
+ * Global state, deliberately. The core keeps no global mutable state
+ * (docs/architecture.md, "The core never exits and keeps no global mutable
+ * state"); these tables -- struct dlib, ossl_api_ (core/ossl.h) and
+ * sqlite_api_ (store/sqlite_dl.h) -- are the third documented exception,
+ * beside xmalloc()'s abort and tmpfile's signal-handler pointer. They
+ * stand in for what the dynamic linker would have filled at start-up had
+ * the library been linked normally: each is written once per process,
+ * by the first dlib_load(), and never changes after (a loaded library is
+ * not closed; a library that failed to load stays failed, with its
+ * reason). So they carry no state between runs, steps or callers, and
+ * behaviour cannot depend on who called first: every caller gets the
+ * same answer. Thread safety: the one write happens under a mutex inside
+ * dlib_load(), and a thread reads the table only after its own
+ * dlib_load() (or the load of a thread that created it) returned 0, so
+ * the mutex orders every read after the write; after that the table is
+ * read-only and needs no lock. A process that never asks for the library
+ * never loads it, which is the point (the resident-memory budget).
  */
 #ifndef ENGPASS_DLIB_H
 #define ENGPASS_DLIB_H

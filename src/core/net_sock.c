@@ -170,6 +170,13 @@ static int connect_one(int s, const struct addrinfo *a, mono_ns deadline, volati
 	return 0;
 }
 
+const char *net_connect_strerror(int r)
+{
+	if (r == -EADDRNOTAVAIL)
+		return "name or address not found";
+	return strerror(r < 0 ? -r : r);
+}
+
 int net_connect(const char *host, uint16_t port, int type, const struct net_sockopts *opts,
 		uint64_t timeout_ns, volatile sig_atomic_t *stop, int *fd)
 {

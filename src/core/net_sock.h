@@ -56,6 +56,16 @@ MUST_CHECK int net_connect(const char *host, uint16_t port, int type, const stru
 			   uint64_t timeout_ns, volatile sig_atomic_t *stop, int *fd);
 
 /*
+ * The reason to print after "cannot connect to ...: " for a negative R
+ * from net_connect(): "name or address not found" for -EADDRNOTAVAIL (the
+ * name did not resolve, which strerror() would call "Cannot assign
+ * requested address"), strerror(-R) for any other error. Every client
+ * (net, net rr, fetch) words its connect failure with it. The returned
+ * string is static.
+ */
+const char *net_connect_strerror(int r);
+
+/*
  * Reads exactly LEN bytes within TIMEOUT_NS overall. Returns 0; -ETIMEDOUT;
  * -ECONNRESET when the peer closed before LEN bytes (also for EOF); -EINTR
  * when STOP was set; another -errno.

@@ -11,6 +11,11 @@
  * function below is then redirected (by a macro of its own name) through a
  * table filled by ossl_load(), so the calling code reads as plain OpenSSL.
  * ossl_load() must have returned 0 before the first call.
+ *
+ * ossl_api_ is process-global on purpose: it is the table the dynamic
+ * linker would have filled, written once under dlib_load()'s lock and
+ * read-only afterwards. core/dlib.h explains why that is the documented
+ * exception to "no global mutable state" and why it is thread-safe.
  */
 #ifndef ENGPASS_OSSL_H
 #define ENGPASS_OSSL_H

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/units.h"
 #include "lib/xalloc.h"
 
 /* ------------------------------------------------------------------ */
@@ -1103,49 +1104,157 @@ int proc_pid_cpu_pct(const struct proc_pid_stat *a, const struct proc_pid_stat *
 }
 
 /* ------------------------------------------------------------------ */
+/* /proc/self/mountinfo and /proc/self/mounts */
+
+int proc_unescape(char *dst, size_t n, const char *s, const char *e)
+{
+	size_t o = 0;
+
+	while (s < e) {
+		char c = *s++;
+
+		if (c == '\\' && e - s >= 3 && s[0] >= '0' && s[0] <= '3' && s[1] >= '0' && s[1] <= '7' &&
+		    s[2] >= '0' && s[2] <= '7') {
+			c = (char)((s[0] - '0') * 64 + (s[1] - '0') * 8 + (s[2] - '0'));
+			s += 3;
+		}
+		if (!c)
+			return -EINVAL;	/* a NUL, raw or "\000", would cut the string short */
+		if (o + 1 >= n)
+			return -ENAMETOOLONG;
+		dst[o++] = c;
+	}
+	if (!n)
+		return -ENAMETOOLONG;
+	dst[o] = '\0';
+	return 0;
+}
+
+/* "MAJ:MIN" as the token [s, e). Returns 0 or -1. */
+static int parse_devnum(const char *s, const char *e, unsigned *major, unsigned *minor)
+{
+	const char *colon = memchr(s, ':', (size_t)(e - s));
+	uint64_t ma, mi;
+
+	if (!colon || token_u64(s, colon, &ma) || token_u64(colon + 1, e, &mi) || ma > UINT_MAX || mi > UINT_MAX)
+		return -1;
+	*major = (unsigned)ma;
+	*minor = (unsigned)mi;
+	return 0;
+}
+
+/* The fields of one mount line kept: mountinfo's 6 before the optional ones, "-", 3 after. */
+#define MOUNT_FIELDS 10
+
+static int parse_mount_line(struct proc_mount *m, enum proc_mount_format fmt, const char *p, const char *le)
+{
+	const char *fs[MOUNT_FIELDS], *fe[MOUNT_FIELDS];
+	const char *type, *type_e, *src, *src_e, *sup = NULL, *sup_e = NULL;
+	bool optional = fmt == PROC_MOUNTINFO;
+	size_t n = 0, sep;
+
+	/*
+	 * mountinfo's optional fields (shared:N master:N ...) are skipped up
+	 * to the lone "-"; fields beyond MOUNT_FIELDS are ignored.
+	 */
+	while (n < MOUNT_FIELDS && field_word(&p, le, &fs[n], &fe[n])) {
+		if (optional && n == 6) {
+			if (!word_is(fs[n], fe[n], "-"))
+				continue;
+			optional = false;
+		}
+		n++;
+	}
+	memset(m, 0, sizeof(*m));
+	if (fmt == PROC_MOUNTS) {
+		if (n < 4)
+			return -1;
+		type = fs[2], type_e = fe[2];
+		src = fs[0], src_e = fe[0];
+		if (proc_unescape(m->mount_point, sizeof(m->mount_point), fs[1], fe[1]) ||
+		    proc_unescape(m->mount_opts, sizeof(m->mount_opts), fs[3], fe[3]))
+			return -1;
+	} else {
+		sep = 6;
+		if (n < 9 || !word_is(fs[sep], fe[sep], "-"))
+			return -1;
+		type = fs[sep + 1], type_e = fe[sep + 1];
+		src = fs[sep + 2], src_e = fe[sep + 2];
+		if (n > sep + 3)
+			sup = fs[sep + 3], sup_e = fe[sep + 3];
+		if (parse_devnum(fs[2], fe[2], &m->major, &m->minor) ||
+		    proc_unescape(m->root, sizeof(m->root), fs[3], fe[3]) ||
+		    proc_unescape(m->mount_point, sizeof(m->mount_point), fs[4], fe[4]) ||
+		    proc_unescape(m->mount_opts, sizeof(m->mount_opts), fs[5], fe[5]) ||
+		    (sup && proc_unescape(m->super_opts, sizeof(m->super_opts), sup, sup_e)))
+			return -1;
+	}
+	if (proc_unescape(m->fs_type, sizeof(m->fs_type), type, type_e) ||
+	    proc_unescape(m->source, sizeof(m->source), src, src_e))
+		return -1;
+	return 0;
+}
+
+int proc_mount_next(struct proc_mount *m, enum proc_mount_format fmt, const char **pos, const char *end,
+		    unsigned *bad_lines)
+{
+	const char *ls, *le;
+
+	while (next_line(pos, end, &ls, &le, bad_lines)) {
+		if (ls == le)
+			continue;
+		if (!parse_mount_line(m, fmt, ls, le))
+			return 1;
+		(*bad_lines)++;
+	}
+	return 0;
+}
+
+bool proc_mount_has_opt(const char *opts, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = opts; *p; p++) {
+		const char *e = strchr(p, ',');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+
+		if (len == n && !memcmp(p, name, n))
+			return true;
+		if (!e)
+			break;
+		p = e;
+	}
+	return false;
+}
+
+bool proc_mount_is_sync(const struct proc_mount *m)
+{
+	return proc_mount_has_opt(m->mount_opts, "sync") || proc_mount_has_opt(m->mount_opts, "dirsync") ||
+	       proc_mount_has_opt(m->super_opts, "sync") || proc_mount_has_opt(m->super_opts, "dirsync");
+}
+
+/* ------------------------------------------------------------------ */
 /* /proc/PID/status */
+
+static int count_cpus(uint64_t lo, uint64_t hi, void *arg)
+{
+	uint64_t *count = arg;
+
+	if (hi > INT_MAX)
+		return -EINVAL;
+	*count += hi - lo + 1;
+	return *count > INT_MAX ? -EINVAL : 0;
+}
 
 int proc_cpulist_count(const char *s, size_t len)
 {
-	const char *p = s, *end = s + len;
 	uint64_t count = 0;
+	int r;
 
 	if (len == 0)
 		return 0;
-	for (;;) {
-		uint64_t lo = 0, hi;
-		const char *q = p;
-
-		if (q == end || !is_digit(*q))
-			return -EINVAL;
-		while (q < end && is_digit(*q)) {
-			lo = lo * 10 + (uint64_t)(*q++ - '0');
-			if (lo > INT_MAX)
-				return -EINVAL;
-		}
-		hi = lo;
-		if (q < end && *q == '-') {
-			q++;
-			if (q == end || !is_digit(*q))
-				return -EINVAL;
-			hi = 0;
-			while (q < end && is_digit(*q)) {
-				hi = hi * 10 + (uint64_t)(*q++ - '0');
-				if (hi > INT_MAX)
-					return -EINVAL;
-			}
-			if (hi < lo)
-				return -EINVAL;
-		}
-		count += hi - lo + 1;
-		if (count > INT_MAX)
-			return -EINVAL;
-		if (q == end)
-			return (int)count;
-		if (*q != ',')
-			return -EINVAL;
-		p = q + 1;
-	}
+	r = units_cpulist_walk(s, len, count_cpus, &count);
+	return r < 0 ? r : (int)count;
 }
 
 int proc_pid_status_parse(struct proc_pid_status *st, const char *buf, size_t len)

@@ -45,6 +45,9 @@
 /* Names longer than this (plus NUL) are rejected; the kernel uses 32 for disks, 16 for NICs. */
 #define PROC_NAME_MAX 32
 
+/* Paths in the mount table longer than this (plus NUL) are rejected (PATH_MAX). */
+#define PROC_PATH_MAX 4096
+
 /* ------------------------------------------------------------------ */
 /* Reading */
 
@@ -438,6 +441,60 @@ struct proc_pid_status {
  * -EINVAL if it has none of the fields above.
  */
 MUST_CHECK int proc_pid_status_parse(struct proc_pid_status *st, const char *buf, size_t len);
+
+/* ------------------------------------------------------------------ */
+/* /proc/self/mountinfo and /proc/self/mounts */
+
+/* The two layouts of the mount table. */
+enum proc_mount_format {
+	PROC_MOUNTINFO,	/* "36 35 98:0 /root /mnt rw,noatime master:1 - ext3 /dev/root rw,errors=continue" */
+	PROC_MOUNTS,	/* "/dev/root /mnt ext3 rw,noatime,errors=continue 0 0" (fstab layout) */
+};
+
+/* Longest option string kept (the kernel takes mount data up to a page). */
+#define PROC_MOUNT_OPTS 4096
+
+/*
+ * One mount, with the \ooo escapes the kernel writes for space, tab,
+ * newline and backslash decoded. Fields a layout does not have are empty
+ * (0:0 and "" from PROC_MOUNTS). About 20 KiB: keep one, not an array.
+ */
+struct proc_mount {
+	unsigned major, minor;			/* st_dev of the mounted file system */
+	char root[PROC_PATH_MAX];		/* the directory of the file system mounted here */
+	char mount_point[PROC_PATH_MAX];
+	char mount_opts[PROC_MOUNT_OPTS];	/* per-mount options (PROC_MOUNTS: all of them) */
+	char fs_type[64];
+	char source[PROC_PATH_MAX];		/* the device, or "none", "tmpfs"... */
+	char super_opts[PROC_MOUNT_OPTS];	/* super-block options */
+};
+
+/*
+ * Copies the field [S, E) to DST of N bytes, NUL-terminated, decoding the
+ * \ooo octal escapes the kernel writes for space, tab, newline and
+ * backslash in the mount tables and /proc/swaps. DST may be S (decoding
+ * in place never overtakes the text). Returns 0, -EINVAL for a NUL byte,
+ * raw or written "\000" (the kernel writes neither; it would cut the
+ * string), or -ENAMETOOLONG when the decoded text and its NUL do not fit.
+ */
+MUST_CHECK int proc_unescape(char *dst, size_t n, const char *s, const char *e);
+
+/*
+ * Parses the next mount of mount-table text in layout FMT at *POS (before
+ * END) into M and moves *POS past it. Lines that are malformed, or have a
+ * field longer than M holds, are skipped and counted in *BAD_LINES, as is
+ * a final fragment without '\n' (see the rules above). Returns 1 with M
+ * filled, 0 at the end of the text. Pure: the caller reads the file
+ * (proc_buf_read_file()) and owns everything.
+ */
+MUST_CHECK int proc_mount_next(struct proc_mount *m, enum proc_mount_format fmt, const char **pos,
+			       const char *end, unsigned *bad_lines);
+
+/* Whether the comma-separated option list OPTS holds the option NAME exactly ("sync" is not "async"). */
+bool proc_mount_has_opt(const char *opts, const char *name);
+
+/* Whether M is mounted "sync" or "dirsync", in its per-mount or its super-block options. */
+bool proc_mount_is_sync(const struct proc_mount *m);
 
 /*
  * Number of CPUs in a kernel CPU list such as "0-3,8,10-11" (7), of len

@@ -317,86 +317,35 @@ static bool has_word(const char *s, size_t len, const char *word)
 	return false;
 }
 
-/* Copies the mountinfo field [S, E) to DST decoding \ooo escapes; false if too long. */
-static bool copy_unescaped(char *dst, size_t n, const char *s, const char *e)
-{
-	size_t o = 0;
-
-	while (s < e) {
-		char c = *s++;
-
-		if (c == '\\' && e - s >= 3 && s[0] >= '0' && s[0] <= '3' && s[1] >= '0' && s[1] <= '7' &&
-		    s[2] >= '0' && s[2] <= '7') {
-			c = (char)((s[0] - '0') * 64 + (s[1] - '0') * 8 + (s[2] - '0'));
-			s += 3;
-		}
-		if (o + 1 >= n)
-			return false;
-		dst[o++] = c;
-	}
-	dst[o] = '\0';
-	return true;
-}
-
-/* Splits LINE [S, E) at spaces into at most MAX fields; returns the count. */
-static size_t split_fields(const char *s, const char *e, const char **fs, const char **fe, size_t max)
-{
-	size_t n = 0;
-
-	while (s < e && n < max) {
-		while (s < e && *s == ' ')
-			s++;
-		if (s >= e)
-			break;
-		fs[n] = s;
-		while (s < e && *s != ' ')
-			s++;
-		fe[n++] = s;
-	}
-	return n;
-}
-
 struct mount_hit {
 	bool found;
 	char root[SB_PATH];
 	char point[SB_PATH];
 };
 
+_Static_assert(SB_PATH == PROC_PATH_MAX, "a mount_hit holds any path proc_mount_next() accepts");
+
 /* Scans mountinfo for the v1 memory mount and the first cgroup2 mount. */
-static int scan_mountinfo(const char *text, struct mount_hit *v1, struct mount_hit *v2)
+static void scan_mountinfo(const char *text, struct mount_hit *v1, struct mount_hit *v2)
 {
-	const char *p = text;
+	struct proc_mount *m = xmalloc(sizeof(*m));
+	const char *pos = text;
+	unsigned bad = 0;
 
-	while (*p) {
-		const char *e = strchr(p, '\n'), *fs[64], *fe[64];
-		size_t n, sep;
+	while (proc_mount_next(m, PROC_MOUNTINFO, &pos, text + strlen(text), &bad)) {
+		struct mount_hit *hit = NULL;
 
-		if (!e)
-			e = p + strlen(p);
-		n = split_fields(p, e, fs, fe, 64);
-		for (sep = 6; sep < n; sep++)
-			if (fe[sep] - fs[sep] == 1 && fs[sep][0] == '-')
-				break;
-		if (n >= 5 && sep + 1 < n) {
-			const char *type = fs[sep + 1];
-			size_t tl = (size_t)(fe[sep + 1] - type);
-			struct mount_hit *hit = NULL;
-
-			if (tl == 6 && !memcmp(type, "cgroup", 6) && sep + 3 < n &&
-			    has_word(fs[sep + 3], (size_t)(fe[sep + 3] - fs[sep + 3]), "memory"))
-				hit = v1;
-			else if (tl == 7 && !memcmp(type, "cgroup2", 7))
-				hit = v2;
-			if (hit && !hit->found) {
-				if (!copy_unescaped(hit->root, sizeof(hit->root), fs[3], fe[3]) ||
-				    !copy_unescaped(hit->point, sizeof(hit->point), fs[4], fe[4]))
-					return -ENAMETOOLONG;
-				hit->found = true;
-			}
+		if (!strcmp(m->fs_type, "cgroup") && proc_mount_has_opt(m->super_opts, "memory"))
+			hit = v1;
+		else if (!strcmp(m->fs_type, "cgroup2"))
+			hit = v2;
+		if (hit && !hit->found) {
+			memcpy(hit->root, m->root, sizeof(hit->root));
+			memcpy(hit->point, m->mount_point, sizeof(hit->point));
+			hit->found = true;
 		}
-		p = *e ? e + 1 : e;
 	}
-	return 0;
+	free(m);
 }
 
 int sandbox_find_memcg(const char *mountinfo, const char *self_cgroup, struct sandbox_memcg *out)
@@ -405,10 +354,10 @@ int sandbox_find_memcg(const char *mountinfo, const char *self_cgroup, struct sa
 	const char *p = self_cgroup;
 	char v1path[SB_PATH] = "";
 	bool have_v1 = false;
-	int r;
+	int r = 0;
 
 	memset(out, 0, sizeof(*out));
-	r = scan_mountinfo(mountinfo, v1, v2);
+	scan_mountinfo(mountinfo, v1, v2);
 	while (!r && *p) {
 		const char *e = strchr(p, '\n'), *c1, *c2;
 

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "core/proc.h"
+#include "lib/units.h"
 #include "lib/xalloc.h"
 
 /* Largest file we read whole (cpuinfo of a very large machine fits). */
@@ -282,75 +283,23 @@ static bool has_word(const char *s, const char *word, const char *seps)
 	return false;
 }
 
-/* Decodes the \ooo octal escapes of /proc/mounts and /proc/swaps in place. */
-static void unescape_octal(char *s)
+/* The CPUs of a list in order, filled by units_cpulist_walk() with cpu_array_add(). */
+struct cpu_array {
+	int *cpus;
+	size_t n, cap;
+};
+
+static int cpu_array_add(uint64_t lo, uint64_t hi, void *arg)
 {
-	char *w = s;
+	struct cpu_array *a = arg;
 
-	while (*s) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*w++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 4;
-		} else {
-			*w++ = *s++;
-		}
-	}
-	*w = '\0';
-}
-
-/*
- * Parses a kernel CPU list ("0-3,6,8-9") into a new array (*CPUS, caller
- * frees). Returns 0 or -EINVAL.
- */
-static int cpulist_parse(const char *s, int **cpus, size_t *n)
-{
-	int *out = NULL;
-	size_t cap = 0, cnt = 0;
-	const char *p = s;
-
-	*cpus = NULL;
-	*n = 0;
-	while (*p == ' ')
-		p++;
-	if (!*p)
+	if (hi - lo > 65536 || a->n + (size_t)(hi - lo) > 1 << 20)
 		return -EINVAL;
-	while (*p) {
-		char *end;
-		long a, b;
-
-		errno = 0;
-		a = strtol(p, &end, 10);
-		if (errno || end == p || a < 0)
-			goto bad;
-		b = a;
-		p = end;
-		if (*p == '-') {
-			p++;
-			b = strtol(p, &end, 10);
-			if (errno || end == p || b < a)
-				goto bad;
-			p = end;
-		}
-		if (b - a > 65536 || cnt + (size_t)(b - a) > 1 << 20)
-			goto bad;
-		for (long c = a; c <= b; c++) {
-			out = grow(out, &cap, cnt, sizeof(*out));
-			out[cnt++] = (int)c;
-		}
-		if (*p == ',')
-			p++;
-		else if (*p == '\n' || *p == ' ')
-			break;
-		else if (*p)
-			goto bad;
+	for (uint64_t c = lo; c <= hi; c++) {
+		a->cpus = grow(a->cpus, &a->cap, a->n, sizeof(*a->cpus));
+		a->cpus[a->n++] = (int)c;
 	}
-	*cpus = out;
-	*n = cnt;
 	return 0;
-bad:
-	free(out);
-	return -EINVAL;
 }
 
 /* ---- CPU -------------------------------------------------------------- */
@@ -481,15 +430,14 @@ static void collect_cpu(const struct roots *r, struct sysinfo *si)
 		c->configured = nproc;
 
 	if (!rootf_line(buf, sizeof(buf), r->sys, "devices/system/cpu/online") && buf[0]) {
-		int *cpus;
-		size_t n;
+		struct cpu_array a = { NULL, 0, 0 };
 
-		if (!cpulist_parse(buf, &cpus, &n)) {
-			c->online = (int)n;
+		if (!units_cpulist_walk(buf, strlen(buf), cpu_array_add, &a)) {
+			c->online = (int)a.n;
 			c->online_list = xstrdup(buf);
-			collect_topology(r, c, cpus, n);
-			free(cpus);
+			collect_topology(r, c, a.cpus, a.n);
 		}
+		free(a.cpus);
 	}
 
 	khz = rootf_nonneg(r->sys, "devices/system/cpu/cpu0/cpufreq/scaling_cur_freq");
@@ -805,11 +753,11 @@ static void collect_swap(const struct roots *r, struct sysinfo *si)
 			size = strtok_r(NULL, " \t", &save);
 			used = strtok_r(NULL, " \t", &save);
 			prio = strtok_r(NULL, " \t", &save);
-			if (!type)
+			/* Decoded in place: it only shortens, so it always fits. */
+			if (!type || proc_unescape(name, strlen(name) + 1, name, name + strlen(name)))
 				continue;
 			si->swaps = grow(si->swaps, &cap, si->nr_swaps, sizeof(*si->swaps));
 			s = &si->swaps[si->nr_swaps++];
-			unescape_octal(name);
 			s->name = xstrdup(name);
 			if (!strncmp(name, "/dev/zram", 9))
 				s->type = SYSINFO_SWAP_ZRAM;
@@ -937,32 +885,30 @@ static bool is_pseudo_fs(const char *type)
 
 static void collect_mounts(const struct roots *r, struct sysinfo *si)
 {
-	char path[PATH_MAX], *text, *cur, *line;
+	char path[PATH_MAX], *text;
+	const char *pos;
+	struct proc_mount *pm;
 	size_t cap = 0;
+	unsigned bad = 0;
 
 	if (!join(path, sizeof(path), r->proc, "self/mounts") || slurp(path, &text))
 		return;
-	cur = text;
-	while ((line = strsep(&cur, "\n"))) {
-		char *save = NULL, *dev, *mnt, *type, *opts;
+	pm = xmalloc(sizeof(*pm));
+	pos = text;
+	while (proc_mount_next(pm, PROC_MOUNTS, &pos, text + strlen(text), &bad)) {
 		struct sysinfo_mount *m;
 
-		dev = strtok_r(line, " \t", &save);
-		mnt = strtok_r(NULL, " \t", &save);
-		type = strtok_r(NULL, " \t", &save);
-		opts = strtok_r(NULL, " \t", &save);
-		if (!dev || !mnt || !type || !opts || is_pseudo_fs(type))
+		if (is_pseudo_fs(pm->fs_type))
 			continue;
-		unescape_octal(dev);
-		unescape_octal(mnt);
 		si->mounts = grow(si->mounts, &cap, si->nr_mounts, sizeof(*si->mounts));
 		m = &si->mounts[si->nr_mounts++];
-		m->device = xstrdup(dev);
-		m->mount_point = xstrdup(mnt);
-		m->fs_type = xstrdup(type);
-		m->options = xstrdup(opts);
-		m->sync = has_word(opts, "sync", ",") || has_word(opts, "dirsync", ",");
+		m->device = xstrdup(pm->source);
+		m->mount_point = xstrdup(pm->mount_point);
+		m->fs_type = xstrdup(pm->fs_type);
+		m->options = xstrdup(pm->mount_opts);
+		m->sync = proc_mount_is_sync(pm);
 	}
+	free(pm);
 	free(text);
 }
 

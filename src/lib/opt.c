@@ -7,6 +7,7 @@
 #include "opt.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "units.h"
@@ -37,6 +38,7 @@ static const char *type_word(enum opt_type t)
 	case OPT_T_DURATION: return "a duration such as 500ms, 5s or 2m";
 	case OPT_T_INT: return "an integer";
 	case OPT_T_CPULIST: return "a CPU list such as 0, 0,2 or 1-3 of existing CPUs";
+	case OPT_T_LIST: return "a comma-separated list";
 	default: return "a value";
 	}
 }
@@ -103,6 +105,19 @@ static int store(const struct opt *o, void *dst, const char *label, const char *
 		}
 		*(const char **)field = val;
 		return 0;
+	case OPT_T_LIST: {
+		struct opt_list *l = (struct opt_list *)field;
+
+		r = opt_list_split(l, val, (size_t)o->max);
+		if (r == -E2BIG && strlen(val) >= sizeof(l->text))
+			snprintf(err, errlen, "option '%s': list '%.64s...' is too long", label, val);
+		else if (r == -E2BIG)
+			snprintf(err, errlen, "option '%s': more than %lld items in '%s'", label,
+				 (long long)(o->max ? o->max : OPT_LIST_MAX), val);
+		else if (r)
+			snprintf(err, errlen, "option '%s': empty item in '%s'", label, val);
+		return r ? -EINVAL : 0;
+	}
 	case OPT_T_CHOICE:
 		for (int i = 0; o->choices[i]; i++) {
 			if (!strcmp(o->choices[i], val)) {
@@ -125,6 +140,42 @@ static int store(const struct opt *o, void *dst, const char *label, const char *
 	else if (r)
 		snprintf(err, errlen, "option '%s': '%s' is not %s", label, val, type_word(o->type));
 	return r ? -EINVAL : 0;
+}
+
+int opt_list_split(struct opt_list *l, const char *text, size_t max)
+{
+	size_t len = strlen(text), n = 0, start = 0;
+	struct opt_list tmp;
+
+	if (!max || max > OPT_LIST_MAX)
+		max = OPT_LIST_MAX;
+	if (len >= sizeof(tmp.text))
+		return -E2BIG;
+	memcpy(tmp.text, text, len + 1);
+	memcpy(tmp.items, text, len + 1);
+	for (size_t i = 0; i <= len; i++) {
+		if (text[i] != ',' && text[i] != '\0')
+			continue;
+		if (i == start)
+			return -EINVAL;
+		if (n == max)
+			return -E2BIG;
+		tmp.items[i] = '\0';
+		tmp.off[n++] = (unsigned short)start;
+		start = i + 1;
+	}
+	tmp.n = n;
+	*l = tmp;
+	return 0;
+}
+
+const struct opt_list *opt_list_or(const struct opt_list *l, const char *deflt, struct opt_list *buf)
+{
+	if (l && l->n)
+		return l;
+	if (opt_list_split(buf, deflt, 0))
+		buf->n = 0;
+	return buf;
 }
 
 int opt_parse(int argc, char **argv, const struct opt_group *groups, size_t ngroups, int ncpu,

@@ -27,14 +27,59 @@ enum opt_type {
 	OPT_T_CPULIST,	/* cpu_set_t, every CPU must exist */
 	OPT_T_STRING,	/* const char *, points into argv */
 	OPT_T_CHOICE,	/* int index into a NULL-terminated list of names */
+	OPT_T_LIST,	/* struct opt_list: a comma-separated list of words */
 };
+
+/* Most items an OPT_T_LIST holds, and the longest list text (with its NUL). */
+#define OPT_LIST_MAX 32
+#define OPT_LIST_TEXT 512
+
+/*
+ * The value of an OPT_T_LIST option: the text as given and its items,
+ * split strictly at commas (an empty item, as in "a,,b", "a," or ",a", is
+ * an error, not skipped). Items are kept as offsets into the struct's own
+ * buffer, so the struct can be copied by value. n == 0 means the option
+ * was not given (the zeroed default): the benchmark applies its default.
+ * What an item means (a size, a cipher name...) is the benchmark's to
+ * check, item by item, naming the bad one.
+ */
+struct opt_list {
+	size_t n;
+	unsigned short off[OPT_LIST_MAX];	/* item i starts at items + off[i] */
+	char items[OPT_LIST_TEXT];		/* the items, each NUL-terminated */
+	char text[OPT_LIST_TEXT];		/* the list as given, for messages */
+};
+
+/* Item I (< L->n) of L, NUL-terminated; points into L. */
+static inline const char *opt_list_item(const struct opt_list *l, size_t i)
+{
+	return l->items + l->off[i];
+}
+
+/*
+ * Splits TEXT at commas into L, keeping at most MAX items (1 to
+ * OPT_LIST_MAX; 0 means OPT_LIST_MAX). Returns 0; -EINVAL for an empty
+ * item (an empty TEXT included); -E2BIG for more than MAX items or a TEXT
+ * of OPT_LIST_TEXT bytes or more. L is written only on success. The
+ * option parser calls it for OPT_T_LIST values; benchmarks call it for
+ * their default lists.
+ */
+MUST_CHECK int opt_list_split(struct opt_list *l, const char *text, size_t max);
+
+/*
+ * The list to use for an OPT_T_LIST option: L when it was given
+ * (L->n > 0), else (L empty or NULL) the default DEFLT split into *BUF. DEFLT is the
+ * benchmark's constant; one that does not split (a bug, caught by the
+ * benchmark's tests) gives an empty list. Returns L or BUF.
+ */
+const struct opt_list *opt_list_or(const struct opt_list *l, const char *deflt, struct opt_list *buf);
 
 struct opt {
 	const char *name;	/* long name without the dashes */
 	char shortc;		/* single-letter alias or 0 */
 	enum opt_type type;
 	size_t off;		/* offsetof() into the options struct */
-	int64_t min, max;	/* limits for OPT_T_INT/SIZE/DURATION (0,0 = none) */
+	int64_t min, max;	/* limits for OPT_T_INT/SIZE/DURATION (0,0 = none); items of OPT_T_LIST */
 	const char *const *choices;	/* OPT_T_CHOICE names */
 	const char *metavar;	/* shown in help, e.g. "SIZE" */
 	const char *help;
@@ -66,6 +111,9 @@ struct opt {
 	{ n, s, OPT_T_STRING, OPT_OFF_(st, f, const char *), 0, 0, NULL, mv, h }
 #define OPT_CHOICE(n, s, st, f, list, mv, h) \
 	{ n, s, OPT_T_CHOICE, OPT_OFF_(st, f, int), 0, 0, list, mv, h }
+/* A comma list of at most MAX items (<= OPT_LIST_MAX) into a struct opt_list. */
+#define OPT_LIST(n, s, st, f, max, mv, h) \
+	{ n, s, OPT_T_LIST, OPT_OFF_(st, f, struct opt_list), 1, max, NULL, mv, h }
 #define OPT_END { NULL, 0, OPT_T_FLAG, 0, 0, 0, NULL, NULL, NULL }
 
 /* One table together with the struct it fills. */

@@ -342,15 +342,15 @@ int units_parse_duration(const char *s, uint64_t *out)
  */
 #define CPU_NUM_CAP (1ULL << 32)
 
-/* Plain decimal digits at *sp into *v (saturating); -EINVAL if none. */
-static int cpu_num(const char **sp, uint64_t *v)
+/* Plain decimal digits at *sp (before END) into *v (saturating); -EINVAL if none. */
+static int cpu_num(const char **sp, const char *end, uint64_t *v)
 {
 	const char *s = *sp;
 	uint64_t x = 0;
 
-	if (!is_digit(*s))
+	if (s == end || !is_digit(*s))
 		return -EINVAL;
-	for (; is_digit(*s); s++) {
+	for (; s < end && is_digit(*s); s++) {
 		x = x * 10 + (uint64_t)(*s - '0');
 		if (x > CPU_NUM_CAP)
 			x = CPU_NUM_CAP;
@@ -360,43 +360,67 @@ static int cpu_num(const char **sp, uint64_t *v)
 	return 0;
 }
 
-int units_cpulist_parse(const char *s, cpu_set_t *out, int ncpus)
+int units_cpulist_walk(const char *s, size_t len, int (*fn)(uint64_t lo, uint64_t hi, void *arg), void *arg)
 {
-	uint64_t limit = CPU_SETSIZE;
-	bool out_of_range = false;
-	cpu_set_t set;
+	const char *end = s + len;
 
-	if (ncpus > 0 && (uint64_t)ncpus < limit)
-		limit = (uint64_t)ncpus;
-	CPU_ZERO(&set);
 	for (;;) {
 		uint64_t a, b;
+		int r;
 
-		if (cpu_num(&s, &a) < 0)
+		if (cpu_num(&s, end, &a) < 0)
 			return -EINVAL;
 		b = a;
-		if (*s == '-') {
+		if (s < end && *s == '-') {
 			s++;
-			if (cpu_num(&s, &b) < 0)
+			if (cpu_num(&s, end, &b) < 0)
 				return -EINVAL;
 			if (b < a)
 				return -EINVAL;
 		}
-		if (b >= limit) {
-			out_of_range = true;
-		} else {
-			for (uint64_t c = a; c <= b; c++)
-				CPU_SET((size_t)c, &set);
-		}
-		if (*s == '\0')
-			break;
+		if ((r = fn(a, b, arg)))
+			return r;
+		if (s == end)
+			return 0;
 		if (*s != ',')
 			return -EINVAL;
 		s++;
 	}
-	if (out_of_range)
+}
+
+struct cpuset_fill {
+	cpu_set_t set;
+	uint64_t limit;
+	bool out_of_range;
+};
+
+static int cpuset_add(uint64_t a, uint64_t b, void *arg)
+{
+	struct cpuset_fill *f = arg;
+
+	if (b >= f->limit) {
+		f->out_of_range = true;
+		return 0;
+	}
+	for (uint64_t c = a; c <= b; c++)
+		CPU_SET((size_t)c, &f->set);
+	return 0;
+}
+
+int units_cpulist_parse(const char *s, cpu_set_t *out, int ncpus)
+{
+	struct cpuset_fill f = { .limit = CPU_SETSIZE };
+	int r;
+
+	if (ncpus > 0 && (uint64_t)ncpus < f.limit)
+		f.limit = (uint64_t)ncpus;
+	CPU_ZERO(&f.set);
+	r = units_cpulist_walk(s, strlen(s), cpuset_add, &f);
+	if (r < 0)
+		return r;
+	if (f.out_of_range)
 		return -ERANGE;
-	*out = set;
+	*out = f.set;
 	return 0;
 }
 
@@ -482,36 +506,34 @@ static size_t scale_for_print(double *v, double step, int decimals, size_t n)
 	return i;
 }
 
-const char *units_fmt_bytes(char *buf, size_t len, uint64_t bytes)
+const char *units_fmt_size(char *buf, size_t len, double bytes, unsigned flags)
 {
 	static const char *const names[] = {
 		"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"
 	};
-	double v;
-	size_t i;
+	int decimals = flags & UNITS_FMT_DEC1 ? 1 : 2, prec = 0;
+	double v = bytes;
+	size_t i = 0;
 
-	if (bytes < 1024) {
-		snprintf(buf, len, "%" PRIu64 " B", bytes);
-		return buf;
+	/* Whole bytes below 1 KiB: 1023.5 would print as "1024 B", so it is "1.00 KiB". */
+	if (isfinite(v) && fabs(v) >= 1023.5) {
+		v /= 1024.0;
+		i = 1 + scale_for_print(&v, 1024.0, decimals, ARRAY_SIZE(names) - 1);
+		prec = (flags & UNITS_FMT_EXACT) && v == floor(v) ? 0 : decimals;
 	}
-	v = (double)bytes / 1024.0;
-	i = 1 + scale_for_print(&v, 1024.0, 2, ARRAY_SIZE(names) - 1);
-	snprintf(buf, len, "%.2f %s", v, names[i]);
+	snprintf(buf, len, "%.*f%s%s%s", prec, v, flags & UNITS_FMT_TIGHT ? "" : " ", names[i],
+		 flags & UNITS_FMT_PER_S ? "/s" : "");
 	return buf;
+}
+
+const char *units_fmt_bytes(char *buf, size_t len, uint64_t bytes)
+{
+	return units_fmt_size(buf, len, (double)bytes, 0);
 }
 
 const char *units_fmt_rate(char *buf, size_t len, double bytes_per_s)
 {
-	static const char *const names[] = {
-		"B/s", "KiB/s", "MiB/s", "GiB/s", "TiB/s", "PiB/s", "EiB/s"
-	};
-	double v = bytes_per_s;
-	size_t i = 0;
-
-	if (isfinite(v))
-		i = scale_for_print(&v, 1024.0, 1, ARRAY_SIZE(names));
-	snprintf(buf, len, "%.1f %s", v, names[i]);
-	return buf;
+	return units_fmt_size(buf, len, bytes_per_s, UNITS_FMT_PER_S);
 }
 
 const char *units_fmt_bits(char *buf, size_t len, double bits_per_s)

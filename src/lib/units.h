@@ -95,6 +95,19 @@ MUST_CHECK int units_parse_duration(const char *s, uint64_t *out);
 MUST_CHECK int units_cpulist_parse(const char *s, cpu_set_t *out, int ncpus);
 
 /*
+ * The one CPU-list grammar, for callers that want the ranges rather than
+ * a cpu_set_t (the kernel's lists can name CPUs beyond CPU_SETSIZE):
+ * walks the LEN bytes at S (need not be NUL-terminated) and calls
+ * FN(LO, HI, ARG) for each element in order, LO == HI for a single CPU.
+ * Numbers saturate at 2^32. Returns 0; -EINVAL for a syntax error as
+ * units_cpulist_parse() defines it (LEN 0 included), after FN has seen
+ * the elements before it; or the first nonzero value FN returned, which
+ * stops the walk.
+ */
+MUST_CHECK int units_cpulist_walk(const char *s, size_t len, int (*fn)(uint64_t lo, uint64_t hi, void *arg),
+				  void *arg);
+
+/*
  * Parse a decimal integer ("-12", "0", "42"; no '+', no white space, no
  * base prefix) and check min <= value <= max. Returns 0 with *out set,
  * -EINVAL, or -ERANGE (outside int64_t or outside [min, max]).
@@ -109,14 +122,29 @@ MUST_CHECK int units_parse_int64(const char *s, int64_t min, int64_t max,
 MUST_CHECK int units_parse_uint64(const char *s, uint64_t min, uint64_t max,
 				  uint64_t *out);
 
+/* Styles of units_fmt_size(), or-ed together; 0 is the style of units_fmt_bytes(). */
+enum units_fmt_flags {
+	UNITS_FMT_EXACT = 1 << 0,	/* a whole number of the unit without decimals: "16 KiB", "1.50 MiB" */
+	UNITS_FMT_DEC1 = 1 << 1,	/* one decimal instead of two: "23.4 GiB" */
+	UNITS_FMT_TIGHT = 1 << 2,	/* no space before the unit: "1.5MiB" (fetch's dl-style progress) */
+	UNITS_FMT_PER_S = 1 << 3,	/* a rate: "117.19 MiB/s" */
+};
+
 /*
- * Bytes with binary units: "512 B", "1.50 MiB", "2.00 GiB" (two decimals
- * from KiB up). Returns buf.
+ * The one byte formatter: BYTES with binary units, whole bytes below
+ * 1 KiB ("512 B") and from KiB up two decimals, or as FLAGS says. A value
+ * that would round up to 1024 of a unit prints as 1 of the next one
+ * ("1.00 MiB", never "1024.00 KiB"). Negative values keep their sign;
+ * non-finite ones print as "nan B" / "inf B". Returns buf.
  */
+const char *units_fmt_size(char *buf, size_t len, double bytes, unsigned flags);
+
+/* Bytes in the default style: "512 B", "1.50 MiB", "2.00 GiB". Returns buf. */
 const char *units_fmt_bytes(char *buf, size_t len, uint64_t bytes);
 
 /*
- * Bytes per second with binary units: "512.0 B/s", "117.2 MiB/s". Returns
+ * The one rate formatter, bytes per second in the default style: "512 B/s",
+ * "117.19 MiB/s" (what the table renderer prints for every rate). Returns
  * buf. Non-finite input is printed as "nan B/s" / "inf B/s".
  */
 const char *units_fmt_rate(char *buf, size_t len, double bytes_per_s);

@@ -51,6 +51,15 @@ char *xstrdup(const char *s)
 	return p;
 }
 
+void *xaligned_alloc(size_t align, size_t size)
+{
+	void *p = NULL;
+
+	if (posix_memalign(&p, align, size ? size : 1))
+		oom(size);
+	return p;
+}
+
 char *xasprintf(const char *fmt, ...)
 {
 	va_list ap;

@@ -17,6 +17,16 @@ void *xmalloc(size_t size);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t size);
 char *xstrdup(const char *s);
+/*
+ * SIZE bytes aligned to ALIGN (a power of two, at least sizeof(void *)),
+ * for O_DIRECT and other I/O buffers; aborts on failure like xmalloc().
+ * Caller frees with free(). This is the one policy for the fixed-size
+ * aligned buffers of the benchmarks; buffers that must be huge-page backed
+ * come from core/iobuf.h instead. A size the user chose (disk's --cache)
+ * is not a broken invariant when it fails: such a caller uses
+ * posix_memalign() itself and fails the step naming the size.
+ */
+void *xaligned_alloc(size_t align, size_t size);
 /* Formatted string in a new allocation; caller frees with free(). */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -18,6 +18,7 @@
 #include "core/sysinfo.h"
 #include "lib/xalloc.h"
 #include "lib/jw.h"
+#include "lib/units.h"
 
 /* The optional libraries (meson_options.txt) this binary was built with or without. */
 static const struct {
@@ -325,23 +326,7 @@ static void tbl_flush(FILE *f, struct tbl *t)
 /* "23.4 GiB"; bytes below 1 KiB as "512 B"; "unknown" when negative. */
 static const char *fmt_size(char *buf, size_t n, int64_t bytes)
 {
-	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
-	double v;
-	size_t u = 0;
-
-	if (bytes < 0)
-		return UNKNOWN;
-	if (bytes < 1024) {
-		snprintf(buf, n, "%" PRId64 " B", bytes);
-		return buf;
-	}
-	v = (double)bytes / 1024.0;
-	while (v >= 1024.0 && u + 1 < sizeof(units) / sizeof(units[0])) {
-		v /= 1024.0;
-		u++;
-	}
-	snprintf(buf, n, "%.1f %s", v, units[u]);
-	return buf;
+	return bytes < 0 ? UNKNOWN : units_fmt_size(buf, n, (double)bytes, UNITS_FMT_DEC1);
 }
 
 static const char *fmt_i64(char *buf, size_t n, int64_t v)

@@ -8,33 +8,24 @@
 #include <math.h>
 #include <string.h>
 
+#include "lib/units.h"
 #include "out/info.h"
 
 void render_value(char *buf, size_t len, double v, enum unit unit)
 {
-	static const char *const bin[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
-	static const char *const bits[] = { "bit/s", "kbit/s", "Mbit/s", "Gbit/s", "Tbit/s" };
-	int i = 0;
-
 	if (isnan(v)) {
 		snprintf(buf, len, "n/a");
 		return;
 	}
 	switch (unit) {
 	case UNIT_BYTES:
+		units_fmt_size(buf, len, v, 0);
+		return;
 	case UNIT_BYTES_PER_S:
-		while (fabs(v) >= 1024 && i < 5) {
-			v /= 1024;
-			i++;
-		}
-		snprintf(buf, len, i ? "%.2f %s%s" : "%.0f %s%s", v, bin[i], unit == UNIT_BYTES_PER_S ? "/s" : "");
+		units_fmt_rate(buf, len, v);
 		return;
 	case UNIT_BITS_PER_S:
-		while (fabs(v) >= 1000 && i < 4) {
-			v /= 1000;
-			i++;
-		}
-		snprintf(buf, len, "%.1f %s", v, bits[i]);
+		units_fmt_bits(buf, len, v);
 		return;
 	case UNIT_NS:
 		if (fabs(v) < 1e3)

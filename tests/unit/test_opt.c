@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,7 @@ struct o {
 	cpu_set_t cpus;
 	const char *name;
 	int choice;
+	struct opt_list list;
 };
 
 static const char *const words[] = { "alpha", "beta", NULL };
@@ -37,6 +39,7 @@ static const struct opt table[] = {
 	OPT_CPULIST("pin", 0, struct o, cpus, "cpus"),
 	OPT_STRING("name", 0, struct o, name, "NAME", "a name"),
 	OPT_CHOICE("mode", 0, struct o, choice, words, "WORD", "a choice"),
+	OPT_LIST("list", 'l', struct o, list, 3, "LIST", "a list"),
 	OPT_END,
 };
 
@@ -52,13 +55,13 @@ static int parse(struct o *o, char **pos, size_t *npos, char *err, int argc, cha
 static void test_good(void **state)
 {
 	char *argv[] = { "--flag", "-s", "1M", "--rate=1Gbit/s", "-t5s", "--n", "7",
-			 "--pin", "0-1", "--name", "x", "--mode", "beta", "pos1", "--", "--pos2" };
+			 "--pin", "0-1", "--name", "x", "--mode", "beta", "pos1", "-la,bb,c", "--", "--pos2" };
 	struct o o;
 	char *pos[4], err[256];
 	size_t npos;
 
 	(void)state;
-	assert_int_equal(parse(&o, pos, &npos, err, 16, argv), 0);
+	assert_int_equal(parse(&o, pos, &npos, err, 17, argv), 0);
 	assert_true(o.flag);
 	assert_int_equal(o.size, 1024 * 1024);
 	assert_true(o.rate > 124e6 && o.rate < 126e6);
@@ -67,13 +70,18 @@ static void test_good(void **state)
 	assert_true(CPU_ISSET(0, &o.cpus) && CPU_ISSET(1, &o.cpus));
 	assert_string_equal(o.name, "x");
 	assert_int_equal(o.choice, 1);
+	assert_int_equal(o.list.n, 3);
+	assert_string_equal(opt_list_item(&o.list, 0), "a");
+	assert_string_equal(opt_list_item(&o.list, 1), "bb");
+	assert_string_equal(opt_list_item(&o.list, 2), "c");
+	assert_string_equal(o.list.text, "a,bb,c");
 	assert_int_equal(npos, 2);
 	assert_string_equal(pos[0], "pos1");
 	assert_string_equal(pos[1], "--pos2");
 }
 
 static const struct {
-	const char *argv[3];
+	const char *argv[4];
 	int argc;
 	const char *want;	/* must appear in the message */
 } bad[] = {
@@ -89,6 +97,13 @@ static const struct {
 	{ { "--flag=1" }, 1, "takes no value" },
 	{ { "--name", "" }, 2, "empty value" },
 	{ { "--n", "1", "--n=2" }, 3, "option '--n' given twice" },
+	{ { "--list", "a,,b" }, 2, "option '--list': empty item in 'a,,b'" },
+	{ { "--list=a," }, 1, "empty item in 'a,'" },
+	{ { "-l", ",a" }, 2, "option '-l': empty item" },
+	{ { "--list", "" }, 2, "empty item in ''" },
+	{ { "--list", "a,b,c,d" }, 2, "more than 3 items in 'a,b,c,d'" },
+	{ { "--list" }, 1, "option '--list' needs a comma-separated list" },
+	{ { "--list", "a", "--list", "b" }, 4, "given twice (use one comma list)" },
 };
 
 static void test_bad(void **state)
@@ -138,6 +153,45 @@ static void test_seen_and_groups(void **state)
 	assert_null(opt_find(table, "nope"));
 }
 
+/* The splitter itself: limits, a copy that stays valid, nothing written on error. */
+static void test_list_split(void **state)
+{
+	struct opt_list l, copy;
+	char big[OPT_LIST_TEXT + 1];
+
+	(void)state;
+	assert_int_equal(opt_list_split(&l, "x", 0), 0);
+	assert_int_equal(l.n, 1);
+	copy = l;	/* items are offsets: a copy is self-contained */
+	memset(&l, 0, sizeof(l));
+	assert_string_equal(opt_list_item(&copy, 0), "x");
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	assert_int_equal(opt_list_split(&l, big, 0), -E2BIG);
+	big[OPT_LIST_TEXT - 1] = '\0';	/* the longest that fits */
+	assert_int_equal(opt_list_split(&l, big, 0), 0);
+	for (size_t i = 0; i < 2 * OPT_LIST_MAX; i += 2) {
+		big[i] = 'a';
+		big[i + 1] = ',';
+	}
+	big[2 * OPT_LIST_MAX - 1] = '\0';	/* OPT_LIST_MAX items */
+	assert_int_equal(opt_list_split(&l, big, 0), 0);
+	assert_int_equal(l.n, OPT_LIST_MAX);
+	big[2 * OPT_LIST_MAX - 1] = ',';
+	big[2 * OPT_LIST_MAX] = 'a';
+	big[2 * OPT_LIST_MAX + 1] = '\0';	/* one more */
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(opt_list_split(&l, big, 0), -E2BIG);
+	assert_int_equal(l.n, 0);	/* untouched */
+	assert_int_equal(opt_list_split(&l, "a,b", 1), -E2BIG);
+	assert_int_equal(opt_list_split(&l, ",", 0), -EINVAL);
+	/* opt_list_or(): the given list, else the default */
+	assert_ptr_equal(opt_list_or(&copy, "a,b", &l), &copy);
+	assert_int_equal(opt_list_or(NULL, "a,b", &l)->n, 2);
+	memset(&copy, 0, sizeof(copy));
+	assert_string_equal(opt_list_item(opt_list_or(&copy, "a,b", &l), 1), "b");
+}
+
 static void test_help(void **state)
 {
 	char *buf = NULL;
@@ -159,6 +213,7 @@ int main(void)
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_too_many_positionals),
 		cmocka_unit_test(test_seen_and_groups),
+		cmocka_unit_test(test_list_split),
 		cmocka_unit_test(test_help),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

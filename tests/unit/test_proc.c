@@ -4,7 +4,8 @@
  * table-driven over recorded fixtures (tests/fixtures/proc/real, taken
  * from a 2-CPU Debian VM) and hand-made edge cases (tests/fixtures/proc/
  * edge): hotplugged CPUs, counters going backwards, cut and garbage lines,
- * extra columns from newer kernels, empty files and very long lines.
+ * extra columns from newer kernels, empty files and very long lines; and
+ * the mount tables (real/mountinfo.1 from the same VM, edge/mount*.edge).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -965,6 +966,130 @@ static void test_cpulist(void **state)
 				 proc_cpulist_count(cases[i].s, strlen(cases[i].s)), cases[i].n);
 }
 
+/* Every mount of a fixture, as "MAJ:MIN ROOT POINT TYPE SOURCE sync?" lines. */
+static char *mounts_of(const char *rel, enum proc_mount_format fmt, unsigned *bad, size_t *n)
+{
+	struct proc_buf b = PROC_BUF_INIT;
+	struct proc_mount *m = xmalloc(sizeof(*m));
+	char *out = xstrdup("");
+	const char *pos;
+
+	load(&b, rel);
+	pos = b.data;
+	*bad = 0;
+	*n = 0;
+	while (proc_mount_next(m, fmt, &pos, b.data + b.len, bad)) {
+		char *next = xasprintf("%s%u:%u %s %s %s %s %s%s\n", out, m->major, m->minor, m->root, m->mount_point,
+				       m->fs_type, m->source, m->mount_opts, proc_mount_is_sync(m) ? " SYNC" : "");
+
+		free(out);
+		out = next;
+		(*n)++;
+	}
+	free(m);
+	proc_buf_release(&b);
+	return out;
+}
+
+/* A recorded mountinfo (the development VM, 20 mounts): every line parses. */
+static void test_mountinfo_real(void **state)
+{
+	unsigned bad;
+	size_t n;
+	char *got = mounts_of("real/mountinfo.1", PROC_MOUNTINFO, &bad, &n);
+
+	(void)state;
+	assert_int_equal(n, 20);
+	assert_int_equal(bad, 0);
+	assert_non_null(strstr(got, "254:0 / / ext4 /dev/vda rw,relatime\n"));
+	/* an optional field ("shared:1") before the separator, a root below the file system's */
+	assert_non_null(strstr(got, "254:0 /run/netns /run/netns ext4 /dev/vda rw,relatime\n"));
+	assert_non_null(strstr(got, "0:31 / /sys/fs/cgroup/memory cgroup cgroup rw,relatime\n"));
+	free(got);
+}
+
+/*
+ * Escapes, optional fields, sync in either option set and the lines that
+ * are refused (mountinfo: a bad MAJ:MIN, no "-", no source, the last line
+ * cut without '\n'); the fstab layout of /proc/self/mounts, without device
+ * numbers and with all options in one set.
+ */
+static void test_mount_edge(void **state)
+{
+	static const struct {
+		const char *rel;
+		enum proc_mount_format fmt;
+		unsigned bad;
+		const char *want;
+	} cases[] = {
+		{ "edge/mountinfo.edge", PROC_MOUNTINFO, 4,
+		  "254:1 / / ext4 /dev/vda1 rw,relatime\n"
+		  "8:17 / /mnt/usb stick vfat /dev/sdb1 rw,sync,noatime SYNC\n"
+		  "8:2 /home/a\\b /srv/back\\slash xfs /dev/sda2 rw,relatime SYNC\n"
+		  "0:40 / /sys/fs/cgroup/memory cgroup cgroup rw,nosuid\n"
+		  "0:43 / /async ext4 /dev/z rw,relatime\n"
+		  "0:44 / /super/sync ext4 /dev/w rw SYNC\n" },
+		{ "edge/mounts.edge", PROC_MOUNTS, 1,
+		  "0:0  / ext4 /dev/vda1 rw,relatime,errors=remount-ro\n"
+		  "0:0  /mnt/usb stick vfat /dev/sdb1 rw,sync,noatime SYNC\n"
+		  "0:0  /proc proc proc rw,nosuid,nodev,noexec,relatime\n" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		unsigned bad;
+		size_t n;
+		char *got = mounts_of(cases[i].rel, cases[i].fmt, &bad, &n);
+
+		if (strcmp(got, cases[i].want) || bad != cases[i].bad)
+			fail_msg("%s: %u bad lines, want %u; got\n%swant\n%s", cases[i].rel, bad, cases[i].bad, got,
+				 cases[i].want);
+		free(got);
+	}
+}
+
+/* A field longer than struct proc_mount holds refuses the line, not a cut path. */
+static void test_mount_too_long(void **state)
+{
+	struct proc_mount *m = xmalloc(sizeof(*m));
+	char *text, *point = xmalloc(PROC_PATH_MAX + 1);
+	const char *pos;
+	unsigned bad = 0;
+	char dst[4];
+
+	(void)state;
+	memset(point, 'a', PROC_PATH_MAX);
+	point[0] = '/';
+	point[PROC_PATH_MAX] = '\0';
+	text = xasprintf("1 0 8:1 / %s rw - ext4 /dev/sda1 rw\n2 0 8:2 / /ok rw - ext4 /dev/sda2 rw\n", point);
+	pos = text;
+	assert_int_equal(proc_mount_next(m, PROC_MOUNTINFO, &pos, text + strlen(text), &bad), 1);
+	assert_string_equal(m->mount_point, "/ok");
+	assert_int_equal(bad, 1);
+	assert_int_equal(proc_mount_next(m, PROC_MOUNTINFO, &pos, text + strlen(text), &bad), 0);
+	/* proc_unescape(): exactly full, one too many, and \ooo decoded before the check */
+	assert_int_equal(proc_unescape(dst, sizeof(dst), "abc", "abc" + 3), 0);
+	assert_int_equal(proc_unescape(dst, sizeof(dst), "abcd", "abcd" + 4), -ENAMETOOLONG);
+	assert_int_equal(proc_unescape(dst, sizeof(dst), "a\\040b", "a\\040b" + 6), 0);
+	assert_string_equal(dst, "a b");
+	assert_int_equal(proc_unescape(dst, sizeof(dst), "a\\000", "a\\000" + 5), -EINVAL);
+	assert_int_equal(proc_unescape(dst, sizeof(dst), "a\0b", "a\0b" + 3), -EINVAL);
+	free(point);
+	free(text);
+	free(m);
+}
+
+static void test_mount_has_opt(void **state)
+{
+	(void)state;
+	assert_true(proc_mount_has_opt("rw,sync", "sync"));
+	assert_true(proc_mount_has_opt("sync", "sync"));
+	assert_false(proc_mount_has_opt("rw,async", "sync"));
+	assert_false(proc_mount_has_opt("rw,syncfoo", "sync"));
+	assert_false(proc_mount_has_opt("", "sync"));
+	assert_true(proc_mount_has_opt("rw,,memory", "memory"));
+}
+
 /* proc_read_line: first line only, trimmed at both ends, cut to the buffer. */
 static void test_read_line(void **state)
 {
@@ -1004,6 +1129,10 @@ int main(void)
 		cmocka_unit_test(test_pid_cpu),
 		cmocka_unit_test(test_pid_status),
 		cmocka_unit_test(test_cpulist),
+		cmocka_unit_test(test_mountinfo_real),
+		cmocka_unit_test(test_mount_edge),
+		cmocka_unit_test(test_mount_too_long),
+		cmocka_unit_test(test_mount_has_opt),
 		cmocka_unit_test(test_counter_wrap_32bit),
 	};
 

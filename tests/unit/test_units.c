@@ -384,6 +384,44 @@ static void test_cpulist_last_cpu(void **state)
 	assert_int_equal(CPU_COUNT(&set), CPU_SETSIZE);
 }
 
+static int record_range(uint64_t lo, uint64_t hi, void *arg)
+{
+	char *buf = arg;
+	size_t n = strlen(buf);
+
+	snprintf(buf + n, 64 - n, "[%llu-%llu]", (unsigned long long)lo, (unsigned long long)hi);
+	return lo == 666 ? -EPERM : 0;
+}
+
+/* The ranges as written, beyond CPU_SETSIZE, unterminated text, and FN stopping the walk. */
+static void test_cpulist_walk(void **state)
+{
+	static const struct {
+		const char *in;
+		size_t len;
+		int ret;
+		const char *seen;
+	} cases[] = {
+		{ "0-3,8", 5, 0, "[0-3][8-8]" },
+		{ "4096-8191", 9, 0, "[4096-8191]" },
+		{ "1,2junk", 3, 0, "[1-1][2-2]" },	/* only LEN bytes */
+		{ "1,", 2, -EINVAL, "[1-1]" },
+		{ "", 0, -EINVAL, "" },
+		{ "3-1", 3, -EINVAL, "" },
+		{ "1,666,7", 7, -EPERM, "[1-1][666-666]" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char seen[64] = "";
+		int r = units_cpulist_walk(cases[i].in, cases[i].len, record_range, seen);
+
+		if (r != cases[i].ret || strcmp(seen, cases[i].seen))
+			fail_msg("walk '%.*s': got %d '%s', want %d '%s'", (int)cases[i].len, cases[i].in, r, seen,
+				 cases[i].ret, cases[i].seen);
+	}
+}
+
 struct i64_case {
 	const char *in;
 	int64_t min, max;
@@ -517,16 +555,16 @@ static void test_fmt_rate_bits(void **state)
 		double in;
 		const char *rate, *bits;
 	} cases[] = {
-		{ 0.0, "0.0 B/s", "0.0 bit/s" },
-		{ 512.0, "512.0 B/s", "512.0 bit/s" },
-		{ 1000.0, "1000.0 B/s", "1.0 kbit/s" },
-		{ 1024.0, "1.0 KiB/s", "1.0 kbit/s" },
-		{ 117.2 * MI, "117.2 MiB/s", "122.9 Mbit/s" },
-		{ 943.1e6, "899.4 MiB/s", "943.1 Mbit/s" },
-		{ 999.96e6, "953.6 MiB/s", "1.0 Gbit/s" },
-		{ 1e12, "931.3 GiB/s", "1.0 Tbit/s" },
-		{ 1e30, "867361737988.4 EiB/s", "1000000000000000.0 Pbit/s" },
-		{ -2048.0, "-2.0 KiB/s", "-2.0 kbit/s" },
+		{ 0.0, "0 B/s", "0.0 bit/s" },
+		{ 512.0, "512 B/s", "512.0 bit/s" },
+		{ 1000.0, "1000 B/s", "1.0 kbit/s" },
+		{ 1024.0, "1.00 KiB/s", "1.0 kbit/s" },
+		{ 117.2 * MI, "117.20 MiB/s", "122.9 Mbit/s" },
+		{ 943.1e6, "899.41 MiB/s", "943.1 Mbit/s" },
+		{ 999.96e6, "953.64 MiB/s", "1.0 Gbit/s" },
+		{ 1e12, "931.32 GiB/s", "1.0 Tbit/s" },
+		{ 1e30, "867361737988.40 EiB/s", "1000000000000000.0 Pbit/s" },
+		{ -2048.0, "-2.00 KiB/s", "-2.0 kbit/s" },
 	};
 	char buf[UNITS_FMT_LEN];
 
@@ -540,6 +578,40 @@ static void test_fmt_rate_bits(void **state)
 	assert_string_equal(units_fmt_rate(buf, sizeof(buf), NAN), "nan B/s");
 	assert_string_equal(units_fmt_bits(buf, sizeof(buf), INFINITY),
 			    "inf bit/s");
+}
+
+/* The styles of the one byte formatter, as disk, info, fetch and the renderer use them. */
+static void test_fmt_size(void **state)
+{
+	static const struct {
+		double in;
+		unsigned flags;
+		const char *want;
+	} cases[] = {
+		{ 1023, 0, "1023 B" },
+		{ 1023.6, 0, "1.00 KiB" },	/* never "1024 B" */
+		{ 1048575, 0, "1.00 MiB" },	/* never "1024.00 KiB" */
+		{ 1536, 0, "1.50 KiB" },
+		{ -1536, 0, "-1.50 KiB" },
+		{ 16384, UNITS_FMT_EXACT, "16 KiB" },
+		{ 256.0 * MI, UNITS_FMT_EXACT, "256 MiB" },
+		{ 1.5 * MI, UNITS_FMT_EXACT, "1.50 MiB" },
+		{ 1048575, UNITS_FMT_EXACT, "1.00 MiB" },
+		{ 512, UNITS_FMT_EXACT, "512 B" },
+		{ 23.44 * GI, UNITS_FMT_DEC1, "23.4 GiB" },
+		{ 1048575, UNITS_FMT_DEC1, "1.0 MiB" },
+		{ 512, UNITS_FMT_DEC1 | UNITS_FMT_TIGHT, "512B" },
+		{ 61440, UNITS_FMT_DEC1 | UNITS_FMT_TIGHT, "60.0KiB" },
+		{ 3.0 * GI, UNITS_FMT_PER_S, "3.00 GiB/s" },
+		{ 2.0 * MI, UNITS_FMT_EXACT | UNITS_FMT_PER_S, "2 MiB/s" },
+		{ NAN, 0, "nan B" },
+	};
+	char buf[UNITS_FMT_LEN];
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+		if (strcmp(units_fmt_size(buf, sizeof(buf), cases[i].in, cases[i].flags), cases[i].want))
+			fail_msg("case %zu: '%s', want '%s'", i, buf, cases[i].want);
 }
 
 static void test_fmt_duration(void **state)
@@ -618,8 +690,10 @@ int main(void)
 		cmocka_unit_test(test_cpulist_last_cpu),
 		cmocka_unit_test(test_int64_table),
 		cmocka_unit_test(test_uint64_table),
+		cmocka_unit_test(test_cpulist_walk),
 		cmocka_unit_test(test_fmt_bytes),
 		cmocka_unit_test(test_fmt_rate_bits),
+		cmocka_unit_test(test_fmt_size),
 		cmocka_unit_test(test_fmt_duration),
 		cmocka_unit_test(test_fmt_truncates),
 		cmocka_unit_test(test_fmt_parse_round_trip),

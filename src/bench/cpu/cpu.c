@@ -51,6 +51,11 @@
 
 #define MAX_SIZES 32
 #define MAX_THREADS 16
+
+/* The lists used when --cipher, --size or --threads is not given. */
+#define DEFAULT_CIPHERS "all"
+#define DEFAULT_SIZES "64,1400,16K"
+#define DEFAULT_THREADS "1"
 #define MAX_ROWS (CPU_NCIPHERS * CPU_NLIBS)
 #define MAX_SIZE_BYTES (64ULL << 20)
 /* Largest UDP payload over IPv4 minus our header and tag. */
@@ -74,9 +79,9 @@ struct cpu_row {
 };
 
 struct cpu_opts {
-	const char *cipher;	/* --cipher text */
-	const char *size;	/* --size text */
-	const char *threads;	/* --threads text */
+	struct opt_list cipher;	/* --cipher; not given: DEFAULT_CIPHERS */
+	struct opt_list size;	/* --size; not given: DEFAULT_SIZES */
+	struct opt_list threads;	/* --threads; not given: DEFAULT_THREADS */
 	int mode;
 	int lib;
 	/* Filled by cpu_check() from the texts above. */
@@ -89,81 +94,33 @@ struct cpu_opts {
 };
 
 static const struct opt cpu_options[] = {
-	OPT_STRING("cipher", 0, struct cpu_opts, cipher, "LIST",
+	OPT_LIST("cipher", 0, struct cpu_opts, cipher, OPT_LIST_MAX, "LIST",
 		   "salsa2012,salsa20,chacha20-poly1305,aes-256-gcm,aes-128-ctr,rc4,none or all (default all)"),
-	OPT_STRING("size", 0, struct cpu_opts, size, "SIZES",
+	OPT_LIST("size", 0, struct cpu_opts, size, MAX_SIZES, "SIZES",
 		   "comma list of packet/chunk sizes, e.g. 64,1400,16K (default 64,1400,16K)"),
 	OPT_CHOICE("mode", 0, struct cpu_opts, mode, mode_choices, "MODE",
 		   "packet (nonce, encrypt, tag per packet, like a VPN), stream (one long buffer, "
 		   "like openssl speed) or udp (encrypt, loopback UDP, decrypt); default packet"),
-	OPT_STRING("threads", 0, struct cpu_opts, threads, "N",
+	OPT_LIST("threads", 0, struct cpu_opts, threads, MAX_THREADS, "N",
 		   "worker threads, each pinned to its own CPU: N, all, or a list such as 1,2 (default 1)"),
 	OPT_CHOICE("lib", 0, struct cpu_opts, lib, lib_choices, "LIB",
 		   "auto (every library that has the cipher), sodium or openssl (default auto)"),
 	OPT_END,
 };
 
-static void cpu_defaults(void *p)
-{
-	struct cpu_opts *o = p;
-
-	o->cipher = "all";
-	o->size = "64,1400,16K";
-	o->threads = "1";
-}
-
-/*
- * Splits TEXT at commas into ITEMS (at most MAX, each NUL-terminated in
- * BUF). An empty item, as in "a,,b" or "a,", is an error. Returns the
- * count or -EINVAL/-E2BIG with ERR filled.
- */
-static int split_list(const char *opt, const char *text, char *buf, size_t buflen, char **items, size_t max,
-		      char *err, size_t errlen)
-{
-	size_t n = 0;
-	char *p;
-
-	if (strlen(text) >= buflen) {
-		snprintf(err, errlen, "option '--%s': list '%.64s...' is too long", opt, text);
-		return -E2BIG;
-	}
-	memcpy(buf, text, strlen(text) + 1);
-	p = buf;
-	for (;;) {
-		char *comma = strchr(p, ',');
-
-		if (comma)
-			*comma = 0;
-		if (!*p) {
-			snprintf(err, errlen, "option '--%s': empty item in '%s'", opt, text);
-			return -EINVAL;
-		}
-		if (n == max) {
-			snprintf(err, errlen, "option '--%s': more than %zu items in '%s'", opt, max, text);
-			return -E2BIG;
-		}
-		items[n++] = p;
-		if (!comma)
-			break;
-		p = comma + 1;
-	}
-	return (int)n;
-}
-
 static int parse_ciphers(struct cpu_opts *o, char *err, size_t errlen)
 {
-	char buf[512], *items[32];
+	struct opt_list def;
+	const struct opt_list *l = opt_list_or(&o->cipher, DEFAULT_CIPHERS, &def);
 	bool want[CPU_NCIPHERS] = { false };
-	int n = split_list("cipher", o->cipher, buf, sizeof(buf), items, ARRAY_SIZE(items), err, errlen);
 	enum cpu_cipher_id order[CPU_NCIPHERS];
-	size_t norder = 0;
+	size_t norder = 0, n = l->n;
 
-	if (n < 0)
-		return n;
-	for (int i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
+		const char *item = opt_list_item(l, i);
 		int id;
 
-		if (!strcmp(items[i], "all")) {
+		if (!strcmp(item, "all")) {
 			if (n > 1) {
 				snprintf(err, errlen, "option '--cipher': 'all' cannot be combined with other ciphers");
 				return -EINVAL;
@@ -172,10 +129,10 @@ static int parse_ciphers(struct cpu_opts *o, char *err, size_t errlen)
 				order[norder++] = (enum cpu_cipher_id)k;
 			break;
 		}
-		id = cpu_cipher_lookup(items[i]);
+		id = cpu_cipher_lookup(item);
 		if (id < 0) {
 			size_t len = (size_t)snprintf(err, errlen, "option '--cipher': unknown cipher '%s' (choose from",
-						      items[i]);
+						      item);
 			for (int k = 0; k < CPU_NCIPHERS && len < errlen; k++)
 				len += (size_t)snprintf(err + len, errlen - len, " %s,", cpu_cipher_name(k));
 			if (len < errlen)
@@ -183,7 +140,7 @@ static int parse_ciphers(struct cpu_opts *o, char *err, size_t errlen)
 			return -EINVAL;
 		}
 		if (want[id]) {
-			snprintf(err, errlen, "option '--cipher': '%s' is listed twice", items[i]);
+			snprintf(err, errlen, "option '--cipher': '%s' is listed twice", item);
 			return -EINVAL;
 		}
 		want[id] = true;
@@ -212,30 +169,29 @@ static int parse_ciphers(struct cpu_opts *o, char *err, size_t errlen)
 
 static int parse_sizes(struct cpu_opts *o, char *err, size_t errlen)
 {
-	char buf[512], *items[MAX_SIZES];
-	int n = split_list("size", o->size, buf, sizeof(buf), items, MAX_SIZES, err, errlen);
+	struct opt_list def;
+	const struct opt_list *l = opt_list_or(&o->size, DEFAULT_SIZES, &def);
 	uint64_t max = o->mode == MODE_UDP ? UDP_MAX_SIZE : MAX_SIZE_BYTES;
 
-	if (n < 0)
-		return n;
 	o->nsizes = 0;
-	for (int i = 0; i < n; i++) {
+	for (size_t i = 0; i < l->n; i++) {
+		const char *item = opt_list_item(l, i);
 		uint64_t v;
-		int r = units_parse_size(items[i], &v);
+		int r = units_parse_size(item, &v);
 
 		if (r == -EINVAL) {
-			snprintf(err, errlen, "option '--size': '%s' is not a size such as 64, 1400 or 16K", items[i]);
+			snprintf(err, errlen, "option '--size': '%s' is not a size such as 64, 1400 or 16K", item);
 			return -EINVAL;
 		}
 		if (r || v < 1 || v > max) {
-			snprintf(err, errlen, "option '--size': '%s' is out of range [1 B, %llu B]%s", items[i],
+			snprintf(err, errlen, "option '--size': '%s' is out of range [1 B, %llu B]%s", item,
 				 (unsigned long long)max,
 				 o->mode == MODE_UDP ? " (a UDP datagram with --mode udp)" : "");
 			return -ERANGE;
 		}
 		for (size_t k = 0; k < o->nsizes; k++) {
 			if (o->sizes[k] == v) {
-				snprintf(err, errlen, "option '--size': '%s' is listed twice", items[i]);
+				snprintf(err, errlen, "option '--size': '%s' is listed twice", item);
 				return -EINVAL;
 			}
 		}
@@ -253,38 +209,37 @@ static int allowed_cpus(cpu_set_t *set)
 
 static int parse_threads(struct cpu_opts *o, char *err, size_t errlen)
 {
-	char buf[256], *items[MAX_THREADS];
-	int n = split_list("threads", o->threads, buf, sizeof(buf), items, MAX_THREADS, err, errlen);
+	struct opt_list def;
+	const struct opt_list *l = opt_list_or(&o->threads, DEFAULT_THREADS, &def);
 	cpu_set_t set;
 	int ncpu = allowed_cpus(&set);
 
-	if (n < 0)
-		return n;
 	o->nthreads = 0;
-	for (int i = 0; i < n; i++) {
+	for (size_t i = 0; i < l->n; i++) {
+		const char *item = opt_list_item(l, i);
 		int64_t v = 0;
 
-		if (strcmp(items[i], "all")) {
-			int r = units_parse_int64(items[i], 1, CPU_SETSIZE, &v);
+		if (strcmp(item, "all")) {
+			int r = units_parse_int64(item, 1, CPU_SETSIZE, &v);
 
 			if (r == -EINVAL) {
-				snprintf(err, errlen, "option '--threads': '%s' is not a number or 'all'", items[i]);
+				snprintf(err, errlen, "option '--threads': '%s' is not a number or 'all'", item);
 				return -EINVAL;
 			}
 			if (r) {
-				snprintf(err, errlen, "option '--threads': '%s' is out of range [1, %d]", items[i],
+				snprintf(err, errlen, "option '--threads': '%s' is out of range [1, %d]", item,
 					 CPU_SETSIZE);
 				return -ERANGE;
 			}
 			if (ncpu > 0 && v > ncpu) {
 				snprintf(err, errlen, "option '--threads': '%s' is more than the %d CPUs this process may use",
-					 items[i], ncpu);
+					 item, ncpu);
 				return -ERANGE;
 			}
 		}
 		for (size_t k = 0; k < o->nthreads; k++) {
 			if (o->nthreads_list[k] == (int)v) {
-				snprintf(err, errlen, "option '--threads': '%s' is listed twice", items[i]);
+				snprintf(err, errlen, "option '--threads': '%s' is listed twice", item);
 				return -EINVAL;
 			}
 		}
@@ -294,7 +249,7 @@ static int parse_threads(struct cpu_opts *o, char *err, size_t errlen)
 		for (size_t j = 0; j < o->nthreads; j++) {
 			if (o->nthreads_list[k] == 0 && o->nthreads_list[j] == ncpu) {
 				snprintf(err, errlen, "option '--threads': '%s' lists %d twice ('all' is %d here)",
-					 o->threads, ncpu, ncpu);
+					 l->text, ncpu, ncpu);
 				return -EINVAL;
 			}
 		}
@@ -1106,7 +1061,6 @@ const struct bench bench_cpu = {
 	.flags = BENCH_NO_IO | BENCH_NETWORK,
 	.opts = cpu_options,
 	.opts_size = sizeof(struct cpu_opts),
-	.defaults = cpu_defaults,
 	.check = cpu_check,
 	.nsteps = cpu_nsteps,
 	.sample_config = cpu_sample_config,

@@ -33,6 +33,7 @@
 #include "core/hist.h"
 #include "core/proc.h"
 #include "core/tmpfile.h"
+#include "lib/units.h"
 
 enum disk_kind { DISK_DIR, DISK_FILE, DISK_BLKDEV };
 
@@ -235,8 +236,15 @@ void disk_report_settings(struct result *res, const struct disk_opts *o);
 void disk_progress(const struct bench_env *env, mono_ns now, mono_ns start, uint64_t done, uint64_t total,
 		   uint64_t bytes, mono_ns *last);
 
-/* Renders bytes as "256 MiB" into BUF; returns BUF. */
-const char *disk_fmt_bytes(char *buf, size_t len, uint64_t bytes);
+/*
+ * Bytes in disk's parameters and messages: units_fmt_size() with exact
+ * whole units ("256 MiB", "16 KiB", "1.50 MiB"), as the user wrote them.
+ * Returns BUF.
+ */
+static inline const char *disk_fmt_bytes(char *buf, size_t len, uint64_t bytes)
+{
+	return units_fmt_size(buf, len, (double)bytes, UNITS_FMT_EXACT);
+}
 
 /* Fails RES for ERR (-errno) met during WHAT, naming ENOSPC and EIO plainly. */
 void disk_fail_errno(struct result *res, int err, const char *what);

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "bench/disk/disk_common.h"
+#include "lib/xalloc.h"
 
 #define CACHED_TIME_NS (2 * NS_PER_SEC)
 #define DEVICE_TIME_NS (3 * NS_PER_SEC)
@@ -49,15 +50,11 @@ static void settle(const struct bench_env *env, const struct disk_opts *o, struc
 		      (double)o->settle_ns / 1e9);
 }
 
-/* Allocates the 2 MiB aligned buffer; NULL (result failed) if impossible. */
-static void *hdparm_buf(struct result *res)
+/* The 2 MiB aligned buffer, zeroed; caller frees. */
+static void *hdparm_buf(void)
 {
-	void *buf = NULL;
+	void *buf = xaligned_alloc(DISK_ALIGN, DISK_HDPARM_BUF);
 
-	if (posix_memalign(&buf, DISK_ALIGN, DISK_HDPARM_BUF)) {
-		result_set_status(res, RESULT_FAILED, "cannot allocate a 2 MiB buffer");
-		return NULL;
-	}
 	memset(buf, 0, DISK_HDPARM_BUF);
 	return buf;
 }
@@ -124,8 +121,7 @@ void disk_step_cached(const struct bench_env *env, const struct disk_opts *o, st
 		      o->direct ? " (--direct does not apply to -T)" : "");
 	result_method(res, "latency", "per 2 MiB read: CLOCK_MONOTONIC before and after pread() (the whole call); "
 		      "no loop-overhead correction (two clock reads against a 2 MiB copy)");
-	if (!(buf = hdparm_buf(res)))
-		return;
+	buf = hdparm_buf();
 	fd = disk_open_data(env, o, res, false, &direct, &size);
 	if (fd < 0) {
 		free(buf);
@@ -184,8 +180,7 @@ void disk_step_device(const struct bench_env *env, const struct disk_opts *o, st
 	result_param(res, "block_size", "2 MiB");
 	result_param(res, "time", "%.3f s", (double)time_ns / 1e9);
 	result_param(res, "direct", "%s", o->use_direct ? "yes" : "no");
-	if (!(buf = hdparm_buf(res)))
-		return;
+	buf = hdparm_buf();
 	fd = disk_open_data(env, o, res, o->use_direct, &direct, &size);
 	if (fd < 0) {
 		free(buf);

@@ -28,23 +28,6 @@
 #include "core/progress.h"
 #include "lib/xalloc.h"
 
-const char *disk_fmt_bytes(char *buf, size_t len, uint64_t b)
-{
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	uint64_t scale = 1;
-	size_t i = 0;
-
-	while (i + 1 < ARRAY_SIZE(units) && b >= scale * 1024) {
-		scale *= 1024;
-		i++;
-	}
-	if (b % scale == 0)
-		snprintf(buf, len, "%llu %s", (unsigned long long)(b / scale), units[i]);
-	else
-		snprintf(buf, len, "%.2f %s", (double)b / (double)scale, units[i]);
-	return buf;
-}
-
 PRINTF_LIKE(3, 4)
 static int bad(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -298,10 +281,7 @@ static int make_data(const struct bench_env *env, const struct disk_opts *o, str
 	}
 	snprintf(d->path, sizeof(d->path), "%s", path);
 	free(path);
-	if (posix_memalign(&buf, DISK_ALIGN, DISK_MIB)) {
-		close(fd);
-		return -ENOMEM;
-	}
+	buf = xaligned_alloc(DISK_ALIGN, DISK_MIB);
 	t0 = clock_mono();
 	while (off < size && !*env->stop) {
 		size_t n = size - off < DISK_MIB ? (size_t)(size - off) : DISK_MIB;
@@ -522,11 +502,9 @@ int disk_prealloc(int fd, uint64_t size, int mode, volatile sig_atomic_t *stop, 
 	}
 	/* Full: zeros over the whole file. */
 	{
-		void *buf = NULL;
+		void *buf = xaligned_alloc(DISK_ALIGN, DISK_MIB);
 		uint64_t off = 0;
 
-		if (posix_memalign(&buf, DISK_ALIGN, DISK_MIB))
-			return -ENOMEM;
 		memset(buf, 0, DISK_MIB);
 		while (off < size && !*stop) {
 			size_t n = size - off < DISK_MIB ? (size_t)(size - off) : DISK_MIB;

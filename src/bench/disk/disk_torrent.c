@@ -102,6 +102,7 @@ int torrent_cache_init(struct torrent_cache *c, size_t max_blocks, torrent_write
 	c->iov = xcalloc(TORRENT_IOV_MAX, sizeof(*c->iov));
 	if (!max_blocks)
 		return 0;
+	/* The user sized it (--cache): failing is an answer, not a broken invariant (lib/xalloc.h). */
 	if (posix_memalign(&pool, 4096, max_blocks * (size_t)TORRENT_BLOCK)) {
 		free(c->iov);
 		c->iov = NULL;

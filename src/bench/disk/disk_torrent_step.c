@@ -566,8 +566,8 @@ void disk_step_torrent(const struct bench_env *env, const struct disk_opts *o, s
 		result_set_status(res, RESULT_FAILED, "no blocks to write");
 		return;
 	}
-	if (posix_memalign(&gen, DISK_ALIGN, TORRENT_BLOCK) || posix_memalign(&vbuf, DISK_ALIGN, TORRENT_BLOCK))
-		abort();
+	gen = xaligned_alloc(DISK_ALIGN, TORRENT_BLOCK);
+	vbuf = xaligned_alloc(DISK_ALIGN, TORRENT_BLOCK);
 	tr.gen = gen;
 	tr.vbuf = vbuf;
 

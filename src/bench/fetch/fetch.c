@@ -49,6 +49,7 @@
 #include "core/hist.h"
 #include "core/progress.h"
 #include "core/tmpfile.h"
+#include "lib/units.h"
 #include "lib/xalloc.h"
 
 #define FETCH_DEPTH_MAX 64
@@ -433,11 +434,9 @@ static int fetch_connect(struct fetch_ctx *c)
 	int r;
 
 	r = net_connect(c->url.host, c->url.port, SOCK_STREAM, &so, c->o->timeout_ns, c->env->stop, &c->fd);
-	if (r == -EADDRNOTAVAIL)
-		snprintf(c->err, sizeof(c->err), "cannot resolve '%s'", c->url.host);
-	else if (r < 0)
-		snprintf(c->err, sizeof(c->err), "cannot connect to %s:%u: %s", c->url.host, (unsigned)c->url.port,
-			 strerror(-r));
+	if (r < 0)
+		snprintf(c->err, sizeof(c->err), "cannot connect to '%s' port %u: %s", c->url.host, (unsigned)c->url.port,
+			 net_connect_strerror(r));
 	fetch_parser_reset(c->fp);
 	c->answered = 0;
 	c->broken = false;
@@ -676,9 +675,9 @@ static void report(struct fetch_ctx *c, struct result *res)
 		result_note(res, "the pipeline held %.2f requests on average, fewer than --depth %lld",
 			    c->inflight_area / (double)span, (long long)c->o->depth);
 
-	fetch_human(m, sizeof(m), rate);
+	units_fmt_size(m, sizeof(m), rate, FETCH_FMT);
 	if (ceiling > 0) {
-		fetch_human(b, sizeof(b), ceiling);
+		units_fmt_size(b, sizeof(b), ceiling, FETCH_FMT);
 		snprintf(beside, sizeof(beside), " beside a stop-and-wait ceiling of %s/s (block / fastest request)", b);
 	}
 	result_set_verdict(res, rt_pct >= FETCH_IDLE_BOUND_PCT ? "round trips" : "not round-trip bound",

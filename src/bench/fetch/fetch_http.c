@@ -24,6 +24,7 @@
 
 #include "config.h"
 #include "core/clock.h"
+#include "lib/units.h"
 #include "lib/xalloc.h"
 
 #if HAVE_HTTP_PARSER
@@ -332,23 +333,6 @@ enum fetch_head_action fetch_head_check(const struct fetch_head *h, const struct
 	return FETCH_HEAD_BODY;
 }
 
-void fetch_human(char *buf, size_t len, double bytes)
-{
-	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB" };
-	size_t i = 0;
-
-	if (bytes < 1024) {
-		snprintf(buf, len, "%.0fB", bytes);
-		return;
-	}
-	bytes /= 1024;
-	while (bytes >= 1024 && i + 1 < ARRAY_SIZE(units)) {
-		bytes /= 1024;
-		i++;
-	}
-	snprintf(buf, len, "%.1f%s", bytes, units[i]);
-}
-
 /* dl's durations: "N sec" under a minute, else "M:SS". */
 static void fmt_secs(char *buf, size_t len, uint64_t s)
 {
@@ -364,12 +348,12 @@ void fetch_progress_format(char *buf, size_t len, uint64_t done, uint64_t total,
 	char got[32], all[32], el[32], rate[32] = "", left[48] = "";
 	double bps = secs ? (double)done / (double)secs : 0;
 
-	fetch_human(got, sizeof(got), (double)done);
+	units_fmt_size(got, sizeof(got), (double)done, FETCH_FMT);
 	fmt_secs(el, sizeof(el), secs);
 	if (secs >= 1) {
 		char r[24];
 
-		fetch_human(r, sizeof(r), bps);
+		units_fmt_size(r, sizeof(r), bps, FETCH_FMT);
 		snprintf(rate, sizeof(rate), " (%s/sec)", r);
 	}
 	if (!total) {
@@ -382,7 +366,7 @@ void fetch_progress_format(char *buf, size_t len, uint64_t done, uint64_t total,
 		fmt_secs(t, sizeof(t), done >= total ? 0 : (uint64_t)((double)(total - done) / bps));
 		snprintf(left, sizeof(left), ", %s to go", t);
 	}
-	fetch_human(all, sizeof(all), (double)total);
+	units_fmt_size(all, sizeof(all), (double)total, FETCH_FMT);
 	snprintf(buf, len, "%.2f%% done; got %s of %s in %s%s%s.",
 		 done >= total ? 100.0 : 100.0 * (double)done / (double)total, got, all, el, rate, left);
 }

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "lib/compiler.h"
+#include "lib/units.h"
 
 /* Longest response head (status line and header fields) accepted. */
 #define FETCH_HEADER_MAX (64 * 1024)
@@ -130,8 +131,8 @@ enum fetch_head_action fetch_head_check(const struct fetch_head *h, const struct
  */
 void fetch_progress_format(char *buf, size_t len, uint64_t done, uint64_t total, uint64_t elapsed_ns);
 
-/* Bytes in dl's 1024-based form: "512B", "60.0KiB", "694.7MiB". */
-void fetch_human(char *buf, size_t len, double bytes);
+/* units_fmt_size() style of dl's 1024-based byte counts: "512B", "60.0KiB", "694.7MiB". */
+#define FETCH_FMT (UNITS_FMT_DEC1 | UNITS_FMT_TIGHT)
 
 /*
  * Events of the response parser. Each returns 0 to go on, a negative

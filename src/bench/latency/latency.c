@@ -47,8 +47,8 @@
 #define DEFAULT_WARMUP_NS NS_PER_SEC
 
 struct latency_opts {
-	const char *tasks;	/* NULL: LAT_DEFAULT_TASKS */
-	const char *loads;	/* NULL: LAT_DEFAULT_LOADS */
+	struct opt_list tasks;	/* not given: LAT_DEFAULT_TASKS */
+	struct opt_list loads;	/* not given: LAT_DEFAULT_LOADS */
 	uint64_t time_ns;	/* measured time per cell: --time or 10 s; filled by check() */
 	uint64_t warmup_ns;
 	const char *dir;
@@ -63,9 +63,9 @@ struct latency_opts {
 };
 
 static const struct opt latency_options[] = {
-	OPT_STRING("task", 0, struct latency_opts, tasks, "LIST",
+	OPT_LIST("task", 0, struct latency_opts, tasks, 0, "LIST",
 		   "tasks: audio,video,x,gaming (default: these four), custom"),
-	OPT_STRING("load", 0, struct latency_opts, loads, "LIST",
+	OPT_LIST("load", 0, struct latency_opts, loads, 0, "LIST",
 		   "loads: none,video,x,burn,write,read,compile,memload (default), audio, gaming, A+B, NAME=A+B"),
 	OPT_DURATION("warmup", 0, struct latency_opts, warmup_ns, 0, 60 * NS_PER_SEC,
 		     "time the load runs before each cell is measured (default 1s, as interbench)"),
@@ -142,7 +142,7 @@ static int latency_check(void *p, const struct bench_env *env, char *err, size_t
 		snprintf(err, errlen, "unexpected argument '%s'", env->pos[0]);
 		return -EINVAL;
 	}
-	r = lat_plan_parse(&o->plan, o->tasks, o->loads, err, errlen);
+	r = lat_plan_parse(&o->plan, &o->tasks, &o->loads, err, errlen);
 	if (r)
 		return r;
 	if ((o->custom_period_ns || o->custom_cpu >= 0) && !lat_plan_has_task(&o->plan, LAT_TASK_CUSTOM)) {

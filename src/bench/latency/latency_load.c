@@ -291,11 +291,7 @@ static int file_start(struct lat_loads *l, struct file_load *f, bool is_read, co
 				  cfg->dir, strerror(-r));
 		return r;
 	}
-	if (posix_memalign(&f->buf, 4096, IO_BLOCK)) {
-		f->buf = NULL;
-		result_set_status(res, RESULT_FAILED, "cannot allocate the %s load's buffer", what);
-		return -ENOMEM;
-	}
+	f->buf = xaligned_alloc(4096, IO_BLOCK);
 	{
 		uint64_t x = 0x6a09e667f3bcc908ULL;
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/clock.h"
+#include "lib/opt.h"
 
 static const struct lat_task_info tasks[LAT_NTASKS] = {
 	[LAT_TASK_AUDIO] = { "audio", "5 % CPU every 50 ms", 50 * NS_PER_MS, 2500 * NS_PER_US, 5, true },
@@ -182,8 +183,6 @@ static int load_item(struct lat_plan *p, const char *item, char *err, size_t err
 	unsigned parts = 0;
 	bool combo;
 
-	if (!item[0])
-		return fail(err, errlen, "option '--load': empty item in the list");
 	if (p->nloads >= LAT_MAX_LOADS) {
 		snprintf(err, errlen, "option '--load': more than %d loads", LAT_MAX_LOADS);
 		return -EINVAL;
@@ -265,31 +264,26 @@ static int load_item(struct lat_plan *p, const char *item, char *err, size_t err
 }
 
 /*
- * Splits LIST at commas into lower-cased items and calls FN on each.
- * Items longer than the scratch buffer are reported as too long.
+ * Calls FN on each item of LIST, lower-cased. Items longer than the
+ * scratch buffer are reported as too long.
  */
-static int each_item(struct lat_plan *p, const char *list, const char *opt,
+static int each_item(struct lat_plan *p, const struct opt_list *list, const char *opt,
 		     int (*fn)(struct lat_plan *, const char *, char *, size_t), char *err, size_t errlen)
 {
-	const char *s = list;
-
-	for (;;) {
-		const char *comma = strchr(s, ',');
-		size_t n = comma ? (size_t)(comma - s) : strlen(s);
+	for (size_t i = 0; i < list->n; i++) {
+		const char *s = opt_list_item(list, i);
 		char item[256];
 		int r;
 
-		if (!lower_copy(item, sizeof(item), s, n)) {
+		if (!lower_copy(item, sizeof(item), s, strlen(s))) {
 			snprintf(err, errlen, "option '%s': item '%.40s...' is too long", opt, s);
 			return -EINVAL;
 		}
 		r = fn(p, item, err, errlen);
 		if (r)
 			return r;
-		if (!comma)
-			return 0;
-		s = comma + 1;
 	}
+	return 0;
 }
 
 static int task_item(struct lat_plan *p, const char *item, char *err, size_t errlen)
@@ -303,22 +297,22 @@ static int task_item(struct lat_plan *p, const char *item, char *err, size_t err
 		p->tasks[p->ntasks++] = (uint8_t)k;
 		return 0;
 	}
-	if (!item[0])
-		return fail(err, errlen, "option '--task': empty item in the list");
 	return fail(err, errlen, "option '--task': unknown task '%s' (tasks: %s)", item,
 		    "audio, video, x, gaming, custom");
 }
 
-int lat_plan_parse(struct lat_plan *plan, const char *task_list, const char *load_list, char *err, size_t errlen)
+int lat_plan_parse(struct lat_plan *plan, const struct opt_list *task_list, const struct opt_list *load_list,
+		   char *err, size_t errlen)
 {
-	bool loads_given = load_list != NULL;
+	bool loads_given = load_list && load_list->n;
+	struct opt_list def;
 	int r;
 
 	memset(plan, 0, sizeof(*plan));
-	r = each_item(plan, task_list ? task_list : LAT_DEFAULT_TASKS, "--task", task_item, err, errlen);
+	r = each_item(plan, opt_list_or(task_list, LAT_DEFAULT_TASKS, &def), "--task", task_item, err, errlen);
 	if (r)
 		return r;
-	r = each_item(plan, loads_given ? load_list : LAT_DEFAULT_LOADS, "--load", load_item, err, errlen);
+	r = each_item(plan, opt_list_or(load_list, LAT_DEFAULT_LOADS, &def), "--load", load_item, err, errlen);
 	if (r)
 		return r;
 	for (unsigned t = 0; t < plan->ntasks; t++) {

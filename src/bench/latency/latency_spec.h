@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "lib/compiler.h"
+#include "lib/opt.h"
 
 enum lat_task_kind {
 	LAT_TASK_AUDIO,
@@ -103,8 +104,9 @@ struct lat_plan {
 };
 
 /*
- * Fills PLAN from a task list and a load list (NULL: the defaults; the
- * custom task is never in the default list, only when named). Cells
+ * Fills PLAN from a task list and a load list, as the option parser split
+ * them (NULL or empty: the defaults; the custom task is never in the
+ * default list, only when named). Items are matched case-insensitively. Cells
  * run task by task, each over the loads in order. With the default load
  * list a task is not run against itself as a load (interbench's rule:
  * video under video is skipped); a load list given explicitly is taken as
@@ -113,7 +115,7 @@ struct lat_plan {
  * itself or redefines a built-in load, 'none' inside a combination, a name
  * too long, too many loads, or a grid without cells.
  */
-MUST_CHECK int lat_plan_parse(struct lat_plan *plan, const char *tasks, const char *loads,
+MUST_CHECK int lat_plan_parse(struct lat_plan *plan, const struct opt_list *tasks, const struct opt_list *loads,
 			      char *err, size_t errlen);
 
 /*

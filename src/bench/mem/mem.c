@@ -40,7 +40,7 @@
 
 struct mem_opts {
 	bool ladder, bandwidth, latency;
-	const char *sizes;
+	struct opt_list sizes;
 	int order;
 	int64_t passes;		/* 0 = the mode's default */
 	bool swaptest_format;
@@ -64,7 +64,7 @@ static const struct opt mem_options[] = {
 	OPT_FLAG("bandwidth", 0, struct mem_opts, bandwidth,
 		 "STREAM-like bandwidth: write, read, copy, scale, add, triad"),
 	OPT_FLAG("latency", 0, struct mem_opts, latency, "load latency curve: pointer chase from 4 KiB past the LLC"),
-	OPT_STRING("sizes", 0, struct mem_opts, sizes, "LIST",
+	OPT_LIST("sizes", 0, struct mem_opts, sizes, MEM_MAX_SIZES, "LIST",
 		   "ladder rungs: multiples of the base (0.5x) and/or sizes (85M), comma separated; "
 		   "default " DEFAULT_LADDER " in a sandbox, required outside one"),
 	OPT_CHOICE("order", 0, struct mem_opts, order, orders, "seq|random", "order of the ladder's read pass (default seq)"),
@@ -145,13 +145,14 @@ static int check_sandbox(const struct mem_opts *o, char *err, size_t errlen)
 static int mem_check(void *p, const struct bench_env *env, char *err, size_t errlen)
 {
 	struct mem_opts *o = p;
+	struct opt_list def;
 
 	if (env->npos)
 		return fail(err, errlen, "unexpected argument '%s'", env->pos[0]);
 	if (!o->ladder && !o->bandwidth && !o->latency)
 		o->bandwidth = o->latency = true;
 	if (!o->ladder) {
-		const char *stray = o->sizes ? "--sizes" : o->order ? "--order" : o->swaptest_format ? "--swaptest-format"
+		const char *stray = o->sizes.n ? "--sizes" : o->order ? "--order" : o->swaptest_format ? "--swaptest-format"
 				  : o->sandbox ? "--sandbox" : o->swapfile ? "--swapfile" : o->swapdir ? "--swapdir" : NULL;
 
 		if (stray)
@@ -169,11 +170,12 @@ static int mem_check(void *p, const struct bench_env *env, char *err, size_t err
 		o->swapdir = DEFAULT_SWAPDIR;
 	if (!o->ladder)
 		return 0;
-	if (!o->sizes && !o->sandbox)
+	if (!o->sizes.n && !o->sandbox)
 		return fail(err, errlen, "--ladder without --sandbox needs --sizes (the default ladder " DEFAULT_LADDER
 			    " of the whole memory would take this box); e.g. --sizes 64M,128M or --sandbox 128M "
 			    "--swapfile 256M");
-	if (mem_sizes_parse(o->sizes ? o->sizes : DEFAULT_LADDER, o->rungs, MEM_MAX_SIZES, &o->nrungs, err, errlen))
+	if (mem_sizes_parse(opt_list_or(&o->sizes, DEFAULT_LADDER, &def), o->rungs, MEM_MAX_SIZES, &o->nrungs, err,
+			    errlen))
 		return -EINVAL;
 	return o->sandbox ? check_sandbox(o, err, errlen) : 0;
 }

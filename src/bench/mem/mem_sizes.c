@@ -45,22 +45,18 @@ static bool parse_factor(const char *s, const char *e, double *out)
 	return true;
 }
 
-int mem_sizes_parse(const char *list, struct mem_size *out, size_t max, size_t *n, char *err, size_t errlen)
+int mem_sizes_parse(const struct opt_list *list, struct mem_size *out, size_t max, size_t *n, char *err,
+		    size_t errlen)
 {
-	const char *p = list;
 	size_t k = 0;
 
 	*n = 0;
-	for (;;) {
-		const char *e = strchr(p, ',');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
+	for (size_t i = 0; i < list->n; i++) {
+		const char *p = opt_list_item(list, i);
+		size_t len = strlen(p);
 		struct mem_size s;
 
 		memset(&s, 0, sizeof(s));
-		if (!len) {
-			snprintf(err, errlen, "option '--sizes': empty item in '%s'", list);
-			return -EINVAL;
-		}
 		if (len >= sizeof(s.text)) {
 			snprintf(err, errlen, "option '--sizes': '%.*s' is too long", (int)len, p);
 			return -EINVAL;
@@ -69,8 +65,7 @@ int mem_sizes_parse(const char *list, struct mem_size *out, size_t max, size_t *
 			snprintf(err, errlen, "option '--sizes': more than %zu sizes", max);
 			return -ERANGE;
 		}
-		memcpy(s.text, p, len);
-		s.text[len] = '\0';
+		memcpy(s.text, p, len + 1);
 		if (p[len - 1] == 'x') {
 			s.relative = true;
 			if (!parse_factor(p, p + len - 1, &s.factor)) {
@@ -96,9 +91,10 @@ int mem_sizes_parse(const char *list, struct mem_size *out, size_t max, size_t *
 			}
 		}
 		out[k++] = s;
-		if (!e)
-			break;
-		p = e + 1;
+	}
+	if (!k) {
+		snprintf(err, errlen, "option '--sizes': no sizes");
+		return -EINVAL;
 	}
 	*n = k;
 	return 0;

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "lib/compiler.h"
+#include "lib/opt.h"
 
 /* Most rungs a ladder may have. */
 #define MEM_MAX_SIZES 32
@@ -32,16 +33,17 @@ struct mem_size {
 };
 
 /*
- * Parses a comma-separated list such as "0.25x,0.5x,1x" or "32M,85M,128M"
- * (both kinds may be mixed) into OUT (capacity MAX), the count into *N. A
+ * Parses the items of a --sizes list such as "0.25x,0.5x,1x" or
+ * "32M,85M,128M" (both kinds may be mixed; the option parser split it,
+ * refusing empty items) into OUT (capacity MAX), the count into *N. A
  * multiple is DIGITS[.DIGITS] followed by "x", above 0 and at most
  * MEM_MAX_FACTOR; an absolute size is anything units_parse_size() takes,
- * at least MEM_MIN_SIZE. Empty items, spaces and anything not consumed
- * completely are errors. Returns 0, or -EINVAL / -ERANGE with one line
- * naming the offending item in ERR.
+ * at least MEM_MIN_SIZE. Spaces and anything not consumed completely are
+ * errors, and so is an empty LIST. Returns 0, or -EINVAL / -ERANGE with
+ * one line naming the offending item in ERR.
  */
-MUST_CHECK int mem_sizes_parse(const char *list, struct mem_size *out, size_t max, size_t *n, char *err,
-			       size_t errlen);
+MUST_CHECK int mem_sizes_parse(const struct opt_list *list, struct mem_size *out, size_t max, size_t *n,
+			       char *err, size_t errlen);
 
 /*
  * Bytes of S against BASE (relative sizes) rounded down to a whole number

@@ -186,7 +186,7 @@ static bool client_handshake(struct client *c)
 	r = net_connect(o->host, (uint16_t)o->port, SOCK_STREAM, NULL, o->connect_timeout_ns, env->stop, &c->cfd);
 	if (r < 0) {
 		result_set_status(c->res, RESULT_FAILED, "cannot connect to '%s' port %lld: %s", o->host,
-				  (long long)o->port, r == -EADDRNOTAVAIL ? "name or address not found" : errstr(r));
+				  (long long)o->port, net_connect_strerror(r));
 		return false;
 	}
 	if (setsockopt(c->cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0) {

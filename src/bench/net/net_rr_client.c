@@ -437,7 +437,7 @@ void net_rr_client_run(const struct bench_env *env, const struct net_opts *o, st
 
 	if ((r = net_connect(o->host, (uint16_t)o->port, SOCK_STREAM, &so, o->connect_timeout_ns, env->stop, &c.fd)) < 0) {
 		result_set_status(res, RESULT_FAILED, "cannot connect to '%s' port %lld: %s", o->host, (long long)o->port,
-				  strerror(-r));
+				  net_connect_strerror(r));
 		return;
 	}
 	c.rb = (struct rbuf){ .fd = c.fd, .buf = xmalloc(RR_RBUF), .timeout_ns = c.rto, .stop = env->stop };
