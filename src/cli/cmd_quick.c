@@ -42,7 +42,7 @@
 #include "store/history.h"
 
 struct quick_opts {
-	const char *skip;
+	struct opt_list skip;	/* parts to leave out; none when not given */
 	const char *report;
 	bool no_report;
 	bool no_net;
@@ -54,7 +54,7 @@ struct quick_opts {
 };
 
 static const struct opt quick_options[] = {
-	OPT_STRING("skip", 0, struct quick_opts, skip, "LIST", "leave out these parts of the profile (listed above)"),
+	OPT_LIST("skip", 0, struct quick_opts, skip, 0, "LIST", "leave out these parts of the profile (listed above)"),
 	OPT_FLAG("no-net", 0, struct quick_opts, no_net,
 		 "leave out the steps of benchmarks that use the network"),
 	OPT_STRING("report", 0, struct quick_opts, report, "FILE",
@@ -138,37 +138,25 @@ static void quick_help(const struct qstep *p, size_t n)
 	opt_help(stdout, quick_options);
 }
 
-/* True when GROUP is named in the comma list SKIP. */
-static bool skipped(const char *skip, const char *group)
+/* True when GROUP is named in SKIP. */
+static bool skipped(const struct opt_list *skip, const char *group)
 {
-	size_t len = strlen(group);
-
-	for (const char *p = skip; p && *p;) {
-		size_t n = strcspn(p, ",");
-
-		if (n == len && !strncmp(p, group, n))
+	for (size_t i = 0; i < skip->n; i++)
+		if (!strcmp(opt_list_item(skip, i), group))
 			return true;
-		p += n + (p[n] == ',');
-	}
 	return false;
 }
 
-/* Checks every name in SKIP against the parts; returns the first unknown one (static buffer) or NULL. */
-static const char *bad_skip(const char *skip, const struct qstep *p, size_t np)
+/* Checks every name in SKIP against the parts; returns the first unknown one (in SKIP) or NULL. */
+static const char *bad_skip(const struct opt_list *skip, const struct qstep *p, size_t np)
 {
-	static char word[32];
-
-	for (const char *s = skip; s && *s;) {
-		size_t n = strcspn(s, ",");
+	for (size_t k = 0; k < skip->n; k++) {
 		bool ok = false;
 
 		for (size_t i = 0; i < np; i++)
-			ok |= strlen(p[i].s->group) == n && !strncmp(s, p[i].s->group, n);
-		if (!ok) {
-			snprintf(word, sizeof(word), "%.*s", (int)(n > 30 ? 30 : n), s);
-			return word;
-		}
-		s += n + (s[n] == ',');
+			ok |= !strcmp(opt_list_item(skip, k), p[i].s->group);
+		if (!ok)
+			return opt_list_item(skip, k);
 	}
 	return NULL;
 }
@@ -317,7 +305,7 @@ static int run_profile(struct quick *q)
 	for (size_t i = 0; i < q->nsteps; i++) {
 		const struct qstep *s = &q->steps[i];
 
-		if (skipped(q->o.skip, s->s->group) || (q->o.no_net && (s->b->flags & BENCH_NETWORK)))
+		if (skipped(&q->o.skip, s->s->group) || (q->o.no_net && (s->b->flags & BENCH_NETWORK)))
 			continue;
 		if (*q->stop) {
 			fprintf(stderr, "engpass quick: stopped by signal %d before %s\n", (int)*q->stop, s->s->group);
@@ -510,7 +498,7 @@ static int quick_setup(struct quick *q, int argc, char **argv)
 		quick_help(q->steps, q->nsteps);
 		return EXIT_OK;
 	}
-	if ((bad = bad_skip(q->o.skip, q->steps, q->nsteps))) {
+	if ((bad = bad_skip(&q->o.skip, q->steps, q->nsteps))) {
 		parts(q->steps, q->nsteps, ", ", list, sizeof(list));
 		return usage_error("quick", "option '--skip': '%s' is not one of %s", bad, list);
 	}

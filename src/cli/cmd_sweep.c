@@ -157,22 +157,18 @@ static int parse(int argc, char **argv, struct sweep *sw, const struct bench **b
 			return usage_error("sweep", "at most %d swept options", SWEEP_MAX_AXES);
 		{
 			struct axis *ax = &sw->axes[sw->naxes++];
-			char *copy = xstrdup(val), *p = copy, *tok;
+			struct opt_list vals;
+			int r = opt_list_split(&vals, val, SWEEP_MAX_VALUES);
 
 			ax->opt = xasprintf("--%s", name);
-			while ((tok = strsep(&p, ","))) {
-				if (!*tok) {
-					free(copy);
-					return usage_error("sweep", "option '--%s': empty value in '%s'", name, val);
-				}
-				if (ax->n == SWEEP_MAX_VALUES) {
-					free(copy);
-					return usage_error("sweep", "option '--%s': at most %d values", name,
-							   SWEEP_MAX_VALUES);
-				}
-				ax->values[ax->n++] = xstrdup(tok);
-			}
-			free(copy);
+			if (r == -E2BIG && strlen(val) < sizeof(vals.text))
+				return usage_error("sweep", "option '--%s': at most %d values", name, SWEEP_MAX_VALUES);
+			if (r == -E2BIG)
+				return usage_error("sweep", "option '--%s': the values '%.40s...' are too long", name, val);
+			if (r < 0)
+				return usage_error("sweep", "option '--%s': empty value in '%s'", name, val);
+			for (size_t v = 0; v < vals.n; v++)
+				ax->values[ax->n++] = xstrdup(opt_list_item(&vals, v));
 		}
 	}
 	if (!sw->naxes)
