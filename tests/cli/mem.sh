@@ -255,6 +255,26 @@ if command -v setpriv >/dev/null; then
 else
 	skip "--sandbox as non-root: exit 2" "no setpriv"
 fi
+# The default swap directory on a file system that cannot hold a swap file
+# (a container's overlayfs, a tmpfs): the ladder's rungs are skipped with
+# the reason, not refused as a usage error; an explicit --swapdir there is.
+# /var/tmp is covered with a tmpfs in a private mount namespace.
+if [ "$(id -u)" != 0 ]; then
+	skip "default swap directory on tmpfs: rungs skipped with the reason" "not root"
+elif ! command -v unshare >/dev/null || ! unshare -m true 2>/dev/null; then
+	skip "default swap directory on tmpfs: rungs skipped with the reason" "no mount namespace (unshare -m)"
+else
+	RC=0
+	(cd / && unshare -m sh -c 'mount -t tmpfs tmpfs /var/tmp && exec "$0" mem --ladder --sandbox 64M \
+		--swapfile 128M --sizes 0.5x --no-history --json' "$ENGPASS") >"$T_TMP/out" 2>"$T_TMP/err" </dev/null || RC=$?
+	check "default swap directory on tmpfs: rungs skipped with the reason" sh -c \
+		"[ $RC = 0 ] && jq -e '.results[0].status == \"skipped\" and (.results[0].reason | test(\"default swap directory .* tmpfs\"))' '$T_TMP/out' >/dev/null"
+	RC=0
+	(cd / && unshare -m sh -c 'mount -t tmpfs tmpfs /var/tmp && mkdir /var/tmp/d && exec "$0" mem --ladder \
+		--sandbox 64M --swapfile 128M --sizes 0.5x --swapdir /var/tmp/d --no-history' "$ENGPASS") \
+		>"$T_TMP/out" 2>"$T_TMP/err" </dev/null || RC=$?
+	check "an explicit --swapdir on tmpfs is a usage error" sh -c "[ $RC = 2 ] && grep -q 'on tmpfs' '$T_TMP/err'"
+fi
 nothing_left "after the bad input: nothing left"
 
 done_testing

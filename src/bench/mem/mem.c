@@ -55,6 +55,13 @@ struct mem_opts {
 	/* Filled by check(). */
 	struct mem_size rungs[MEM_MAX_SIZES];
 	size_t nrungs;
+	bool swapdir_given;	/* --swapdir was given (else DEFAULT_SWAPDIR) */
+	/*
+	 * Why the ladder's rungs are skipped, or "": the default swap directory
+	 * cannot hold a swap file (overlayfs, tmpfs in a container). That is the
+	 * machine's condition, not a usage error; an explicit --swapdir there is.
+	 */
+	char skip_why[192];
 };
 
 static const char *const orders[] = { "seq", "random", NULL };
@@ -110,7 +117,7 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 }
 
 /* Checks the sandbox options against this box (root, RAM, the swap directory). */
-static int check_sandbox(const struct mem_opts *o, char *err, size_t errlen)
+static int check_sandbox(struct mem_opts *o, char *err, size_t errlen)
 {
 	struct sysinfo_opts so = { "/proc", "/sys", false, false };
 	struct sysinfo si;
@@ -132,6 +139,13 @@ static int check_sandbox(const struct mem_opts *o, char *err, size_t errlen)
 	case 0:
 		return 0;
 	case -EINVAL:
+		if (!o->swapdir_given) {
+			snprintf(o->skip_why, sizeof(o->skip_why),
+				 "the default swap directory '%s' is on %s, which cannot hold a swap file "
+				 "(give --swapdir DIR on a disk file system)", o->swapdir,
+				 fs ? fs : "a file system without swap support");
+			return 0;
+		}
 		return fail(err, errlen, "option '--swapdir': '%s' is on %s, which cannot hold a swap file", o->swapdir,
 			    fs ? fs : "a file system without swap support");
 	case -ENOSPC:
@@ -166,6 +180,7 @@ static int mem_check(void *p, const struct bench_env *env, char *err, size_t err
 		return fail(err, errlen, "option '--swapfile' needs --sandbox (a swap file is only made for a sandbox)");
 	if (o->swapdir && !o->swapfile)
 		return fail(err, errlen, "option '--swapdir' needs --swapfile");
+	o->swapdir_given = o->swapdir != NULL;
 	if (!o->swapdir)
 		o->swapdir = DEFAULT_SWAPDIR;
 	if (!o->ladder)
@@ -192,6 +207,10 @@ static void mem_run(const struct bench_env *env, const void *p, struct result *r
 	const struct mem_opts *o = p;
 	size_t step = env->step;
 
+	if (o->ladder && step < o->nrungs && o->skip_why[0]) {
+		result_set_status(res, RESULT_SKIPPED, "%s", o->skip_why);
+		return;
+	}
 	if (o->ladder && step < o->nrungs) {
 		struct mem_ladder_cfg c = {
 			.size = o->rungs[step],
