@@ -247,7 +247,9 @@ static int pick_verb(const struct bench *b, const struct opt_seen *seen, char **
 	for (size_t g = 0; b->verbs[g].name; g++) {
 		const struct opt *t = b->verbs[g].opts;
 
-		for (size_t i = 0; g != k && t && t[i].name; i++) {
+		if (g == k || !t)
+			continue;
+		for (size_t i = 0; t[i].name; i++) {
 			if (opt_was_seen(seen, g, i)) {
 				snprintf(err, errlen, "option '--%s' is for the %s", t[i].name, b->verbs[g].name);
 				return -EINVAL;
@@ -302,18 +304,12 @@ int bench_parse(const struct bench *b, int argc, char **argv, void *opts, struct
 		.time_ns = c->time_ns, .interval_ns = c->interval_ns, .sample = !c->no_sample,
 		.pin = c->pin_set ? &c->pin : NULL, .pos = pos, .npos = npos, .verb = verb,
 	};
-	if ((b->flags & BENCH_NO_IO) && npos) {
-		/* Nothing to point it at. */
+	/* Nothing to point a BENCH_NO_IO benchmark at; without check() no argument is expected. */
+	if (npos && ((b->flags & BENCH_NO_IO) || !b->check)) {
 		snprintf(err, errlen, "unexpected argument '%s'", pos[0]);
 		return -EINVAL;
 	}
-	if (b->check)
-		return b->check(opts, env, err, errlen) ? -EINVAL : 0;
-	if (npos) {
-		snprintf(err, errlen, "unexpected argument '%s'", pos[0]);
-		return -EINVAL;
-	}
-	return 0;
+	return b->check && b->check(opts, env, err, errlen) ? -EINVAL : 0;
 }
 
 void bench_call_release(struct bench_call *c)
