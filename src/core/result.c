@@ -179,6 +179,38 @@ void result_set_verdict(struct result *r, const char *resource, const char *fmt,
 	va_end(ap);
 }
 
+void result_verdict_candidate(struct result *r, const char *resource, double share, const char *next_step,
+			      const char *fmt, ...)
+{
+	struct verdict *v = &r->verdict;
+	struct verdict_candidate *c = NULL;
+	va_list ap;
+
+	for (size_t i = 0; i < v->ncand && !c; i++)
+		if (!strcmp(v->cand[i].resource, resource))
+			c = &v->cand[i];
+	if (!c && v->ncand < VERDICT_MAX_CANDIDATES)
+		c = &v->cand[v->ncand++];
+	if (!c) {
+		/* Full: the lowest share (NaN lowest of all) makes room, unless this one is lower. */
+		size_t lo = 0;
+
+		for (size_t i = 1; i < v->ncand; i++)
+			if (isnan(v->cand[i].share) || v->cand[i].share < v->cand[lo].share)
+				lo = i;
+		if (isnan(share) || (!isnan(v->cand[lo].share) && share <= v->cand[lo].share))
+			return;
+		c = &v->cand[lo];
+	}
+	memset(c, 0, sizeof(*c));
+	snprintf(c->resource, sizeof(c->resource), "%s", resource);
+	c->share = share;
+	snprintf(c->next_step, sizeof(c->next_step), "%s", next_step ? next_step : "");
+	va_start(ap, fmt);
+	vsnprintf(c->evidence, sizeof(c->evidence), fmt, ap);
+	va_end(ap);
+}
+
 bool result_has_verdict(const struct result *r)
 {
 	return r->verdict.resource[0] != 0;

@@ -82,9 +82,27 @@ struct result_hist {
 	struct hist *h;		/* owned */
 };
 
+/*
+ * One candidate limiter of a step: how close the step came to it (SHARE:
+ * measured / limit, or a saturation share such as throttled periods, 1.0
+ * = at the limit; NaN = could not be judged) with one line of evidence and
+ * what would move the figure if this were the limit.
+ */
+struct verdict_candidate {
+	char resource[32];	/* "cpu quota", "shaper", "round trip", ... (docs/verdict.md) */
+	double share;
+	char evidence[256];
+	char next_step[192];
+};
+
+#define VERDICT_MAX_CANDIDATES 12
+
 struct verdict {
-	char resource[32];	/* "cpu", "one core", "device", "memory", "none observed", "unknown" */
+	char resource[32];	/* the first candidate at >= 80 %, "none observed" or "unknown" */
 	char evidence[256];	/* one human sentence with the numbers that decided */
+	char next_step[192];	/* what would move the figure; "" = nothing to say */
+	struct verdict_candidate cand[VERDICT_MAX_CANDIDATES];	/* ranked, highest share first */
+	size_t ncand;
 };
 
 struct result {
@@ -127,6 +145,16 @@ void result_set_incomplete(struct result *r);
  * system view does sets it; the runner judges only steps without one.
  */
 void result_set_verdict(struct result *r, const char *resource, const char *fmt, ...) PRINTF_LIKE(3, 4);
+/*
+ * Offers a candidate limiter the benchmark knows of (the round trip, its
+ * own pacing, memory latency, a TCP window) for the runner's verdict,
+ * which ranks it with what the system view and the discovered limits
+ * offer. SHARE as in struct verdict_candidate; NEXT_STEP may be NULL. A
+ * candidate for a resource already offered replaces it. Past
+ * VERDICT_MAX_CANDIDATES the lowest share is dropped.
+ */
+void result_verdict_candidate(struct result *r, const char *resource, double share, const char *next_step,
+			      const char *fmt, ...) PRINTF_LIKE(5, 6);
 /* Whether a verdict was set (by the benchmark or the runner). */
 bool result_has_verdict(const struct result *r);
 /* Adds a parameter or a method entry (formatted value, copied). */

@@ -45,6 +45,51 @@ struct sysview {
 	bool have_proc;			/* a PID was watched */
 	double proc_cpu_pct;		/* of one CPU */
 	uint64_t proc_rss_max_bytes;
+	double disk_queue_avg;		/* aqu-sz of the busiest disk: mean requests in flight */
+
+	/*
+	 * The work: the threads of the process under test (engpass itself, or
+	 * watch --pid's process), from /proc/PID/task/TID/{stat,schedstat},
+	 * the sampler's own thread left out. Percentages are of the sampled
+	 * time; "of one CPU" sums can exceed 100.
+	 */
+	int work_threads;		/* most threads seen in one interval; 0 unknown */
+	double work_cpu_pct;		/* CPU of all its threads, of one CPU */
+	double work_wait_pct;		/* run-queue wait of all its threads, of one CPU (schedstat) */
+	double work_thread_cpu_pct;	/* the busiest thread's CPU share */
+	double work_thread_wait_pct;	/* that thread's run-queue wait share */
+	int work_thread_cpu;		/* the CPU that thread ran on most; -1 unknown */
+	char work_thread_comm[16];	/* its name */
+
+	/* Other processes, from /proc/[pid]/stat at the edges of each span. */
+	double others_cpu_pct;		/* all processes but the work and engpass, of one CPU */
+#define SYSVIEW_OTHERS 3
+	struct sysview_other {
+		int pid;		/* 0 = empty slot */
+		char comm[16];
+		double cpu_pct;		/* of one CPU */
+	} others[SYSVIEW_OTHERS];	/* the busiest, busiest first */
+
+	/* /proc/net/snmp over the window: counts, NaN unknown. */
+	double udp_rcvbuf_errors, udp_in_errors;
+
+	/*
+	 * Counters of the configured limits (core/limits.h) over the window,
+	 * read at the edges of each span; NaN where the limit's counter could
+	 * not be read or there is no such limit.
+	 */
+	double cg_cpu_usage_pct;	/* the limiting cgroup's CPU, of one CPU */
+	double cg_cpu_throttled_pct;	/* throttled periods / periods */
+	double cg_cpu_throttled_s;	/* time throttled */
+	double cg_io_read_bytes_per_s, cg_io_write_bytes_per_s;	/* the device under test, in the cgroup */
+	double cg_io_reads_per_s, cg_io_writes_per_s;
+	double cg_mem_peak_bytes;	/* highest usage seen (memory.max_usage_in_bytes, memory.peak or at the edges) */
+	double cg_mem_limit_hits;	/* memory.failcnt (v1) or memory.events max (v2) */
+	double cg_mem_high_events;	/* memory.events high (v2) */
+	double cg_mem_oom_events;	/* memory.events oom (v2) or memory.oom_control oom_kill (v1) */
+	double qdisc_bytes_per_s;	/* the limiting qdisc or class on the egress interface */
+	double qdisc_drops, qdisc_overlimits;
+	double qdisc_backlog_max_bytes;	/* the most it held at an edge */
 };
 
 /* Set every field of v to "unknown" (see above). */
@@ -81,7 +126,30 @@ struct sysview {
 	X(psi_io_full_pct, "psi_io_full_percent") \
 	X(net_rx_bytes_per_s, "net_rx_bytes_per_second") \
 	X(net_tx_bytes_per_s, "net_tx_bytes_per_second") \
-	X(proc_cpu_pct, "proc_cpu_percent")
+	X(proc_cpu_pct, "proc_cpu_percent") \
+	X(disk_queue_avg, "disk_queue_avg") \
+	X(work_cpu_pct, "work_cpu_percent") \
+	X(work_wait_pct, "work_wait_percent") \
+	X(work_thread_cpu_pct, "work_thread_cpu_percent") \
+	X(work_thread_wait_pct, "work_thread_wait_percent") \
+	X(others_cpu_pct, "others_cpu_percent") \
+	X(udp_rcvbuf_errors, "udp_rcvbuf_errors") \
+	X(udp_in_errors, "udp_in_errors") \
+	X(cg_cpu_usage_pct, "cgroup_cpu_usage_percent") \
+	X(cg_cpu_throttled_pct, "cgroup_cpu_throttled_percent") \
+	X(cg_cpu_throttled_s, "cgroup_cpu_throttled_seconds") \
+	X(cg_io_read_bytes_per_s, "cgroup_io_read_bytes_per_second") \
+	X(cg_io_write_bytes_per_s, "cgroup_io_write_bytes_per_second") \
+	X(cg_io_reads_per_s, "cgroup_io_reads_per_second") \
+	X(cg_io_writes_per_s, "cgroup_io_writes_per_second") \
+	X(cg_mem_peak_bytes, "cgroup_memory_peak_bytes") \
+	X(cg_mem_limit_hits, "cgroup_memory_limit_hits") \
+	X(cg_mem_high_events, "cgroup_memory_high_events") \
+	X(cg_mem_oom_events, "cgroup_memory_oom_events") \
+	X(qdisc_bytes_per_s, "qdisc_bytes_per_second") \
+	X(qdisc_drops, "qdisc_drops") \
+	X(qdisc_overlimits, "qdisc_overlimits") \
+	X(qdisc_backlog_max_bytes, "qdisc_backlog_max_bytes")
 
 static inline void sysview_init(struct sysview *v)
 {
@@ -101,6 +169,16 @@ static inline void sysview_init(struct sysview *v)
 	v->psi_io_some_pct = v->psi_io_full_pct = NAN;
 	v->net_rx_bytes_per_s = v->net_tx_bytes_per_s = NAN;
 	v->proc_cpu_pct = NAN;
+	v->disk_queue_avg = NAN;
+	v->work_cpu_pct = v->work_wait_pct = v->work_thread_cpu_pct = v->work_thread_wait_pct = NAN;
+	v->work_thread_cpu = -1;
+	v->others_cpu_pct = NAN;
+	v->udp_rcvbuf_errors = v->udp_in_errors = NAN;
+	v->cg_cpu_usage_pct = v->cg_cpu_throttled_pct = v->cg_cpu_throttled_s = NAN;
+	v->cg_io_read_bytes_per_s = v->cg_io_write_bytes_per_s = NAN;
+	v->cg_io_reads_per_s = v->cg_io_writes_per_s = NAN;
+	v->cg_mem_peak_bytes = v->cg_mem_limit_hits = v->cg_mem_high_events = v->cg_mem_oom_events = NAN;
+	v->qdisc_bytes_per_s = v->qdisc_drops = v->qdisc_overlimits = v->qdisc_backlog_max_bytes = NAN;
 }
 
 #endif

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Queueing disciplines and classes of one interface, read over rtnetlink
+ * (RTM_GETQDISC and RTM_GETTCLASS dumps, through libmnl): their kind, the
+ * rate a shaping one enforces (tbf rate, htb class rate and ceil, cake
+ * bandwidth) and their counters (TCA_STATS2: bytes, packets, drops,
+ * overlimits, backlog). Not by parsing tc's output.
+ *
+ * qdisc_parse() is the pure part (a buffer of netlink messages in,
+ * entries out) for the fuzz target and the unit tests; qdisc_dump() talks
+ * to the kernel. Built without libmnl, qdisc_dump() returns -ENOSYS.
+ */
+#ifndef ENGPASS_QDISC_H
+#define ENGPASS_QDISC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct qdisc_info {
+	char kind[16];			/* "tbf", "htb", "cake", "fq_codel", "noqueue", ... */
+	bool is_class;			/* an htb (or other) class, not a qdisc */
+	uint32_t handle, parent;	/* tcm_handle, tcm_parent */
+	double rate_bps;		/* bits/s it shapes to; 0 = it does not shape */
+	double ceil_bps;		/* htb ceil, bits/s; 0 = none */
+	bool have_stats;
+	uint64_t bytes, packets, drops, overlimits, requeues;
+	uint32_t qlen, backlog;		/* packets, bytes queued now */
+};
+
+struct qdisc_list {
+	struct qdisc_info *v;
+	size_t n;
+};
+
+/*
+ * Appends the entries of the RTM_NEWQDISC / RTM_NEWTCLASS messages in BUF
+ * (LEN bytes) for interface IFINDEX (0 = any) to OUT. Other messages are
+ * skipped; NLMSG_DONE ends. Returns 1 when NLMSG_DONE was seen, 0 when
+ * more may follow, -EINVAL on a malformed message (entries before it
+ * stay), -errno of an NLMSG_ERROR.
+ */
+int qdisc_parse(const void *buf, size_t len, int ifindex, struct qdisc_list *out);
+
+/*
+ * Dumps the qdiscs and classes of IFINDEX into OUT (emptied first).
+ * Returns 0, -ENOSYS without libmnl, or -errno with ERR describing it.
+ */
+int qdisc_dump(int ifindex, struct qdisc_list *out, char *err, size_t errlen);
+
+void qdisc_list_free(struct qdisc_list *l);
+
+/*
+ * The entry that bounds egress: the shaping one with the lowest rate (for
+ * an htb class, the lower of rate... its ceil, which is what it may
+ * borrow up to). NULL when none shapes.
+ */
+const struct qdisc_info *qdisc_limiting(const struct qdisc_list *l);
+
+/* The entry of L with the same kind, class-ness, handle and parent as KEY; NULL if gone. */
+const struct qdisc_info *qdisc_find(const struct qdisc_list *l, const struct qdisc_info *key);
+
+#endif
