@@ -8,7 +8,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,6 +19,7 @@
 #include "core/affinity.h"
 #include "core/blkdev.h"
 #include "core/clock.h"
+#include "core/limits.h"
 #include "core/progress.h"
 #include "core/sampler.h"
 #include "core/sysinfo.h"
@@ -119,16 +122,78 @@ static struct result *run_reps(const struct bench *b, struct bench_env *env, con
 }
 
 /*
+ * Writes the limits discovered for the step into RES's method block, each
+ * with where it came from; a limit that could not be read says why. The
+ * per-device and per-interface ones only when the step had one.
+ */
+static void method_limits(struct result *res, const struct limits *l)
+{
+	const struct {
+		const char *key, *unit;
+		const struct limit *lim;
+		bool show;
+	} k[] = {
+		{ "limit cpu quota", "cpus", &l->cpu_quota, true },
+		{ "limit cpus allowed", "", &l->cpuset, true },
+		{ "limit memory", "bytes", &l->mem_max, true },
+		{ "limit memory high", "bytes", &l->mem_high, l->mem_high.state != LIMIT_NONE },
+		{ "limit swap", "bytes", &l->swap_max, l->swap_max.state == LIMIT_SET },
+		{ "limit io read", "bytes/s", &l->io_rbps, l->io_dev[0] },
+		{ "limit io write", "bytes/s", &l->io_wbps, l->io_dev[0] },
+		{ "limit io read iops", "", &l->io_riops, l->io_dev[0] && l->io_riops.state == LIMIT_SET },
+		{ "limit io write iops", "", &l->io_wiops, l->io_dev[0] && l->io_wiops.state == LIMIT_SET },
+		{ "limit shaper", "bits/s", &l->shaper, l->iface[0] },
+		{ "limit link", "bits/s", &l->link, l->iface[0] },
+		{ "limit mtu", "bytes", &l->mtu, false },
+		{ "limit memlock", "bytes", &l->memlock, false },
+		{ "limit nofile", "", &l->nofile, false },
+	};
+	char buf[320];
+
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+		if (!k[i].show)
+			continue;
+		limit_describe(k[i].lim, k[i].unit, buf, sizeof(buf));
+		result_method(res, k[i].key, "%s", buf);
+	}
+}
+
+/*
  * Makes the sampler S of a closed window (NULL: nothing sampled) RES's
  * system view and judges the verdict over it, unless the benchmark named
  * the limit itself.
  */
 static void attach_window(struct result *res, struct sampler *s)
 {
+	const struct limits *lim = s ? sampler_limits(s) : NULL;
+
 	if (s)
 		result_attach_sampler(res, s);
-	if (!result_has_verdict(res) && (s || res->status == RESULT_OK))
-		verdict_judge(s ? &res->view : NULL, &res->verdict);
+	if (lim)
+		method_limits(res, lim);
+	/* A skipped or failed step measured nothing to judge. */
+	if (!result_has_verdict(res) && res->status == RESULT_OK) {
+		struct verdict_input in = { .view = s ? &res->view : NULL, .limits = lim };
+
+		verdict_judge(&in, &res->verdict);
+	}
+}
+
+/* The MAJ:MIN of the whole disk holding DEV (its sysfs "dev" file). Returns 0 or -errno. */
+static int whole_disk_devnum(const struct blkdev_info *dev, unsigned *maj, unsigned *min)
+{
+	char path[PATH_MAX + 8];
+	FILE *f;
+	int r = -ENOENT;
+
+	snprintf(path, sizeof(path), "%s/dev", dev->disk_dir);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	if (fscanf(f, "%u:%u", maj, min) == 2)
+		r = 0;
+	fclose(f);
+	return r;
 }
 
 /*
@@ -144,10 +209,21 @@ static struct result *run_step(const struct bench *b, struct bench_env *env, con
 	struct blkdev_info dev;
 	struct result *res;
 
-	if ((b->flags & BENCH_BLOCKDEV) && blkdev_from_path(NULL, env->npos ? env->pos[0] : ".", &dev) == 0)
+	struct limits_config lcfg = { 0 };
+
+	if ((b->flags & BENCH_BLOCKDEV) && blkdev_from_path(NULL, env->npos ? env->pos[0] : ".", &dev) == 0) {
 		cfg.disk = dev.name;
+		/* Throttles are set on the whole disk. */
+		if (whole_disk_devnum(&dev, &lcfg.dev_major, &lcfg.dev_minor) == 0)
+			lcfg.dev_name = dev.disk;
+	}
 	if (b->sample_config)
 		b->sample_config(opts, env->step, &cfg);
+	/* The work: the watched process (watch --pid), else engpass's own threads. */
+	cfg.work_pid = cfg.pid ? cfg.pid : getpid();
+	cfg.others = true;
+	lcfg.pid = cfg.work_pid;
+	cfg.limits = &lcfg;
 	env->window = window_new(&cfg, !c->no_sample);
 	if ((b->flags & BENCH_NETWORK) && sigaction(SIGPIPE, &ign, &pipe_old) < 0)
 		pipe_old.sa_handler = SIG_ERR;	/* nothing to restore */

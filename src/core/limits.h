@@ -21,9 +21,13 @@
 #define ENGPASS_LIMITS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <limits.h>
+
+#include "core/qdisc.h"
 #include "core/sysview.h"
 
 enum limit_state {
@@ -58,6 +62,13 @@ struct limits {
 	struct limit mtu;		/* bytes */
 	char iface[32];			/* the egress interface those are for; "" none */
 	struct limit memlock, nofile;	/* RLIMIT_MEMLOCK bytes, RLIMIT_NOFILE count (soft) */
+
+	/* Where the counters are read (limits_counters_read); not for display. */
+	int cpu_ver, io_ver, mem_ver;
+	char cpu_dir[PATH_MAX], cpuacct_dir[PATH_MAX], io_dir[PATH_MAX], mem_dir[PATH_MAX];
+	unsigned dev_major, dev_minor;
+	int ifindex;
+	struct qdisc_info shaper_key;	/* the shaping qdisc or class, found again by qdisc_find() */
 };
 
 struct limits_config {

@@ -336,6 +336,7 @@ struct result *result_merge_reps(struct result **reps, size_t n)
 	d->reps = (unsigned)n;
 	copy_kv(&d->params, &d->nparams, first->params, first->nparams);
 	copy_kv(&d->method, &d->nmethod, first->method, first->nmethod);
+	d->verdict = first->verdict;	/* the benchmark's candidates (shares of the first repetition) */
 	for (size_t i = 0; i < first->nnotes; i++)
 		result_note(d, "%s", first->notes[i]);
 	if (first->headline)

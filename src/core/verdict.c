@@ -1,79 +1,475 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Bottleneck rules; see verdict.h for their order and thresholds.
+ * The ranked verdict; see verdict.h for the model and docs/verdict.md for
+ * each rule. One function per candidate: each looks at the limits and the
+ * system view, and offers a candidate only when its figures are known.
  */
-#include "verdict.h"
+#include "core/verdict.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-static bool at_least(double v, double limit)
+#include "lib/units.h"
+
+const char *const verdict_priority[] = {
+	"own pacing", "cpu quota", "cpuset", "io limit", "memory limit", "shaper", "link", "tcp window",
+	"udp receive buffer", "round trip", "memory latency", "memory bandwidth", "other processes", "steal",
+	"memory", "device", "device latency", "cpu", "one core", NULL,
+};
+
+static bool known(double v)
 {
-	return !isnan(v) && v >= limit;
+	return !isnan(v);
 }
 
-static void set(struct verdict *out, const char *resource)
+static double clamp0(double v)
 {
-	snprintf(out->resource, sizeof(out->resource), "%s", resource);
+	return v < 0 ? 0 : v;
 }
 
-void verdict_judge(const struct sysview *v, struct verdict *out)
+/* Adds a system candidate unless the benchmark offered one for RESOURCE. */
+static void PRINTF_LIKE(5, 6)
+offer(struct verdict *out, const char *resource, double share, const char *next, const char *fmt, ...)
 {
-	char steal[64] = "";
+	struct verdict_candidate *c;
+	va_list ap;
 
-	memset(out, 0, sizeof(*out));
+	if (isnan(share))
+		return;
+	for (size_t i = 0; i < out->ncand; i++)
+		if (!strcmp(out->cand[i].resource, resource))
+			return;
+	if (out->ncand == VERDICT_MAX_CANDIDATES)
+		return;
+	c = &out->cand[out->ncand++];
+	memset(c, 0, sizeof(*c));
+	snprintf(c->resource, sizeof(c->resource), "%s", resource);
+	c->share = clamp0(share);
+	snprintf(c->next_step, sizeof(c->next_step), "%s", next ? next : "");
+	va_start(ap, fmt);
+	vsnprintf(c->evidence, sizeof(c->evidence), fmt, ap);
+	va_end(ap);
+}
+
+/* The path of a limit's source without the directory noise: the whole source, it is short. */
+static const char *src(const struct limit *l)
+{
+	return l->source[0] ? l->source : "?";
+}
+
+static void cpu_quota(const struct verdict_input *in, struct verdict *out)
+{
+	const struct limit *q = &in->limits->cpu_quota;
+	const struct sysview *v = in->view;
+	double used = known(v->cg_cpu_usage_pct) ? v->cg_cpu_usage_pct : v->work_cpu_pct;
+	double thr = known(v->cg_cpu_throttled_pct) ? v->cg_cpu_throttled_pct : NAN;
+	double share;
+	char next[192];
+
+	if (q->state != LIMIT_SET || !(q->value > 0) || (!known(used) && !known(thr)))
+		return;
+	share = known(used) ? used / (q->value * 100) : 0;
+	if (known(thr) && thr / 100 > share)
+		share = thr / 100;
+	snprintf(next, sizeof(next), "the cgroup allows %.0f %% of one core: raise its quota (%s) or run outside it",
+		 q->value * 100, in->limits->cpu_ver == 2 ? "cpu.max" : "cpu.cfs_quota_us");
+	offer(out, "cpu quota", share, next,
+	      "the cgroup allows %.2f CPU (%s); the %s used %.1f %% of one CPU, throttled in %.0f %% of periods (%.2f s)",
+	      q->value, src(q), known(v->cg_cpu_usage_pct) ? "cgroup" : "work", used, known(thr) ? thr : NAN,
+	      v->cg_cpu_throttled_s);
+}
+
+static void cpuset(const struct verdict_input *in, struct verdict *out)
+{
+	const struct limits *l = in->limits;
+	const struct sysview *v = in->view;
+	double n = l->cpuset.value, share;
+	char next[192];
+
+	if (l->cpuset.state != LIMIT_SET || l->online_cpus <= 0 || !(n > 0) || n >= l->online_cpus ||
+	    !known(v->work_cpu_pct))
+		return;
+	/*
+	 * The cpuset bounds the work only if the work wanted more than it
+	 * allows: its threads queued for the allowed CPUs. Without the wait
+	 * figure, or with less than VERDICT_QUEUED_PCT of it, the share is
+	 * scaled down by how much they queued.
+	 */
+	share = v->work_cpu_pct / (n * 100);
+	if (!known(v->work_wait_pct))
+		share *= 0.5;
+	else if (v->work_wait_pct < VERDICT_QUEUED_PCT)
+		share *= v->work_wait_pct / VERDICT_QUEUED_PCT;
+	snprintf(next, sizeof(next), "the work may run on %.0f of %d CPUs (%s): allow more CPUs and it can use them",
+		 n, l->online_cpus, l->cpuset_list);
+	offer(out, "cpuset", share, next,
+	      "%.0f of %d CPUs allowed (%s); the work used %.0f %% of one CPU and queued %.0f %% more", n,
+	      l->online_cpus, src(&l->cpuset), v->work_cpu_pct, known(v->work_wait_pct) ? v->work_wait_pct : NAN);
+}
+
+static void io_limit(const struct verdict_input *in, struct verdict *out)
+{
+	const struct limits *l = in->limits;
+	const struct sysview *v = in->view;
+	const struct {
+		const struct limit *lim;
+		double cg, dev;
+		const char *what;
+		bool bytes;
+	} k[] = {
+		{ &l->io_rbps, v->cg_io_read_bytes_per_s, v->disk_read_bytes_per_s, "reads", true },
+		{ &l->io_wbps, v->cg_io_write_bytes_per_s, v->disk_write_bytes_per_s, "writes", true },
+		{ &l->io_riops, v->cg_io_reads_per_s, v->disk_reads_per_s, "read requests", false },
+		{ &l->io_wiops, v->cg_io_writes_per_s, v->disk_writes_per_s, "write requests", false },
+	};
+	double best = NAN;
+	size_t bi = 0;
+
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+		double m = known(k[i].cg) ? k[i].cg : k[i].dev;
+
+		if (k[i].lim->state != LIMIT_SET || !(k[i].lim->value > 0) || !known(m))
+			continue;
+		if (isnan(best) || m / k[i].lim->value > best) {
+			best = m / k[i].lim->value;
+			bi = i;
+		}
+	}
+	if (isnan(best))
+		return;
+	{
+		char lim[UNITS_FMT_LEN], got[UNITS_FMT_LEN], next[192];
+		double m = known(k[bi].cg) ? k[bi].cg : k[bi].dev;
+
+		if (k[bi].bytes) {
+			units_fmt_size(lim, sizeof(lim), k[bi].lim->value, UNITS_FMT_PER_S);
+			units_fmt_size(got, sizeof(got), m, UNITS_FMT_PER_S);
+		} else {
+			snprintf(lim, sizeof(lim), "%.0f/s", k[bi].lim->value);
+			snprintf(got, sizeof(got), "%.0f/s", m);
+		}
+		snprintf(next, sizeof(next), "the cgroup's I/O limit allows %s of %s on %s: raise it (%s) or test outside it",
+			 lim, k[bi].what, l->io_dev, l->io_ver == 2 ? "io.max" : "blkio.throttle.*_device");
+		offer(out, "io limit", best, next, "%s of %s allowed on %s (%s); the %s did %s", lim, k[bi].what,
+		      l->io_dev, src(k[bi].lim), known(k[bi].cg) ? "cgroup" : "device", got);
+	}
+}
+
+static void memory_limit(const struct verdict_input *in, struct verdict *out)
+{
+	const struct limits *l = in->limits;
+	const struct sysview *v = in->view;
+	const struct limit *lim = l->mem_max.state == LIMIT_SET ? &l->mem_max : &l->mem_high;
+	double share = NAN, hits = v->cg_mem_limit_hits, high = v->cg_mem_high_events;
+	char a[UNITS_FMT_LEN], b[UNITS_FMT_LEN], next[192];
+
+	if (lim->state != LIMIT_SET || !(lim->value > 0))
+		return;
+	if (known(v->cg_mem_peak_bytes))
+		share = v->cg_mem_peak_bytes / lim->value;
+	/* Reclaim forced by the limit (failcnt, events): the limit was reached. */
+	if ((known(hits) && hits > 0) || (known(high) && high > 0) ||
+	    (known(v->cg_mem_oom_events) && v->cg_mem_oom_events > 0))
+		share = isnan(share) || share < 1 ? 1 : share;
+	if (isnan(share))
+		return;
+	units_fmt_size(a, sizeof(a), lim->value, 0);
+	units_fmt_size(b, sizeof(b), known(v->cg_mem_peak_bytes) ? v->cg_mem_peak_bytes : NAN, 0);
+	snprintf(next, sizeof(next), "the cgroup allows %s of memory: raise %s or make the work smaller", a,
+		 l->mem_ver == 2 ? "memory.max" : "memory.limit_in_bytes");
+	offer(out, "memory limit", share, next, "%s allowed (%s); peak %s, limit hit %.0f times, %.0f oom kills; swap %.0f pages/s",
+	      a, src(lim), b, known(hits) ? hits : (known(high) ? high : 0),
+	      known(v->cg_mem_oom_events) ? v->cg_mem_oom_events : 0,
+	      known(v->swap_out_pages_per_s) ? v->swap_in_pages_per_s + v->swap_out_pages_per_s : NAN);
+}
+
+static void shaper(const struct verdict_input *in, struct verdict *out)
+{
+	const struct limits *l = in->limits;
+	const struct sysview *v = in->view;
+	double bps, share;
+	char lim[UNITS_FMT_LEN], got[UNITS_FMT_LEN], next[192];
+	bool qd = known(v->qdisc_bytes_per_s);
+
+	if (l->shaper.state != LIMIT_SET || !(l->shaper.value > 0))
+		return;
+	bps = qd ? v->qdisc_bytes_per_s * 8 : v->net_tx_bytes_per_s * 8;
+	if (!known(bps))
+		return;
+	share = bps / l->shaper.value;
+	units_fmt_bits(lim, sizeof(lim), l->shaper.value);
+	units_fmt_bits(got, sizeof(got), bps);
+	snprintf(next, sizeof(next), "the %s on %s shapes to %s: the figure is the shaper's, not the path's",
+		 l->shaper_kind, l->iface, lim);
+	offer(out, "shaper", share, next, "%s shapes %s to %s (%s); %s passed %s, %.0f overlimits, %.0f drops",
+	      l->shaper_kind, l->iface, lim, src(&l->shaper), qd ? "it" : "the interface", got,
+	      known(v->qdisc_overlimits) ? v->qdisc_overlimits : NAN, known(v->qdisc_drops) ? v->qdisc_drops : NAN);
+}
+
+static void link(const struct verdict_input *in, struct verdict *out)
+{
+	const struct limits *l = in->limits;
+	const struct sysview *v = in->view;
+	double rx = v->net_rx_bytes_per_s, tx = v->net_tx_bytes_per_s, bps;
+	char lim[UNITS_FMT_LEN], got[UNITS_FMT_LEN], next[192];
+
+	if (l->link.state != LIMIT_SET || !(l->link.value > 0) || strcmp(v->busiest_iface, l->iface) ||
+	    (!known(rx) && !known(tx)))
+		return;
+	bps = 8 * (known(rx) && (!known(tx) || rx > tx) ? rx : tx);
+	units_fmt_bits(lim, sizeof(lim), l->link.value);
+	units_fmt_bits(got, sizeof(got), bps);
+	snprintf(next, sizeof(next), "%s runs at its link speed (%s): a faster link or a second one", l->iface, lim);
+	offer(out, "link", bps / l->link.value, next, "%s of %s link speed on %s (%s)", got, lim, l->iface,
+	      src(&l->link));
+}
+
+/* The work's threads queued behind other processes. */
+static void others(const struct verdict_input *in, struct verdict *out)
+{
+	const struct sysview *v = in->view;
+	double run, lost, share;
+	char top[160] = "", next[192];
+	size_t off = 0;
+
+	if (!known(v->work_cpu_pct) || !known(v->work_wait_pct))
+		return;
+	run = v->work_cpu_pct + v->work_wait_pct;
+	if (run <= 0)
+		return;
+	lost = v->work_wait_pct / run;
+	for (int i = 0; i < SYSVIEW_OTHERS && v->others[i].pid; i++)
+		off += snprintf(top + off, off < sizeof(top) ? sizeof(top) - off : 0, "%s%s %.0f %% (pid %d)",
+				i ? ", " : "", v->others[i].comm, v->others[i].cpu_pct, v->others[i].pid);
+	/*
+	 * Losing half its runnable time to the run queue halves the work's
+	 * speed: that is at the limit (share 1). The others must have used
+	 * CPU for the wait to be theirs.
+	 */
+	share = 2 * lost;
+	if (known(v->others_cpu_pct) && v->others_cpu_pct < VERDICT_OTHERS_MIN_PCT)
+		share = 0;
+	snprintf(next, sizeof(next), "%s%.150s", top[0] ? "stop or move the other processes: " : "other processes took the CPU",
+		 top);
+	offer(out, "other processes", share, next,
+	      "the work's threads waited %.0f %% of their runnable time in the run queue (%.0f %% of one CPU) while other processes used %.0f %% of one CPU%s%s",
+	      lost * 100, v->work_wait_pct, known(v->others_cpu_pct) ? v->others_cpu_pct : NAN, top[0] ? ": " : "",
+	      top);
+}
+
+static void steal(const struct verdict_input *in, struct verdict *out)
+{
+	const struct sysview *v = in->view;
+
+	if (!known(v->cpu_steal_pct) || !known(v->cpu_busy_pct) || v->cpu_busy_pct + v->cpu_steal_pct <= 0)
+		return;
+	offer(out, "steal", v->cpu_steal_pct / (v->cpu_busy_pct + v->cpu_steal_pct),
+	      "the hypervisor ran other guests on these CPUs: a less shared host or dedicated CPUs",
+	      "the hypervisor stole %.0f %% of CPU time while the CPUs were %.0f %% busy", v->cpu_steal_pct,
+	      v->cpu_busy_pct);
+}
+
+static void memory(const struct verdict_input *in, struct verdict *out)
+{
+	const struct sysview *v = in->view;
+	double swap = v->swap_in_pages_per_s + v->swap_out_pages_per_s, share = NAN;
+
+	if (known(swap))
+		share = swap / VERDICT_SWAP_PAGES_PER_S;
+	if (v->psi_available && known(v->psi_mem_some_pct) &&
+	    (isnan(share) || v->psi_mem_some_pct / VERDICT_PSI_MEM_PCT > share))
+		share = v->psi_mem_some_pct / VERDICT_PSI_MEM_PCT;
+	offer(out, "memory", share, "the work does not fit in memory: more memory, or less of it in use",
+	      "swapping %.0f pages/s in, %.0f pages/s out; memory stall %.1f %%", v->swap_in_pages_per_s,
+	      v->swap_out_pages_per_s, v->psi_available ? v->psi_mem_some_pct : NAN);
+}
+
+static void device(const struct verdict_input *in, struct verdict *out)
+{
+	const struct sysview *v = in->view;
+	double u = v->disk_util_pct, q = v->disk_queue_avg;
+
+	if (!v->busiest_disk[0] || !known(u))
+		return;
+	if (known(q) && q >= VERDICT_DISK_QUEUE) {
+		offer(out, "device", u / 100, "the device is saturated: a faster device, or spread the load",
+		      "%s %.0f %% busy with %.1f requests in flight on average, %.2f ms wait (%.0f r/s, %.0f w/s)",
+		      v->busiest_disk, u, q, v->disk_avg_wait_ms, v->disk_reads_per_s, v->disk_writes_per_s);
+		return;
+	}
+	/*
+	 * Busy with about one request in flight: virtio, NVMe and most SSDs
+	 * serve many at once, so this is the latency of one request, not
+	 * saturation.
+	 */
+	offer(out, "device latency", u >= VERDICT_DISK_BUSY_PCT ? u / 100 : u / 100 * 0.5,
+	      "more requests in flight (a deeper queue or more jobs) would use the device's parallelism",
+	      "%s %.0f %% busy with %.1f requests in flight: busy, not saturated; each request waited %.2f ms",
+	      v->busiest_disk, u, known(q) ? q : NAN, v->disk_avg_wait_ms);
+}
+
+/* All the CPUs the work may use, and one core of them. */
+static void cpus(const struct verdict_input *in, struct verdict *out)
+{
+	const struct sysview *v = in->view;
+	const struct limits *l = in->limits;
+	double allowed = v->ncpu, all = NAN;
+	bool multi = true;
+	char next[192];
+
+	if (l && l->cpuset.state == LIMIT_SET && l->cpuset.value > 0 && l->cpuset.value < allowed)
+		allowed = l->cpuset.value;
+	/*
+	 * "cpu" is the work's threads together on every CPU it may use; a
+	 * single busy thread is "one core" even where one core is all it may
+	 * use. With all CPUs busy, one busy thread among them is no news.
+	 */
+	if (known(v->work_cpu_pct) && known(v->work_thread_cpu_pct))
+		multi = v->work_cpu_pct - v->work_thread_cpu_pct >= VERDICT_QUEUED_PCT;
+	if (known(v->work_cpu_pct) && allowed > 0 && multi) {
+		all = v->work_cpu_pct / (allowed * 100);
+		offer(out, "cpu", all,
+		      "every CPU the work may use was busy with it: faster or more CPUs, or less work per byte",
+		      "the work used %.0f %% of %.0f CPUs (%d threads); all CPUs %.0f %% busy", v->work_cpu_pct,
+		      allowed, v->work_threads, v->cpu_busy_pct);
+	} else if (!known(v->work_cpu_pct) && known(v->cpu_busy_pct)) {
+		offer(out, "cpu", v->cpu_busy_pct / 100, "every CPU was busy: faster or more CPUs",
+		      "all %d CPUs %.0f %% busy, run queue %.1f (box-wide: the work's threads were not read)", v->ncpu,
+		      v->cpu_busy_pct, v->run_queue_avg);
+	}
+
+	if (known(v->work_thread_cpu_pct) && !(all >= VERDICT_NAMED_SHARE)) {
+		if (allowed > 1)
+			snprintf(next, sizeof(next),
+				 "one thread ran its core flat out: a second stream or thread would use an idle core");
+		else
+			snprintf(next, sizeof(next), "one thread ran its core flat out: a faster core");
+		offer(out, "one core", v->work_thread_cpu_pct / 100, next,
+		      "thread %s %.0f %% busy on cpu%d (waited %.0f %%) while all CPUs averaged %.0f %%",
+		      v->work_thread_comm[0] ? v->work_thread_comm : "?", v->work_thread_cpu_pct, v->work_thread_cpu,
+		      known(v->work_thread_wait_pct) ? v->work_thread_wait_pct : NAN, v->cpu_busy_pct);
+	}
+	/*
+	 * A core busy in softirq works for the traffic even when no thread of
+	 * the work is busy (the network stack's receive processing).
+	 */
+	if (v->busiest_cpu >= 0 && known(v->busiest_cpu_busy_pct) && known(v->busiest_cpu_softirq_pct) &&
+	    v->busiest_cpu_softirq_pct >= v->busiest_cpu_busy_pct / 2)
+		offer(out, "one core", v->busiest_cpu_busy_pct / 100,
+		      "the network stack's softirq work sits on one core: spread it (RPS/RSS, more queues or flows)",
+		      "cpu%d %.0f %% busy, %.0f %% of it softirq, while all CPUs averaged %.0f %%", v->busiest_cpu,
+		      v->busiest_cpu_busy_pct, v->busiest_cpu_softirq_pct, v->cpu_busy_pct);
+	if (!known(v->work_thread_cpu_pct) && !known(v->work_cpu_pct) && v->busiest_cpu >= 0 &&
+	    known(v->busiest_cpu_busy_pct))
+		offer(out, "one core", v->busiest_cpu_busy_pct / 100, "a second stream or thread would use an idle core",
+		      "cpu%d %.0f %% busy while all CPUs averaged %.0f %% (box-wide: the work's threads were not read)",
+		      v->busiest_cpu, v->busiest_cpu_busy_pct, v->cpu_busy_pct);
+}
+
+static int priority(const char *resource)
+{
+	for (int i = 0; verdict_priority[i]; i++)
+		if (!strcmp(verdict_priority[i], resource))
+			return i;
+	return 1000;
+}
+
+/* The ranking key: the share capped at 1 (past the limit is at it); NaN last. */
+static double key(const struct verdict_candidate *c)
+{
+	return isnan(c->share) ? -1 : c->share > 1 ? 1 : c->share;
+}
+
+static int rank(const void *pa, const void *pb)
+{
+	const struct verdict_candidate *a = pa, *b = pb;
+	double ka = key(a), kb = key(b);
+
+	if (ka != kb)
+		return ka > kb ? -1 : 1;
+	return priority(a->resource) - priority(b->resource);
+}
+
+/* "cpu quota none, cpuset 2 of 2, ..." : what was looked at, for "none observed". */
+static void checked(const struct verdict_input *in, char *buf, size_t len)
+{
+	const struct limits *l = in->limits;
+	size_t off = 0;
+	const struct {
+		const char *name;
+		const struct limit *lim;
+	} k[] = {
+		{ "cpu quota", l ? &l->cpu_quota : NULL },
+		{ "memory limit", l ? &l->mem_max : NULL },
+		{ "io limit", l && l->io_dev[0] ? &l->io_rbps : NULL },
+		{ "shaper", l && l->iface[0] ? &l->shaper : NULL },
+	};
+
+	buf[0] = 0;
+	if (!l)
+		return;
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]) && off < len; i++) {
+		if (!k[i].lim)
+			continue;
+		off += snprintf(buf + off, len - off, "%s%s %s", off ? ", " : "", k[i].name,
+				k[i].lim->state == LIMIT_SET ? "set" :
+				k[i].lim->state == LIMIT_NONE ? "none" : "unknown");
+	}
+}
+
+void verdict_judge(const struct verdict_input *in, struct verdict *out)
+{
+	const struct sysview *v = in ? in->view : NULL;
+	char list[200] = "", chk[160];
+	size_t off = 0;
+
+	if (v && v->samples > 0) {
+		if (in->limits && in->limits->discovered) {
+			cpu_quota(in, out);
+			cpuset(in, out);
+			io_limit(in, out);
+			memory_limit(in, out);
+			shaper(in, out);
+			link(in, out);
+		}
+		others(in, out);
+		steal(in, out);
+		memory(in, out);
+		device(in, out);
+		cpus(in, out);
+	}
+	qsort(out->cand, out->ncand, sizeof(out->cand[0]), rank);
+	out->next_step[0] = 0;
+	if (out->ncand && key(&out->cand[0]) >= VERDICT_NAMED_SHARE) {
+		const struct verdict_candidate *c = &out->cand[0];
+
+		memcpy(out->resource, c->resource, sizeof(out->resource));
+		snprintf(out->evidence, sizeof(out->evidence), "%s", c->evidence);
+		if (v && known(v->cpu_steal_pct) && v->cpu_steal_pct >= VERDICT_STEAL_PCT && strcmp(c->resource, "steal")) {
+			size_t n = strlen(out->evidence);
+
+			snprintf(out->evidence + n, sizeof(out->evidence) - n, "; the hypervisor stole %.0f %% of CPU time",
+				 v->cpu_steal_pct);
+		}
+		snprintf(out->next_step, sizeof(out->next_step), "%s", c->next_step);
+		return;
+	}
 	if (!v || v->samples == 0) {
-		set(out, "unknown");
-		snprintf(out->evidence, sizeof(out->evidence), "no system samples were taken during the step");
+		snprintf(out->resource, sizeof(out->resource), "unknown");
+		snprintf(out->evidence, sizeof(out->evidence), "no system samples were taken during the step%s",
+			 out->ncand ? "; no candidate reached 80 %" : "");
 		return;
 	}
-	if (isnan(v->cpu_busy_pct) && v->busiest_cpu < 0) {
-		set(out, "unknown");
-		snprintf(out->evidence, sizeof(out->evidence),
-			 "no CPU figures in %u samples over %.3f s (shorter than the kernel's accounting tick?)",
-			 v->samples, v->duration_s);
-		return;
-	}
-	if (at_least(v->cpu_steal_pct, VERDICT_STEAL_PCT))
-		snprintf(steal, sizeof(steal), "; the hypervisor stole %.0f %% of CPU time", v->cpu_steal_pct);
-
-	if (at_least(v->swap_in_pages_per_s + v->swap_out_pages_per_s, VERDICT_SWAP_PAGES_PER_S) ||
-	    (v->psi_available && at_least(v->psi_mem_some_pct, VERDICT_PSI_MEM_PCT))) {
-		set(out, "memory");
-		snprintf(out->evidence, sizeof(out->evidence),
-			 "swapping %.0f pages/s in, %.0f pages/s out; memory stall %.1f %%%s",
-			 v->swap_in_pages_per_s, v->swap_out_pages_per_s,
-			 v->psi_available ? v->psi_mem_some_pct : NAN, steal);
-		return;
-	}
-	if (v->busiest_disk[0] && at_least(v->disk_util_pct, VERDICT_DISK_SATURATED_PCT)) {
-		set(out, "device");
-		snprintf(out->evidence, sizeof(out->evidence),
-			 "%s %.0f %% utilised (%.0f r/s, %.0f w/s); CPU iowait %.0f %%%s", v->busiest_disk,
-			 v->disk_util_pct, v->disk_reads_per_s, v->disk_writes_per_s, v->cpu_iowait_pct, steal);
-		return;
-	}
-	if (at_least(v->cpu_busy_pct, VERDICT_CPU_SATURATED_PCT)) {
-		set(out, "cpu");
-		snprintf(out->evidence, sizeof(out->evidence),
-			 "all %d CPUs %.0f %% busy, run queue %.1f%s", v->ncpu, v->cpu_busy_pct, v->run_queue_avg,
-			 steal);
-		return;
-	}
-	if (v->busiest_cpu >= 0 && at_least(v->busiest_cpu_busy_pct, VERDICT_CPU_SATURATED_PCT)) {
-		set(out, "one core");
-		snprintf(out->evidence, sizeof(out->evidence),
-			 "cpu%d %.0f %% busy (%.0f %% softirq) while all CPUs averaged %.0f %%%s", v->busiest_cpu,
-			 v->busiest_cpu_busy_pct, v->busiest_cpu_softirq_pct, v->cpu_busy_pct, steal);
-		return;
-	}
-	set(out, "none observed");
-	if (v->busiest_disk[0])
-		snprintf(out->evidence, sizeof(out->evidence),
-			 "busiest core cpu%d %.0f %%, all CPUs %.0f %%, %s %.0f %% utilised%s", v->busiest_cpu,
-			 v->busiest_cpu_busy_pct, v->cpu_busy_pct, v->busiest_disk, v->disk_util_pct, steal);
-	else
-		snprintf(out->evidence, sizeof(out->evidence), "busiest core cpu%d %.0f %%, all CPUs %.0f %%%s",
-			 v->busiest_cpu, v->busiest_cpu_busy_pct, v->cpu_busy_pct, steal);
+	for (size_t i = 0; i < out->ncand && i < 3; i++)
+		off += snprintf(list + off, off < sizeof(list) ? sizeof(list) - off : 0, "%s%s %.0f %%", i ? ", " : "",
+				out->cand[i].resource, out->cand[i].share * 100);
+	checked(in, chk, sizeof(chk));
+	snprintf(out->resource, sizeof(out->resource), "none observed");
+	snprintf(out->evidence, sizeof(out->evidence), "no limit reached 80 %%: %.120s%s%.100s", list[0] ? list : "no candidate",
+		 chk[0] ? "; limits: " : "", chk);
+	snprintf(out->next_step, sizeof(out->next_step), "%s",
+		 out->ncand ? "nothing here bounded it: the figure is the work's own pace on this box" : "");
 }

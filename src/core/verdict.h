@@ -1,34 +1,60 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Bottleneck analysis: from the system view sampled during a step, say
- * which resource was saturated and give the numbers that decided. The rules
- * are deliberately simple and ordered (memory pressure first, because
- * swapping makes everything else look busy; then a saturated device; then
- * all CPUs; then one core), and each threshold is a named constant below,
- * documented in docs/verdict.md.
+ * The verdict: what bounded a step. Every candidate limiter is given a
+ * share, how close the step came to it (measured / limit for a configured
+ * limit; a saturation share for a resource: busy time, run-queue wait,
+ * stall, queue growth), with one line of evidence and what would move the
+ * figure. The candidates come from three places: the benchmark
+ * (result_verdict_candidate(): the round trip, its own pacing, memory
+ * latency), the limits discovered for the work (core/limits.h: cgroup
+ * quota, cpuset, I/O throttle, memory limit, shaper, link) and the system
+ * view of the work and the box (core/sysview.h). They are ranked by share
+ * (capped at 1: past the limit is at the limit), ties by the order of
+ * verdict_priority[]; the first at VERDICT_NAMED_SHARE or more is the
+ * resource. Otherwise "none observed", whose evidence says what was
+ * checked. The model, each rule and where its threshold comes from are in
+ * docs/verdict.md.
  */
 #ifndef ENGPASS_VERDICT_H
 #define ENGPASS_VERDICT_H
 
+#include <stdbool.h>
+
+#include "core/limits.h"
 #include "core/result.h"
 #include "core/sysview.h"
 
-/* A CPU at or above this busy share counts as saturated. */
-#define VERDICT_CPU_SATURATED_PCT 90.0
-/* A device at or above this %util counts as saturated. */
-#define VERDICT_DISK_SATURATED_PCT 90.0
-/* Swap traffic at or above this many pages per second counts as pressure. */
+/* A candidate at this share or more is named (the USE method's "near saturation"). */
+#define VERDICT_NAMED_SHARE 0.8
+/* A device at or above this %util is busy; saturated only with a queue (below). */
+#define VERDICT_DISK_BUSY_PCT 90.0
+/* Mean requests in flight from which a busy device counts as saturated (queue growth). */
+#define VERDICT_DISK_QUEUE 2.0
+/* Swap traffic at this many pages per second counts as at the limit of memory. */
 #define VERDICT_SWAP_PAGES_PER_S 256.0
-/* Memory stall (PSI some) at or above this share counts as pressure. */
+/* Memory stall (PSI some) at this share counts as at the limit of memory. */
 #define VERDICT_PSI_MEM_PCT 10.0
-/* Steal at or above this share is reported as the hypervisor taking CPU. */
+/* Steal at or above this share is mentioned in the evidence of any verdict. */
 #define VERDICT_STEAL_PCT 10.0
+/* Run-queue wait of this share of a CPU counts as the work queueing (cpuset, other processes). */
+#define VERDICT_QUEUED_PCT 25.0
+/* Other processes at less than this share of one CPU cannot be what the work waited for. */
+#define VERDICT_OTHERS_MIN_PCT 10.0
+
+struct verdict_input {
+	const struct sysview *view;	/* NULL = the step was not sampled */
+	const struct limits *limits;	/* NULL = not discovered */
+};
 
 /*
- * Judges V into OUT. Unknown (NaN) fields are skipped, never treated as 0.
- * When nothing is saturated the resource is "none observed" and the
- * evidence names the highest figures seen; with no samples, "unknown".
+ * Judges the step into OUT, which may already hold the benchmark's
+ * candidates (they win over a system candidate of the same resource).
+ * Without a view and without a benchmark candidate at the named share,
+ * the resource is "unknown".
  */
-void verdict_judge(const struct sysview *v, struct verdict *out);
+void verdict_judge(const struct verdict_input *in, struct verdict *out);
+
+/* The resources in the order ties are broken, most specific first; NULL-terminated. */
+extern const char *const verdict_priority[];
 
 #endif

@@ -16,6 +16,8 @@ struct window {
 	struct sampler_config cfg;	/* its strings point at the copies below */
 	char *proc_root, *disk, *iface;
 	char *watch_iface;		/* window_watch_iface(); NULL = cfg.iface */
+	struct limits_config lcfg;	/* cfg.limits points here when limits are discovered */
+	char *lroot, *ldev;
 	bool sample;			/* sampling wanted and not failed */
 	struct sampler *smp;		/* NULL until the window's first span */
 	bool open;			/* a span is open */
@@ -37,6 +39,13 @@ struct window *window_new(const struct sampler_config *cfg, bool sample)
 	w->cfg.proc_root = w->proc_root = dup_or_null(w->cfg.proc_root);
 	w->cfg.disk = w->disk = dup_or_null(w->cfg.disk);
 	w->cfg.iface = w->iface = dup_or_null(w->cfg.iface);
+	if (w->cfg.limits) {
+		w->lcfg = *w->cfg.limits;
+		w->lcfg.root = w->lroot = dup_or_null(w->lcfg.root);
+		w->lcfg.dev_name = w->ldev = dup_or_null(w->lcfg.dev_name);
+		w->lcfg.iface = NULL;	/* the window's: set at each sampler's creation */
+		w->cfg.limits = &w->lcfg;
+	}
 	w->sample = sample;
 	return w;
 }
@@ -50,6 +59,8 @@ void window_free(struct window *w)
 	free(w->disk);
 	free(w->iface);
 	free(w->watch_iface);
+	free(w->lroot);
+	free(w->ldev);
 	free(w);
 }
 
@@ -70,6 +81,8 @@ static void span_open(struct window *w)
 
 		if (w->watch_iface)
 			cfg.iface = w->watch_iface;
+		/* The limits are those of the interface this sampler watches. */
+		w->lcfg.iface = cfg.iface;
 		if (sampler_new(&w->smp, &cfg) < 0) {
 			/* The measurement still stands without the system view. */
 			w->sample = false;

@@ -1013,6 +1013,10 @@ static void result_section(FILE *f, size_t ri, json_t *r)
 			fputs(": ", f);
 			svg_esc(f, jstr(vd, "evidence"));
 		}
+		if (jstr(vd, "next_step") && *jstr(vd, "next_step")) {
+			fputs("<br>What would move it: ", f);
+			svg_esc(f, jstr(vd, "next_step"));
+		}
 		fputs("</p>\n", f);
 	}
 	size_curves(f, ri, r);

@@ -94,6 +94,21 @@ static void view_object(struct jw *w, const struct sysview *v)
 	jw_bool(w, "have_proc", v->have_proc);
 	if (v->have_proc)
 		jw_uint(w, "proc_rss_max_bytes", v->proc_rss_max_bytes);
+	jw_int(w, "work_threads", v->work_threads);
+	if (v->work_thread_cpu >= 0)
+		jw_int(w, "work_thread_cpu", v->work_thread_cpu);
+	else
+		jw_null(w, "work_thread_cpu");
+	jw_str(w, "work_thread_comm", v->work_thread_comm[0] ? v->work_thread_comm : NULL);
+	jw_arr_begin(w, "other_processes");
+	for (int i = 0; i < SYSVIEW_OTHERS && v->others[i].pid; i++) {
+		jw_obj_begin(w, NULL);
+		jw_int(w, "pid", v->others[i].pid);
+		jw_str(w, "comm", v->others[i].comm);
+		jw_num(w, "cpu_percent", v->others[i].cpu_pct);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
 	/* PSI figures are unknown (null) without PSI, whatever the struct holds. */
 #define VIEW_FIELD_(field, key) \
 	jw_num(w, key, !v->psi_available && !strncmp(key, "psi_", 4) ? NAN : v->field);
@@ -228,6 +243,19 @@ static void result_object(struct jw *w, const struct result *r, bool series)
 	jw_obj_begin(w, "verdict");
 	jw_str(w, "resource", r->verdict.resource[0] ? r->verdict.resource : NULL);
 	jw_str(w, "evidence", r->verdict.evidence[0] ? r->verdict.evidence : NULL);
+	jw_str(w, "next_step", r->verdict.next_step[0] ? r->verdict.next_step : NULL);
+	jw_arr_begin(w, "candidates");
+	for (size_t i = 0; i < r->verdict.ncand; i++) {
+		const struct verdict_candidate *c = &r->verdict.cand[i];
+
+		jw_obj_begin(w, NULL);
+		jw_str(w, "resource", c->resource);
+		jw_num(w, "share", c->share);
+		jw_str(w, "evidence", c->evidence);
+		jw_str(w, "next_step", c->next_step[0] ? c->next_step : NULL);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
 	jw_obj_end(w);
 	if (r->sweep)
 		jw_str(w, "sweep", r->sweep);

@@ -181,6 +181,18 @@ static void result_block(FILE *f, const struct result *r)
 	view_block(f, r);
 	if (r->verdict.resource[0])
 		fprintf(f, "  %-10s  bound by: %s -- %s\n", "verdict", r->verdict.resource, r->verdict.evidence);
+	if (r->verdict.next_step[0])
+		fprintf(f, "  %-10s  %s\n", "next", r->verdict.next_step);
+	/* The runners-up that came close: a second limit just behind the first. */
+	for (size_t i = 1, shown = 0; i < r->verdict.ncand && shown < 2; i++) {
+		const struct verdict_candidate *c = &r->verdict.cand[i];
+
+		if (!(c->share >= 0.5))
+			continue;
+		fprintf(f, "  %-10s  also %s at %.0f %% -- %s\n", shown ? "" : "", c->resource, c->share * 100,
+			c->evidence);
+		shown++;
+	}
 	for (size_t i = 0; i < r->nnotes; i++)
 		fprintf(f, "  %-10s  %s\n", i ? "" : "note", r->notes[i]);
 }
@@ -310,6 +322,8 @@ static void grid_block(FILE *f, const struct result *const *g, size_t n)
 			continue;
 		fprintf(f, "%s  %-10s  %s: bound by %s -- %s\n", printed ? "" : "\n", printed ? "" : "verdict",
 			g[i]->step, g[i]->verdict.resource, g[i]->verdict.evidence);
+		if (g[i]->verdict.next_step[0])
+			fprintf(f, "  %-10s  %*s  next: %s\n", "", (int)strlen(g[i]->step), "", g[i]->verdict.next_step);
 		printed = true;
 	}
 	printed = false;

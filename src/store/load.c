@@ -121,6 +121,27 @@ static double num_or_nan(json_t *v)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+/* The verdict's ranked candidates, as json.c writes them; malformed entries are skipped. */
+static void load_candidates(struct result *r, json_t *arr)
+{
+	size_t i;
+	json_t *c;
+
+	if (!json_is_array(arr))
+		return;
+	json_array_foreach(arr, i, c) {
+		const char *res = json_string_value(json_object_get(c, "resource"));
+		const char *ev = json_string_value(json_object_get(c, "evidence"));
+		const char *next = json_string_value(json_object_get(c, "next_step"));
+		json_t *share = json_object_get(c, "share");
+
+		if (!res || !ev)
+			continue;
+		result_verdict_candidate(r, res, json_is_number(share) ? json_number_value(share) : NAN, next, "%s",
+					 ev);
+	}
+}
+
 static void load_view(struct result *r, json_t *sys)
 {
 	struct sysview *v = &r->view;
@@ -236,6 +257,9 @@ int run_from_json(const char *text, struct run **out, char *err, size_t errlen)
 				 json_string_value(json_object_get(verdict, "resource")) ?: "");
 			snprintf(res->verdict.evidence, sizeof(res->verdict.evidence), "%s",
 				 json_string_value(json_object_get(verdict, "evidence")) ?: "");
+			snprintf(res->verdict.next_step, sizeof(res->verdict.next_step), "%s",
+				 json_string_value(json_object_get(verdict, "next_step")) ?: "");
+			load_candidates(res, json_object_get(verdict, "candidates"));
 		}
 		run_add(run, res);
 	}

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tests of the bottleneck rules: each resource, their order, unknown
- * fields, and the "nothing saturated" case.
+ * Tests of the ranked verdict (src/core/verdict.c): each candidate from
+ * the limits and the system view, its twin without the limit, the ranking
+ * (share, then the priority order), the benchmark's candidates, unknown
+ * figures and limits that are never taken as zero or as absent.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,85 +12,352 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "core/result.h"
 #include "core/verdict.h"
 
-static struct sysview idle(void)
-{
+struct fx {
 	struct sysview v;
-
-	memset(&v, 0, sizeof(v));
-	v.samples = 10;
-	v.duration_s = 2.5;
-	v.ncpu = 2;
-	v.cpu_busy_pct = 10;
-	v.busiest_cpu = 1;
-	v.busiest_cpu_busy_pct = 15;
-	v.disk_util_pct = NAN;
-	v.psi_available = false;
-	return v;
-}
-
-static void none(struct sysview *v) { (void)v; }
-static void one_core(struct sysview *v) { v->busiest_cpu_busy_pct = 98; v->busiest_cpu_softirq_pct = 61; v->cpu_busy_pct = 55; }
-static void all_cpus(struct sysview *v) { v->cpu_busy_pct = 97; v->busiest_cpu_busy_pct = 99; v->run_queue_avg = 3; }
-static void disk(struct sysview *v) { snprintf(v->busiest_disk, sizeof(v->busiest_disk), "vda"); v->disk_util_pct = 99; v->cpu_busy_pct = 97; }
-static void swap(struct sysview *v) { v->swap_in_pages_per_s = 5000; snprintf(v->busiest_disk, sizeof(v->busiest_disk), "vda"); v->disk_util_pct = 100; }
-static void psi(struct sysview *v) { v->psi_available = true; v->psi_mem_some_pct = 40; }
-static void psi_off(struct sysview *v) { v->psi_available = false; v->psi_mem_some_pct = 40; }
-static void steal(struct sysview *v) { v->cpu_steal_pct = 30; v->cpu_busy_pct = 95; }
-static void nan_cpu(struct sysview *v) { v->cpu_busy_pct = NAN; v->busiest_cpu_busy_pct = NAN; }
-static void no_cpu(struct sysview *v) { v->cpu_busy_pct = NAN; v->busiest_cpu = -1; }
-static void no_samples(struct sysview *v) { v->samples = 0; v->cpu_busy_pct = 100; }
-
-static const struct {
-	const char *name;
-	void (*tweak)(struct sysview *v);
-	const char *resource;
-	const char *evidence;	/* substring */
-} cases[] = {
-	{ "idle", none, "none observed", "busiest core cpu1 15 %" },
-	{ "one core", one_core, "one core", "cpu1 98 % busy (61 % softirq)" },
-	{ "all cpus", all_cpus, "cpu", "all 2 CPUs 97 % busy" },
-	{ "device before cpu", disk, "device", "vda 99 % utilised" },
-	{ "memory before device", swap, "memory", "swapping 5000 pages/s in" },
-	{ "memory stall", psi, "memory", "memory stall 40.0 %" },
-	{ "stall ignored without PSI", psi_off, "none observed", "" },
-	{ "steal is named", steal, "cpu", "hypervisor stole 30 %" },
-	{ "unknown is not zero", nan_cpu, "none observed", "" },
-	{ "no cpu figures", no_cpu, "unknown", "no CPU figures in 10 samples" },
-	{ "no samples", no_samples, "unknown", "no system samples" },
+	struct limits l;
+	struct verdict out;
 };
 
-static void test_rules(void **state)
+/* A quiet box: 2 CPUs, the work one thread at 10 %, no limits set. */
+static void base(struct fx *f)
 {
-	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct sysview v = idle();
-		struct verdict out;
-
-		cases[i].tweak(&v);
-		verdict_judge(&v, &out);
-		if (strcmp(out.resource, cases[i].resource) || !strstr(out.evidence, cases[i].evidence))
-			fail_msg("%s: got '%s' -- '%s'", cases[i].name, out.resource, out.evidence);
-	}
+	memset(f, 0, sizeof(*f));
+	sysview_init(&f->v);
+	f->v.samples = 10;
+	f->v.duration_s = 2.5;
+	f->v.ncpu = 2;
+	f->v.cpu_busy_pct = 10;
+	f->v.cpu_steal_pct = 0;
+	f->v.busiest_cpu = 1;
+	f->v.busiest_cpu_busy_pct = 15;
+	f->v.busiest_cpu_softirq_pct = 0;
+	f->v.work_threads = 1;
+	f->v.work_cpu_pct = 10;
+	f->v.work_wait_pct = 0;
+	f->v.work_thread_cpu_pct = 10;
+	f->v.work_thread_wait_pct = 0;
+	f->v.work_thread_cpu = 1;
+	snprintf(f->v.work_thread_comm, sizeof(f->v.work_thread_comm), "engpass");
+	f->v.others_cpu_pct = 1;
+	f->l.discovered = true;
+	f->l.online_cpus = 2;
+	f->l.cpu_quota.state = f->l.cpuset.state = f->l.mem_max.state = LIMIT_NONE;
+	f->l.mem_high.state = f->l.shaper.state = f->l.io_rbps.state = f->l.io_wbps.state = LIMIT_NONE;
+	f->l.io_riops.state = f->l.io_wiops.state = f->l.link.state = LIMIT_NONE;
 }
 
-static void test_null_view(void **state)
+static const char *judge(struct fx *f)
 {
+	struct verdict_input in = { .view = &f->v, .limits = &f->l };
+
+	verdict_judge(&in, &f->out);
+	return f->out.resource;
+}
+
+static const struct verdict_candidate *cand(const struct fx *f, const char *resource)
+{
+	for (size_t i = 0; i < f->out.ncand; i++)
+		if (!strcmp(f->out.cand[i].resource, resource))
+			return &f->out.cand[i];
+	return NULL;
+}
+
+static void test_idle(void **state)
+{
+	struct fx f;
+
+	(void)state;
+	base(&f);
+	assert_string_equal(judge(&f), "none observed");
+	assert_non_null(strstr(f.out.evidence, "no limit reached 80 %"));
+	assert_non_null(strstr(f.out.evidence, "cpu quota none"));
+}
+
+static void test_one_core(void **state)
+{
+	struct fx f;
+
+	(void)state;
+	base(&f);
+	f.v.work_cpu_pct = f.v.work_thread_cpu_pct = 98;
+	f.v.work_thread_cpu = 0;
+	assert_string_equal(judge(&f), "one core");
+	assert_non_null(strstr(f.out.evidence, "on cpu0"));
+	assert_non_null(strstr(f.out.next_step, "second stream or thread"));
+}
+
+/* A busy box is not the work's limit: the disk step beside a CPU hog that did not queue it. */
+static void test_box_busy_work_not(void **state)
+{
+	struct fx f;
+
+	(void)state;
+	base(&f);
+	f.v.cpu_busy_pct = 100;
+	f.v.busiest_cpu_busy_pct = 100;
+	f.v.work_cpu_pct = f.v.work_thread_cpu_pct = 42;
+	f.v.others_cpu_pct = 158;
+	judge(&f);
+	assert_string_not_equal(f.out.resource, "cpu");
+	assert_string_not_equal(f.out.resource, "one core");
+}
+
+static void test_all_cpus(void **state)
+{
+	struct fx f;
+
+	(void)state;
+	base(&f);
+	f.v.work_threads = 2;
+	f.v.work_cpu_pct = 195;
+	f.v.work_thread_cpu_pct = 98;
+	f.v.cpu_busy_pct = 98;
+	assert_string_equal(judge(&f), "cpu");
+}
+
+static void test_cpu_quota(void **state)
+{
+	struct fx f;
+
+	(void)state;
+	base(&f);
+	f.v.work_cpu_pct = f.v.work_thread_cpu_pct = 30;
+	f.v.cg_cpu_usage_pct = 29.9;
+	f.v.cg_cpu_throttled_pct = 97;
+	f.v.cg_cpu_throttled_s = 1.4;
+	assert_string_not_equal(judge(&f), "cpu quota");	/* the twin: no quota */
+	base(&f);
+	f.v.work_cpu_pct = f.v.work_thread_cpu_pct = 30;
+	f.v.cg_cpu_usage_pct = 29.9;
+	f.v.cg_cpu_throttled_pct = 97;
+	f.l.cpu_quota.state = LIMIT_SET;
+	f.l.cpu_quota.value = 0.3;
+	snprintf(f.l.cpu_quota.source, sizeof(f.l.cpu_quota.source), "cpu.cfs_quota_us 30000");
+	assert_string_equal(judge(&f), "cpu quota");
+	assert_non_null(strstr(f.out.evidence, "0.30 CPU"));
+	assert_non_null(strstr(f.out.next_step, "30 % of one core"));
+}
+
+static void test_cpuset(void **state)
+{
+	struct fx f;
+
+	(void)state;
+	/* Two threads on one allowed CPU: they queue for it. */
+	base(&f);
+	f.l.cpuset.state = LIMIT_SET;
+	f.l.cpuset.value = 1;
+	f.v.work_threads = 2;
+	f.v.work_cpu_pct = 99;
+	f.v.work_wait_pct = 98;
+	f.v.work_thread_cpu_pct = 50;
+	f.v.work_thread_wait_pct = 49;
+	f.v.others_cpu_pct = 1;
+	assert_string_equal(judge(&f), "cpuset");
+	/* One thread on one allowed CPU does not queue: one core, not the cpuset. */
+	base(&f);
+	f.l.cpuset.state = LIMIT_SET;
+	f.l.cpuset.value = 1;
+	f.v.work_cpu_pct = f.v.work_thread_cpu_pct = 99;
+	assert_string_equal(judge(&f), "one core");
+	assert_true(cand(&f, "cpuset")->share < 0.8);
+}
+
+static void test_io_limit(void **state)
+{
+	struct fx f;
+
+	(void)state;
+	base(&f);
+	snprintf(f.l.io_dev, sizeof(f.l.io_dev), "loop3");
+	f.l.io_rbps.state = LIMIT_SET;
+	f.l.io_rbps.value = 20 << 20;
+	f.v.cg_io_read_bytes_per_s = 20.0 * (1 << 20);
+	f.v.cg_io_write_bytes_per_s = 0;
+	snprintf(f.v.busiest_disk, sizeof(f.v.busiest_disk), "loop3");
+	f.v.disk_util_pct = 3;
+	f.v.disk_queue_avg = 0.1;
+	assert_string_equal(judge(&f), "io limit");
+	assert_non_null(strstr(f.out.evidence, "20.00 MiB/s"));
+	/* Without the cgroup's counter the device's rate stands in. */
+	base(&f);
+	snprintf(f.l.io_dev, sizeof(f.l.io_dev), "loop3");
+	f.l.io_wbps.state = LIMIT_SET;
+	f.l.io_wbps.value = 20 << 20;
+	f.v.disk_write_bytes_per_s = 5.0 * (1 << 20);
+	judge(&f);
+	assert_string_not_equal(f.out.resource, "io limit");
+	assert_true(cand(&f, "io limit")->share < 0.3);
+}
+
+static void test_memory_limit_before_memory(void **state)
+{
+	struct fx f;
+
+	(void)state;
+	base(&f);
+	f.v.swap_in_pages_per_s = 5000;
+	f.v.swap_out_pages_per_s = 6000;
+	assert_string_equal(judge(&f), "memory");	/* the twin: swapping, no cgroup limit */
+	base(&f);
+	f.v.swap_in_pages_per_s = 5000;
+	f.v.swap_out_pages_per_s = 6000;
+	f.l.mem_max.state = LIMIT_SET;
+	f.l.mem_max.value = 128 << 20;
+	f.v.cg_mem_peak_bytes = 128 << 20;
+	f.v.cg_mem_limit_hits = 5123;
+	assert_string_equal(judge(&f), "memory limit");
+	assert_non_null(cand(&f, "memory"));
+}
+
+static void test_shaper(void **state)
+{
+	struct fx f;
+
+	(void)state;
+	base(&f);
+	f.l.shaper.state = LIMIT_SET;
+	f.l.shaper.value = 100e6;
+	snprintf(f.l.shaper_kind, sizeof(f.l.shaper_kind), "tbf");
+	snprintf(f.l.iface, sizeof(f.l.iface), "veth0");
+	f.v.qdisc_bytes_per_s = 12.0e6;
+	f.v.qdisc_overlimits = 5000;
+	f.v.qdisc_drops = 0;
+	assert_string_equal(judge(&f), "shaper");
+	assert_non_null(strstr(f.out.next_step, "tbf on veth0"));
+	f.v.qdisc_bytes_per_s = 2e6;	/* 16 % of the rate: not the limit */
+	memset(&f.out, 0, sizeof(f.out));
+	assert_string_not_equal(judge(&f), "shaper");
+}
+
+static void test_other_processes(void **state)
+{
+	struct fx f;
+
+	(void)state;
+	base(&f);
+	f.v.work_cpu_pct = f.v.work_thread_cpu_pct = 50;
+	f.v.work_wait_pct = f.v.work_thread_wait_pct = 49;
+	f.v.others_cpu_pct = 99;
+	f.v.others[0].pid = 4242;
+	snprintf(f.v.others[0].comm, sizeof(f.v.others[0].comm), "hog");
+	f.v.others[0].cpu_pct = 98;
+	assert_string_equal(judge(&f), "other processes");
+	assert_non_null(strstr(f.out.next_step, "hog 98 % (pid 4242)"));
+	/* Waiting with nobody else busy is not the others' doing. */
+	memset(&f.out, 0, sizeof(f.out));
+	f.v.others_cpu_pct = 2;
+	assert_string_not_equal(judge(&f), "other processes");
+}
+
+static void test_device(void **state)
+{
+	struct fx f;
+
+	(void)state;
+	base(&f);
+	snprintf(f.v.busiest_disk, sizeof(f.v.busiest_disk), "vda");
+	f.v.disk_util_pct = 99;
+	f.v.disk_queue_avg = 12;
+	assert_string_equal(judge(&f), "device");
+	base(&f);
+	snprintf(f.v.busiest_disk, sizeof(f.v.busiest_disk), "vda");
+	f.v.disk_util_pct = 99;
+	f.v.disk_queue_avg = 1.0;
+	assert_string_equal(judge(&f), "device latency");
+	assert_non_null(strstr(f.out.evidence, "busy, not saturated"));
+}
+
+static void test_benchmark_candidate(void **state)
+{
+	struct result *r = result_new("mem", "latency");
+	struct verdict_input in;
+	struct sysview v;
+
+	(void)state;
+	sysview_init(&v);
+	v.samples = 4;
+	v.ncpu = 2;
+	v.cpu_busy_pct = 50;
+	v.work_cpu_pct = v.work_thread_cpu_pct = 100;
+	v.work_wait_pct = 0;
+	v.work_thread_cpu = 1;
+	result_verdict_candidate(r, "memory latency", 1.0, "a prefetch-friendly layout", "%d ns per load", 95);
+	in = (struct verdict_input){ .view = &v, .limits = NULL };
+	verdict_judge(&in, &r->verdict);
+	assert_string_equal(r->verdict.resource, "memory latency");
+	assert_string_equal(r->verdict.next_step, "a prefetch-friendly layout");
+	/* A benchmark's candidate beats the system's of the same name. */
+	result_free(r);
+	r = result_new("net", "tcp");
+	result_verdict_candidate(r, "one core", 0.95, NULL, "receiver cpu1 95 %% softirq");
+	verdict_judge(&in, &r->verdict);
+	assert_string_equal(r->verdict.resource, "one core");
+	assert_string_equal(r->verdict.evidence, "receiver cpu1 95 % softirq");
+	result_free(r);
+}
+
+static void test_unknown(void **state)
+{
+	struct fx f;
+	struct verdict_input in = { 0 };
 	struct verdict out;
 
 	(void)state;
-	verdict_judge(NULL, &out);
+	memset(&out, 0, sizeof(out));
+	verdict_judge(&in, &out);
 	assert_string_equal(out.resource, "unknown");
+	/* NaN figures are not zero, unknown limits are never named. */
+	base(&f);
+	f.v.work_cpu_pct = f.v.work_thread_cpu_pct = f.v.work_wait_pct = NAN;
+	f.v.cpu_busy_pct = f.v.busiest_cpu_busy_pct = NAN;
+	f.l.cpu_quota.state = LIMIT_UNKNOWN;
+	f.l.cpu_quota.value = NAN;
+	f.v.cg_cpu_usage_pct = 30;
+	assert_string_equal(judge(&f), "none observed");
+	assert_null(cand(&f, "cpu quota"));
+	assert_null(cand(&f, "cpu"));
+}
+
+/* Ties at the limit go by priority: the configured limit before the resource it caps. */
+static void test_priority(void **state)
+{
+	struct fx f;
+
+	(void)state;
+	base(&f);
+	f.v.work_cpu_pct = f.v.work_thread_cpu_pct = 100;
+	f.l.cpu_quota.state = LIMIT_SET;
+	f.l.cpu_quota.value = 1.0;
+	f.v.cg_cpu_usage_pct = 100;
+	assert_string_equal(judge(&f), "cpu quota");
+	assert_string_equal(f.out.cand[1].resource, "one core");
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rules),
-		cmocka_unit_test(test_null_view),
+		cmocka_unit_test(test_idle),
+		cmocka_unit_test(test_one_core),
+		cmocka_unit_test(test_box_busy_work_not),
+		cmocka_unit_test(test_all_cpus),
+		cmocka_unit_test(test_cpu_quota),
+		cmocka_unit_test(test_cpuset),
+		cmocka_unit_test(test_io_limit),
+		cmocka_unit_test(test_memory_limit_before_memory),
+		cmocka_unit_test(test_shaper),
+		cmocka_unit_test(test_other_processes),
+		cmocka_unit_test(test_device),
+		cmocka_unit_test(test_benchmark_candidate),
+		cmocka_unit_test(test_unknown),
+		cmocka_unit_test(test_priority),
 	};
+
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,485 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The configured limits of the work and their counters; see limits.h. The
+ * cgroup files are core/cgroup.c's, the qdiscs core/qdisc.c's; this file
+ * picks what applies to the work (its process, its device, its egress
+ * interface) and turns it into struct limit with a source a person can
+ * look up.
+ */
+#define _GNU_SOURCE
+#include "core/limits.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "core/cgroup.h"
+#include "core/clock.h"
+#include "core/net_sock.h"
+#include "lib/units.h"
+#include "lib/xalloc.h"
+
+static const char *root_of(const struct limits_config *cfg)
+{
+	return cfg && cfg->root ? cfg->root : "";
+}
+
+static void set_unknown(struct limit *l, const char *fmt, const char *arg)
+{
+	memset(l, 0, sizeof(*l));
+	l->state = LIMIT_UNKNOWN;
+	l->value = NAN;
+	snprintf(l->why, sizeof(l->why), fmt, arg ? arg : "");
+}
+
+static void from_cg(struct limit *l, const struct cg_value *v)
+{
+	memset(l, 0, sizeof(*l));
+	l->state = v->state == CG_SET ? LIMIT_SET : v->state == CG_NONE ? LIMIT_NONE : LIMIT_UNKNOWN;
+	l->value = v->state == CG_SET ? v->value : NAN;
+	snprintf(l->source, sizeof(l->source), "%s", v->source);
+	snprintf(l->why, sizeof(l->why), "%s", v->why);
+}
+
+/* Reads a small file under ROOT into BUF; returns its length or -errno. */
+static ssize_t read_small(const char *root, const char *path, char *buf, size_t len)
+{
+	char full[PATH_MAX];
+	ssize_t n;
+	int fd;
+
+	snprintf(full, sizeof(full), "%s%s", root, path);
+	fd = open(full, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0)
+		n = -errno;
+	else
+		buf[n] = 0;
+	close(fd);
+	return n;
+}
+
+static int mark_cpu(uint64_t lo, uint64_t hi, void *arg)
+{
+	cpu_set_t *set = arg;
+
+	for (uint64_t c = lo; c <= hi && c < CPU_SETSIZE; c++)
+		CPU_SET((int)c, set);
+	return 0;
+}
+
+/* Writes SET as a short list ("0", "0-3", "0,2") into BUF. */
+static void cpuset_list(const cpu_set_t *set, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = 0;
+	for (int c = 0; c < CPU_SETSIZE && off < len; c++) {
+		int e = c;
+
+		if (!CPU_ISSET(c, set))
+			continue;
+		while (e + 1 < CPU_SETSIZE && CPU_ISSET(e + 1, set))
+			e++;
+		if (e == c)
+			off += snprintf(buf + off, len - off, "%s%d", off ? "," : "", c);
+		else
+			off += snprintf(buf + off, len - off, "%s%d-%d", off ? "," : "", c, e);
+		c = e;
+	}
+}
+
+/*
+ * The CPUs the work may run on: the cpuset's and, on the real system, the
+ * affinity mask (taskset), intersected. The source names the narrower.
+ */
+static void discover_cpus(const struct limits_config *cfg, const struct cgroup_loc *loc, struct limits *out)
+{
+	const char *root = root_of(cfg);
+	char buf[512], list[256] = "";
+	cpu_set_t online, allowed, aff;
+	struct cg_value cs;
+	ssize_t n;
+
+	CPU_ZERO(&online);
+	out->online_cpus = -1;
+	n = read_small(root, "/sys/devices/system/cpu/online", buf, sizeof(buf));
+	if (n > 0 && units_cpulist_walk(buf, strcspn(buf, "\n"), mark_cpu, &online) == 0)
+		out->online_cpus = CPU_COUNT(&online);
+
+	cgroup_cpuset(loc, &cs, list, sizeof(list));
+	from_cg(&out->cpuset, &cs);
+	CPU_ZERO(&allowed);
+	if (cs.state == CG_SET && units_cpulist_walk(list, strlen(list), mark_cpu, &allowed) < 0)
+		CPU_ZERO(&allowed);
+	if (cs.state != CG_SET || CPU_COUNT(&allowed) == 0)
+		allowed = online;
+
+	if (!root[0]) {
+		CPU_ZERO(&aff);
+		if (sched_getaffinity(cfg->pid, sizeof(aff), &aff) == 0) {
+			cpu_set_t both;
+
+			CPU_AND(&both, &allowed, &aff);
+			if (CPU_COUNT(&both) < CPU_COUNT(&allowed) || out->cpuset.state != LIMIT_SET) {
+				char l[64];
+
+				cpuset_list(&aff, l, sizeof(l));
+				memset(&out->cpuset, 0, sizeof(out->cpuset));
+				out->cpuset.state = LIMIT_SET;
+				snprintf(out->cpuset.source, sizeof(out->cpuset.source),
+					 "CPU affinity (sched_getaffinity) %s%s%s", l,
+					 cs.state == CG_SET ? "; cpuset " : "", cs.state == CG_SET ? list : "");
+			}
+			allowed = both;
+		}
+	}
+	if (out->cpuset.state == LIMIT_SET) {
+		out->cpuset.value = CPU_COUNT(&allowed);
+		cpuset_list(&allowed, out->cpuset_list, sizeof(out->cpuset_list));
+	}
+}
+
+static void discover_rlimits(const struct limits_config *cfg, struct limits *out)
+{
+	static const struct {
+		int res;
+		const char *name;
+		size_t off;
+	} rl[] = {
+		{ RLIMIT_MEMLOCK, "RLIMIT_MEMLOCK", offsetof(struct limits, memlock) },
+		{ RLIMIT_NOFILE, "RLIMIT_NOFILE", offsetof(struct limits, nofile) },
+	};
+
+	for (size_t i = 0; i < sizeof(rl) / sizeof(rl[0]); i++) {
+		struct limit *l = (struct limit *)((char *)out + rl[i].off);
+		struct rlimit r;
+
+		if (root_of(cfg)[0]) {
+			set_unknown(l, "%s", "not read under a fixture root");
+			continue;
+		}
+		if (prlimit(cfg->pid, rl[i].res, NULL, &r) < 0) {
+			set_unknown(l, "%s", strerror(errno));
+			continue;
+		}
+		memset(l, 0, sizeof(*l));
+		l->state = r.rlim_cur == RLIM_INFINITY ? LIMIT_NONE : LIMIT_SET;
+		l->value = r.rlim_cur == RLIM_INFINITY ? NAN : (double)r.rlim_cur;
+		snprintf(l->source, sizeof(l->source), "%s (prlimit, soft)", rl[i].name);
+	}
+}
+
+/* The shaper, link speed and MTU of the egress interface. */
+static void discover_iface(const struct limits_config *cfg, struct limits *out)
+{
+	const char *root = root_of(cfg), *ifc = cfg->iface;
+	char sys[PATH_MAX], buf[64], err[128] = "";
+	struct qdisc_list ql = { 0 };
+	const struct qdisc_info *q;
+	double speed;
+	int r;
+
+	if (!ifc || !ifc[0]) {
+		set_unknown(&out->shaper, "%s", "no egress interface known for this step");
+		set_unknown(&out->link, "%s", "no egress interface known for this step");
+		set_unknown(&out->mtu, "%s", "no egress interface known for this step");
+		return;
+	}
+	snprintf(out->iface, sizeof(out->iface), "%s", ifc);
+	snprintf(sys, sizeof(sys), "%s/sys", root);
+	speed = net_link_speed_bps(sys, ifc);
+	memset(&out->link, 0, sizeof(out->link));
+	if (speed > 0) {
+		out->link.state = LIMIT_SET;
+		out->link.value = speed;
+		snprintf(out->link.source, sizeof(out->link.source), "/sys/class/net/%s/speed", ifc);
+	} else {
+		set_unknown(&out->link, "%s", !strcmp(ifc, "lo") ? "loopback has no link speed" :
+			    "no speed in /sys/class/net (virtual device or link down)");
+	}
+	snprintf(sys, sizeof(sys), "/sys/class/net/%s/mtu", ifc);
+	memset(&out->mtu, 0, sizeof(out->mtu));
+	if (read_small(root, sys, buf, sizeof(buf)) > 0 && atof(buf) > 0) {
+		out->mtu.state = LIMIT_SET;
+		out->mtu.value = atof(buf);
+		snprintf(out->mtu.source, sizeof(out->mtu.source), "%s", sys);
+	} else {
+		set_unknown(&out->mtu, "%s", "no mtu in /sys/class/net");
+	}
+
+	if (cfg->no_netlink || root[0]) {
+		set_unknown(&out->shaper, "%s", "qdiscs not read (no netlink for this root)");
+		return;
+	}
+	out->ifindex = (int)if_nametoindex(ifc);
+	if (!out->ifindex) {
+		set_unknown(&out->shaper, "no interface %s in this network namespace", ifc);
+		return;
+	}
+	r = qdisc_dump(out->ifindex, &ql, err, sizeof(err));
+	if (r < 0) {
+		set_unknown(&out->shaper, "%s", err[0] ? err : strerror(-r));
+		qdisc_list_free(&ql);
+		return;
+	}
+	q = qdisc_limiting(&ql);
+	memset(&out->shaper, 0, sizeof(out->shaper));
+	if (q) {
+		double rate = q->ceil_bps > 0 ? q->ceil_bps : q->rate_bps;
+
+		out->shaper.state = LIMIT_SET;
+		out->shaper.value = rate;
+		out->shaper_key = *q;
+		snprintf(out->shaper_kind, sizeof(out->shaper_kind), "%s", q->kind);
+		snprintf(out->shaper.source, sizeof(out->shaper.source), "%s %s %x:%x on %s (rtnetlink %s)", q->kind,
+			 q->is_class ? "class" : "qdisc", q->handle >> 16, q->handle & 0xffff, ifc,
+			 q->is_class ? "RTM_GETTCLASS" : "RTM_GETQDISC");
+	} else {
+		out->shaper.state = LIMIT_NONE;
+		out->shaper.value = NAN;
+		snprintf(out->shaper.source, sizeof(out->shaper.source), "no shaping qdisc or class on %s (%s%s)",
+			 ifc, ql.n ? ql.v[0].kind : "no qdisc", ql.n > 1 ? ", ..." : "");
+	}
+	qdisc_list_free(&ql);
+}
+
+void limits_discover(const struct limits_config *cfg, struct limits *out)
+{
+	static const struct limits_config none;
+	struct cgroup_loc *loc = xcalloc(1, sizeof(*loc));
+	struct cg_value v[4];
+	int r;
+
+	if (!cfg)
+		cfg = &none;
+	memset(out, 0, sizeof(*out));
+	out->discovered = true;
+	r = cgroup_locate(root_of(cfg), cfg->pid, loc);
+	(void)r;	/* per-controller reasons are in loc->why */
+
+	cgroup_cpu_quota(loc, &v[0]);
+	from_cg(&out->cpu_quota, &v[0]);
+	if (v[0].state == CG_SET) {
+		out->cpu_ver = loc->version[CG_CPU];
+		snprintf(out->cpu_dir, sizeof(out->cpu_dir), "%s", v[0].dir);
+		snprintf(out->cpuacct_dir, sizeof(out->cpuacct_dir), "%s",
+			 loc->version[CG_CPU] == 2 ? "" : loc->dir[CG_CPUACCT]);
+	}
+	discover_cpus(cfg, loc, out);
+
+	cgroup_memory(loc, &v[0], &v[1], &v[2]);
+	from_cg(&out->mem_max, &v[0]);
+	from_cg(&out->mem_high, &v[1]);
+	from_cg(&out->swap_max, &v[2]);
+	if (v[0].state == CG_SET || v[1].state == CG_SET) {
+		out->mem_ver = loc->version[CG_MEMORY];
+		snprintf(out->mem_dir, sizeof(out->mem_dir), "%s", v[0].state == CG_SET ? v[0].dir : v[1].dir);
+	}
+
+	if (cfg->dev_name && cfg->dev_name[0]) {
+		snprintf(out->io_dev, sizeof(out->io_dev), "%s", cfg->dev_name);
+		out->dev_major = cfg->dev_major;
+		out->dev_minor = cfg->dev_minor;
+		cgroup_io(loc, cfg->dev_major, cfg->dev_minor, &v[0], &v[1], &v[2], &v[3]);
+		from_cg(&out->io_rbps, &v[0]);
+		from_cg(&out->io_wbps, &v[1]);
+		from_cg(&out->io_riops, &v[2]);
+		from_cg(&out->io_wiops, &v[3]);
+		if (loc->version[CG_IO]) {
+			/* The work's own cgroup: its serviced bytes are the work's. */
+			out->io_ver = loc->version[CG_IO];
+			snprintf(out->io_dir, sizeof(out->io_dir), "%s", loc->dir[CG_IO]);
+		}
+	} else {
+		static const char nodev[] = "no device under test in this step";
+
+		set_unknown(&out->io_rbps, "%s", nodev);
+		set_unknown(&out->io_wbps, "%s", nodev);
+		set_unknown(&out->io_riops, "%s", nodev);
+		set_unknown(&out->io_wiops, "%s", nodev);
+		out->io_rbps.state = out->io_wbps.state = out->io_riops.state = out->io_wiops.state = LIMIT_NONE;
+	}
+	discover_iface(cfg, out);
+	discover_rlimits(cfg, out);
+	free(loc);
+}
+
+void limits_counters_read(const struct limits_config *cfg, const struct limits *lim, struct limits_counters *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->t_ns = clock_mono();
+	if (!lim || !lim->discovered)
+		return;
+	if (lim->cpu_quota.state == LIMIT_SET && lim->cpu_dir[0]) {
+		struct cg_cpu_stat st;
+
+		if (cgroup_cpu_stat(lim->cpu_dir, lim->cpu_ver, lim->cpuacct_dir[0] ? lim->cpuacct_dir : NULL, &st) ==
+		    0) {
+			out->cpu_ok = true;
+			out->cpu_usage_ns = st.usage_ns;
+			out->cpu_periods = st.periods;
+			out->cpu_throttled = st.throttled;
+			out->cpu_throttled_ns = st.throttled_ns;
+		}
+	}
+	if (lim->io_dir[0] && (lim->io_rbps.state == LIMIT_SET || lim->io_wbps.state == LIMIT_SET ||
+			       lim->io_riops.state == LIMIT_SET || lim->io_wiops.state == LIMIT_SET)) {
+		struct cg_io_stat st;
+
+		if (cgroup_io_stat(lim->io_dir, lim->io_ver, lim->dev_major, lim->dev_minor, &st) == 0) {
+			out->io_ok = true;
+			out->io_rbytes = st.rbytes;
+			out->io_wbytes = st.wbytes;
+			out->io_rios = st.rios;
+			out->io_wios = st.wios;
+		}
+	}
+	if (lim->mem_dir[0]) {
+		struct cg_mem_stat st;
+
+		if (cgroup_mem_stat(lim->mem_dir, lim->mem_ver, &st) == 0) {
+			out->mem_ok = true;
+			out->mem_usage = st.usage;
+			out->mem_peak = st.peak;
+			out->mem_hits = st.hits;
+			out->mem_high = st.high;
+			out->mem_oom = st.oom;
+		}
+	}
+	if (lim->shaper.state == LIMIT_SET && lim->ifindex > 0 && !(cfg && cfg->no_netlink)) {
+		struct qdisc_list ql = { 0 };
+		char err[64];
+		const struct qdisc_info *q;
+
+		if (qdisc_dump(lim->ifindex, &ql, err, sizeof(err)) == 0 && (q = qdisc_find(&ql, &lim->shaper_key)) &&
+		    q->have_stats) {
+			out->qdisc_ok = true;
+			out->q_bytes = q->bytes;
+			out->q_drops = q->drops;
+			out->q_overlimits = q->overlimits;
+			out->q_backlog = q->backlog;
+		}
+		qdisc_list_free(&ql);
+	}
+}
+
+/* B - A when the counter did not go backwards (a reset, a re-created cgroup), else NAN. */
+static double diff(uint64_t a, uint64_t b)
+{
+	return b >= a ? (double)(b - a) : NAN;
+}
+
+static void add(double *acc, double d)
+{
+	if (!isnan(d))
+		*acc += d;
+}
+
+void limits_span_add(struct limits_span *acc, const struct limits_counters *a, const struct limits_counters *b)
+{
+	double s = b->t_ns > a->t_ns ? (double)(b->t_ns - a->t_ns) / 1e9 : 0;
+
+	acc->seconds += s;
+	if (a->cpu_ok && b->cpu_ok) {
+		acc->cpu_s += s;
+		if (a->cpu_usage_ns != UINT64_MAX && b->cpu_usage_ns != UINT64_MAX)
+			add(&acc->cpu_usage_ns, diff(a->cpu_usage_ns, b->cpu_usage_ns));
+		else
+			acc->cpu_usage_ns = NAN;
+		add(&acc->cpu_periods, diff(a->cpu_periods, b->cpu_periods));
+		add(&acc->cpu_throttled, diff(a->cpu_throttled, b->cpu_throttled));
+		add(&acc->cpu_throttled_ns, diff(a->cpu_throttled_ns, b->cpu_throttled_ns));
+	}
+	if (a->io_ok && b->io_ok) {
+		acc->io_s += s;
+		add(&acc->io_rbytes, diff(a->io_rbytes, b->io_rbytes));
+		add(&acc->io_wbytes, diff(a->io_wbytes, b->io_wbytes));
+		add(&acc->io_rios, diff(a->io_rios, b->io_rios));
+		add(&acc->io_wios, diff(a->io_wios, b->io_wios));
+	}
+	if (a->mem_ok && b->mem_ok) {
+		double peak = b->mem_peak != UINT64_MAX ? (double)b->mem_peak :
+			      (double)(a->mem_usage > b->mem_usage ? a->mem_usage : b->mem_usage);
+
+		acc->mem_s += s;
+		if (peak > acc->mem_peak)
+			acc->mem_peak = peak;
+		add(&acc->mem_hits, diff(a->mem_hits, b->mem_hits));
+		add(&acc->mem_high, diff(a->mem_high, b->mem_high));
+		add(&acc->mem_oom, diff(a->mem_oom, b->mem_oom));
+	}
+	if (a->qdisc_ok && b->qdisc_ok) {
+		acc->q_s += s;
+		add(&acc->q_bytes, diff(a->q_bytes, b->q_bytes));
+		add(&acc->q_drops, diff(a->q_drops, b->q_drops));
+		add(&acc->q_overlimits, diff(a->q_overlimits, b->q_overlimits));
+		if (a->q_backlog > acc->q_backlog_max)
+			acc->q_backlog_max = a->q_backlog;
+		if (b->q_backlog > acc->q_backlog_max)
+			acc->q_backlog_max = b->q_backlog;
+	}
+}
+
+void limits_span_view(const struct limits_span *acc, struct sysview *v)
+{
+	if (acc->cpu_s > 0) {
+		v->cg_cpu_usage_pct = acc->cpu_usage_ns / 1e9 / acc->cpu_s * 100;
+		v->cg_cpu_throttled_pct = acc->cpu_periods > 0 ? acc->cpu_throttled / acc->cpu_periods * 100 : 0;
+		v->cg_cpu_throttled_s = acc->cpu_throttled_ns / 1e9;
+	}
+	if (acc->io_s > 0) {
+		v->cg_io_read_bytes_per_s = acc->io_rbytes / acc->io_s;
+		v->cg_io_write_bytes_per_s = acc->io_wbytes / acc->io_s;
+		v->cg_io_reads_per_s = acc->io_rios / acc->io_s;
+		v->cg_io_writes_per_s = acc->io_wios / acc->io_s;
+	}
+	if (acc->mem_s > 0) {
+		v->cg_mem_peak_bytes = acc->mem_peak;
+		v->cg_mem_limit_hits = acc->mem_hits;
+		v->cg_mem_high_events = acc->mem_high;
+		v->cg_mem_oom_events = acc->mem_oom;
+	}
+	if (acc->q_s > 0) {
+		v->qdisc_bytes_per_s = acc->q_bytes / acc->q_s;
+		v->qdisc_drops = acc->q_drops;
+		v->qdisc_overlimits = acc->q_overlimits;
+		v->qdisc_backlog_max_bytes = acc->q_backlog_max;
+	}
+}
+
+void limit_describe(const struct limit *l, const char *unit, char *buf, size_t len)
+{
+	char v[UNITS_FMT_LEN];
+
+	switch (l->state) {
+	case LIMIT_UNKNOWN:
+		snprintf(buf, len, "unknown (%s)", l->why[0] ? l->why : "not read");
+		return;
+	case LIMIT_NONE:
+		snprintf(buf, len, "none (%s)", l->source[0] ? l->source : "nothing set");
+		return;
+	case LIMIT_SET:
+		break;
+	}
+	if (!strcmp(unit, "cpus"))
+		snprintf(v, sizeof(v), "%.2f CPU", l->value);
+	else if (!strcmp(unit, "bytes"))
+		units_fmt_size(v, sizeof(v), l->value, 0);
+	else if (!strcmp(unit, "bytes/s"))
+		units_fmt_size(v, sizeof(v), l->value, UNITS_FMT_PER_S);
+	else if (!strcmp(unit, "bits/s"))
+		units_fmt_bits(v, sizeof(v), l->value);
+	else
+		snprintf(v, sizeof(v), "%.0f%s%s", l->value, unit[0] ? " " : "", unit);
+	snprintf(buf, len, "%s (%s)", v, l->source);
+}
