@@ -2,7 +2,7 @@
 /*
  * Unit tests of the cgroup locator, limits and counters (src/core/cgroup.c)
  * over the fixture trees of tests/fixtures/cgroup/NAME (each a ROOT with
- * proc/self/{cgroup,mountinfo} and the cgroup mounts): v1, v2, hybrid
+ * proc/{self,PID}/{cgroup,mountinfo} and the cgroup mounts): v1, v2, hybrid
  * (v1 controllers beside an empty cgroup2), nested (a container's view of
  * /docker/abc), malformed and missing; the pure parsers on hand-made text;
  * and one look at this machine's own cgroups.
@@ -204,6 +204,33 @@ static void test_v2(void **state)
 	assert_int_equal(ms.oom, 1);
 	assert_int_equal(cgroup_mem_stat(loc->dir[CG_MEMORY], 3, &ms), -EINVAL);
 	free(a), free(b), free(c), free(d), free(loc), free(root);
+}
+
+/*
+ * PID 77 of the v2 tree is in a/b/c, where b enabled no controller: the
+ * limit files are missing there by design, and the ancestors' hold.
+ */
+static void test_v2_not_enabled(void **state)
+{
+	struct cgroup_loc *loc = xmalloc(sizeof(*loc));
+	char *root = fixture_root("v2");
+	struct cg_value *a = val(), *b = val(), *c = val();
+	struct cg_cpu_stat cs;
+
+	(void)state;
+	assert_int_equal(cgroup_locate(root, 77, loc), 0);
+	assert_under(loc->dir[CG_CPU], root, "/sys/fs/cgroup/a/b/c");
+	cgroup_cpu_quota(loc, a);
+	assert_set(a, 0.3);
+	assert_under(a->dir, root, "/sys/fs/cgroup/a");
+	cgroup_memory(loc, a, b, c);
+	assert_set(a, 536870912);
+	assert_set(b, 402653184);
+	assert_set(c, 0);
+	assert_int_equal(cgroup_cpu_stat(loc->dir[CG_CPUACCT], 2, NULL, &cs), 0);
+	assert_int_equal(cs.usage_ns, 10000);
+	assert_int_equal(cs.throttled, 0);
+	free(a), free(b), free(c), free(loc), free(root);
 }
 
 static void test_hybrid(void **state)
@@ -484,6 +511,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_v1),
 		cmocka_unit_test(test_v2),
+		cmocka_unit_test(test_v2_not_enabled),
 		cmocka_unit_test(test_hybrid),
 		cmocka_unit_test(test_nested),
 		cmocka_unit_test(test_malformed),
