@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target for the /proc and /sys text parsers of src/core/proc.c
- * (mount tables included),
- * src/core/blkdev.c, src/core/sandbox.c and src/core/cgroup.c. The first byte picks the
- * parser (12: a cgroup parser, picked by the second byte), the rest is the file's text, handed over in a buffer of exactly its length (no NUL after
+ * (mount tables included), src/core/blkdev.c, src/core/sandbox.c and
+ * src/core/cgroup.c. The first byte picks the parser, the rest is the
+ * file's text, handed over in a buffer of exactly its length (no NUL after
  * it), so a parser that reads past LEN is caught by AddressSanitizer. What
  * parses is fed to the lookup and delta functions against itself, the way
- * the sampler uses two snapshots.
+ * the sampler uses two snapshots. Selector 12 is the cgroup parsers: the
+ * next byte picks one, and they get NUL-terminated text, as they take it.
  */
 #include <errno.h>
 #include <stdlib.h>
