@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+/* SPDX-License-Identifier: MIT */
 /*
  * Cgroups of a process (cgroup.h): where they are, v1, v2 or hybrid, the
  * tightest limits on the path from the process's cgroup up to the mount
