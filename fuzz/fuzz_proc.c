@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target for the /proc and /sys text parsers of src/core/proc.c
- * (mount tables included),
- * src/core/blkdev.c and src/core/sandbox.c. The first byte picks the
- * parser, the rest is the file's text, handed over in a buffer of exactly its length (no NUL after
+ * (mount tables included), src/core/blkdev.c, src/core/sandbox.c and
+ * src/core/cgroup.c. The first byte picks the parser, the rest is the
+ * file's text, handed over in a buffer of exactly its length (no NUL after
  * it), so a parser that reads past LEN is caught by AddressSanitizer. What
  * parses is fed to the lookup and delta functions against itself, the way
- * the sampler uses two snapshots.
+ * the sampler uses two snapshots. Selector 12 is the cgroup parsers: the
+ * next byte picks one, and they get NUL-terminated text, as they take it.
  */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "core/blkdev.h"
+#include "core/cgroup.h"
 #include "core/proc.h"
 #include "core/sandbox.h"
 #include "fuzz.h"
@@ -150,6 +152,75 @@ static void memcg_text(const uint8_t *data, size_t size)
 	free(mi);
 }
 
+/*
+ * The cgroup file parsers of src/core/cgroup.c, which take NUL-terminated
+ * text: the byte after the selector picks one, the rest is the file.
+ * Whatever parses must be something the kernel could have written.
+ */
+static int cgroup_proc_line(void *arg, int id, const char *ctrls, const char *path)
+{
+	(void)ctrls;
+	if (id < 0 || path[0] != '/' || strchr(path, '\n'))
+		abort();
+	++*(unsigned *)arg;
+	return id == 1234 ? 1 : 0;
+}
+
+static void cgroup_text(const uint8_t *data, size_t size)
+{
+	char *s;
+	unsigned lines = 0;
+	int64_t quota, period;
+	uint64_t v, rd, wr, io[4];
+	struct cg_io_stat st;
+	int r;
+
+	if (size < 1)
+		return;
+	s = fuzz_cstr(data + 1, size - 1);
+	switch (data[0] % 8) {
+	case 0:
+		r = cgroup_parse_proc(s, cgroup_proc_line, &lines);
+		if ((r == 0 && !lines) || (r != 0 && r != 1 && r != -EINVAL))
+			abort();
+		break;
+	case 1:
+		if (cgroup_parse_cpu_max(s, &quota, &period) == 0 && (period <= 0 || (quota != -1 && quota <= 0)))
+			abort();
+		break;
+	case 2:
+		r = cgroup_parse_dev_value(s, 8, 0, &v);
+		if (r != 0 && r != -ENOENT && r != -EINVAL)
+			abort();
+		break;
+	case 3:
+		r = cgroup_parse_io_max(s, 8, 0, io);
+		if (r != 0 && r != -ENOENT && r != -EINVAL)
+			abort();
+		break;
+	case 4:
+		r = cgroup_parse_keyed(s, "nr_throttled", &v);
+		if (r != 0 && r != -ENOENT && r != -EINVAL)
+			abort();
+		break;
+	case 5:
+		if (cgroup_parse_blkio_stat(s, 8, 0, &rd, &wr) == -EINVAL) {
+			/* rejected: nothing more to check */
+		}
+		break;
+	case 6:
+		if (cgroup_parse_io_stat(s, 8, 0, &st) == -EINVAL) {
+			/* rejected: nothing more to check */
+		}
+		break;
+	default:
+		if (cgroup_parse_u64_or_max(s, &v) == 0 && strchr(s, '-'))
+			abort();	/* a sign is never a value */
+		break;
+	}
+	free(s);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *buf;
@@ -158,13 +229,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1)
 		return 0;
-	which = data[0] % 12;
+	which = data[0] % 13;
 	if (which == 9) {
 		scheduler_text(data + 1, size - 1);
 		return 0;
 	}
 	if (which == 10) {
 		memcg_text(data + 1, size - 1);
+		return 0;
+	}
+	if (which == 12) {
+		cgroup_text(data + 1, size - 1);
 		return 0;
 	}
 	/* Exactly LEN bytes on the heap: no NUL after them to hide an over-read. */

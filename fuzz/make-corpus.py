@@ -73,6 +73,14 @@ def proc():
         "22 1 254:1 / / rw,relatime shared:1 - ext4 /dev/vda1 rw\n"
         "26 21 0:23 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:4 - cgroup2 cgroup2 rw,nsdelegate\n"
         "\0" "0::/user.slice/user-0.slice/session-1.scope\n"))
+    # The cgroup parsers (selector 12, then the order of cgroup_text() in fuzz_proc.c).
+    cg = {"cgroup": 0, "cpu.max": 1, "blkio.throttle.read_bps_device": 2, "io.max": 3, "cpu.stat": 4,
+          "memory.events": 4, "memory.oom_control": 4, "blkio.throttle.io_service_bytes": 5,
+          "blkio.throttle.io_serviced": 5, "io.stat": 6, "memory.max": 7, "memory.limit_in_bytes": 7}
+    for path in glob.glob(os.path.join(FIX, "cgroup", "**", "*"), recursive=True):
+        base = os.path.basename(path)
+        if base in cg and os.path.isfile(path):
+            put("proc", bytes([12, cg[base]]) + open(path, "rb").read())
 
 
 def sysinfo():

@@ -28,6 +28,7 @@ struct cgroup_loc {
 	char dir[CG_NCTRL][PATH_MAX];	/* the process's cgroup directory, ROOT included */
 	char top[CG_NCTRL][PATH_MAX];	/* the mount point: ancestors are walked up to it */
 	char why[CG_NCTRL][96];
+	size_t rootlen;			/* bytes of ROOT at the start of dir[] and top[] (not shown in sources) */
 };
 
 /* Returned string is static: "cpu", "cpuacct", "cpuset", "memory", "io" (v2) / "blkio" (v1). */
@@ -36,10 +37,13 @@ const char *cgroup_ctrl_name(enum cg_ctrl c, int version);
 /*
  * Locates PID's cgroups (0 = self) under ROOT. A v2 line ("0::/path") is
  * used for every controller that the v2 mount offers in
- * cgroup.controllers and that no v1 hierarchy holds. Nested containers:
- * the mount's root field (mountinfo field 4) is stripped from the cgroup
- * path; a path outside it is "not visible". Returns 0, or -errno when
- * /proc/PID/cgroup cannot be read (every version[] 0 with the reason).
+ * cgroup.controllers and that no v1 hierarchy holds; CG_CPUACCT on v2 is
+ * the cgroup's cpu.stat, which every v2 cgroup has, so it needs only the
+ * mount. Nested containers: the mount's root field (mountinfo field 4) is
+ * stripped from the cgroup path; a path outside it is "not visible".
+ * Returns 0, or -errno when /proc/PID/cgroup cannot be read or is
+ * malformed (-EINVAL) (every version[] 0 with the reason). An unreadable
+ * mountinfo is 0 with every controller's reason.
  */
 int cgroup_locate(const char *root, pid_t pid, struct cgroup_loc *out);
 
@@ -55,25 +59,37 @@ struct cg_value {
 
 /* CPU quota in CPUs (quota / period: 0.3 = 30 % of one CPU), the tightest on the path. */
 void cgroup_cpu_quota(const struct cgroup_loc *loc, struct cg_value *out);
-/* CPUs the cpuset allows: value = count, LIST gets the list as written ("0-1"). */
+/*
+ * CPUs the cpuset allows: value = count, LIST gets the list as written
+ * ("0-1") at the level with the fewest. CG_NONE (LIST still filled) when
+ * that is no fewer than the mount point's own, which holds every CPU.
+ */
 void cgroup_cpuset(const struct cgroup_loc *loc, struct cg_value *out, char *list, size_t listlen);
 /*
  * Memory limits in bytes, the tightest on the path: MAX (memory.max /
- * memory.limit_in_bytes; v1's "unlimited" near 2^63 is CG_NONE), HIGH
- * (memory.high; v1 CG_NONE), SWAP (memory.swap.max; v1
- * memory.memsw.limit_in_bytes - limit_in_bytes when both are set).
+ * memory.limit_in_bytes; v1's "unlimited", any value from 2^62 up, is
+ * CG_NONE), HIGH (memory.high; v1 CG_NONE), SWAP (memory.swap.max; v1
+ * memory.memsw.limit_in_bytes - limit_in_bytes of the same level when both
+ * are set; no memsw file is CG_UNKNOWN "no memsw accounting").
  */
 void cgroup_memory(const struct cgroup_loc *loc, struct cg_value *max, struct cg_value *high,
 		   struct cg_value *swap);
-/* I/O throttles of device MAJ:MIN, the tightest on the path: bytes/s and requests/s. */
+/*
+ * I/O throttles of device MAJ:MIN, the tightest on the path: bytes/s and
+ * requests/s. A level without a line for the device does not limit it.
+ */
 void cgroup_io(const struct cgroup_loc *loc, unsigned maj, unsigned min, struct cg_value *rbps,
 	       struct cg_value *wbps, struct cg_value *riops, struct cg_value *wiops);
 
-/* Counters in DIR (a cg_value's dir, or a loc dir) of VERSION. Each returns 0 or -errno/-EINVAL. */
+/*
+ * Counters in DIR (a cg_value's dir, or a loc dir) of VERSION. Each
+ * returns 0 or -errno/-EINVAL (-EINVAL also for a VERSION not 1 or 2).
+ */
 struct cg_cpu_stat {
 	uint64_t usage_ns;		/* cpuacct.usage (v1, CPUACCT dir) or cpu.stat usage_usec (v2); UINT64_MAX unknown */
-	uint64_t periods, throttled, throttled_ns;
+	uint64_t periods, throttled, throttled_ns;	/* v2 without the cpu controller prints none: 0 */
 };
+/* v1: cpu.stat in DIR, cpuacct.usage in CPUACCT_DIR (NULL: usage unknown); v2: cpu.stat. */
 int cgroup_cpu_stat(const char *dir, int version, const char *cpuacct_dir, struct cg_cpu_stat *out);
 struct cg_io_stat {
 	uint64_t rbytes, wbytes, rios, wios;
@@ -84,10 +100,17 @@ struct cg_mem_stat {
 	uint64_t usage, peak;		/* bytes; peak UINT64_MAX when the kernel keeps none */
 	uint64_t hits;			/* v1 memory.failcnt; v2 memory.events max */
 	uint64_t high, oom;		/* v2 memory.events high, oom; v1 high 0, oom from memory.oom_control oom_kill */
-};
+};					/* oom UINT64_MAX when the kernel does not count them (v1 before 4.13) */
+/* v1: memory.usage_in_bytes, max_usage_in_bytes, failcnt, oom_control; v2: memory.current, peak, events. */
 int cgroup_mem_stat(const char *dir, int version, struct cg_mem_stat *out);
 
-/* Pure parsers. Each returns 0, or -EINVAL for malformed text (outputs then undefined). */
+/*
+ * Pure parsers of NUL-terminated TEXT as the kernel writes it. Each
+ * returns 0, or -EINVAL for malformed text (outputs then undefined): a
+ * stray character, a number beyond 64 bits, a sign where none belongs. A
+ * final newline may be missing. Multi-line files are rejected whole when
+ * any line is malformed, not only the line asked for.
+ */
 /*
  * One /proc/PID/cgroup text: calls FN for each line with its hierarchy
  * id, controller list ("cpu,cpuacct"; "" for v2) and path. Stops at the
