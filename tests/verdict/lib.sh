@@ -161,8 +161,9 @@ ep() {
 	(cd "$T_TMP/cwd" && "$@") >"$_out" 2>"$_out.err" </dev/null || RC=$?
 	SECS=$(awk -v a="$_t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 }
-# Measured results only: a skipped cipher or rung carries no verdict.
-VT_RES='[.results[] | select(.verdict != null)]'
+# Measured results only: a skipped cipher or rung is not judged (its
+# verdict, where it has one, is "unknown").
+VT_RES='[.results[] | select(.status != "skipped")]'
 # matrix LIMIT COMMAND FIGURE_JQ FILE: one line per result of FILE:
 #   # matrix | limit | command | figure | verdict.resource | evidence | secs
 # FIGURE_JQ is a jq expression on one result giving the headline figure.
