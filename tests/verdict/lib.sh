@@ -67,9 +67,12 @@ need_cmd() {
 		command -v "$c" >/dev/null 2>&1 || vt_skip_all "$c is not installed"
 	done
 }
-# bg CMD...: starts CMD in the background, registered for the trap; $BG_PID.
+# bg OUT CMD...: starts CMD in the background, its output (both streams)
+# to OUT, registered for the trap; $BG_PID.
 bg() {
-	"$@" &
+	_bo=$1
+	shift
+	"$@" >"$_bo" 2>&1 </dev/null &
 	BG_PID=$!
 	VT_PIDS="$VT_PIDS $BG_PID"
 }
@@ -222,3 +225,40 @@ expect_figure() {
 
 # Common engpass options of every run: no history, no progress line, JSON.
 EP_OPTS="--json --no-history -q"
+
+# --- network namespaces ---------------------------------------------------
+# netns_pair: two network namespaces $NS_S (server, 10.201.0.1) and $NS_C
+# (client, 10.201.0.2) joined by a veth pair $VETH_S / $VETH_C, as
+# tests/cli/net_rr.sh builds them; registered for the trap. Returns 1
+# with $NS_WHY when the kernel or ip refuses.
+netns_pair() {
+	NS_WHY=""
+	NS_S="$VT_ID-s"
+	NS_C="$VT_ID-c"
+	VETH_S="evs$$"
+	VETH_C="evc$$"
+	command -v ip >/dev/null 2>&1 || { NS_WHY="ip (iproute2) is not installed"; return 1; }
+	ip netns add "$NS_S" 2>"$T_TMP/ns.err" || { NS_WHY="cannot create a network namespace: $(head -1 "$T_TMP/ns.err")"; return 1; }
+	VT_NETNS="$VT_NETNS $NS_S"
+	ip netns add "$NS_C" 2>"$T_TMP/ns.err" || { NS_WHY="cannot create a network namespace: $(head -1 "$T_TMP/ns.err")"; return 1; }
+	VT_NETNS="$VT_NETNS $NS_C"
+	if ! { ip link add "$VETH_S" type veth peer name "$VETH_C" &&
+		ip link set "$VETH_S" netns "$NS_S" && ip link set "$VETH_C" netns "$NS_C" &&
+		ip -n "$NS_S" addr add 10.201.0.1/24 dev "$VETH_S" && ip -n "$NS_C" addr add 10.201.0.2/24 dev "$VETH_C" &&
+		ip -n "$NS_S" link set "$VETH_S" up && ip -n "$NS_C" link set "$VETH_C" up &&
+		ip -n "$NS_S" link set lo up && ip -n "$NS_C" link set lo up; } 2>"$T_TMP/ns.err"; then
+		NS_WHY="veth setup failed: $(head -1 "$T_TMP/ns.err")"
+		ip link del "$VETH_S" 2>/dev/null
+		return 1
+	fi
+}
+# ns_wait_listen NS PORT: waits (5 s at most) for a TCP listener in NS.
+ns_wait_listen() {
+	_w=0
+	while [ $_w -lt 50 ]; do
+		ip netns exec "$1" ss -Hltn "( sport = :$2 )" 2>/dev/null | grep -q . && return 0
+		sleep 0.1
+		_w=$((_w + 1))
+	done
+	return 1
+}
