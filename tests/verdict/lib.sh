@@ -254,11 +254,11 @@ netns_pair() {
 }
 # ns_wait_listen NS PORT: waits (5 s at most) for a TCP listener in NS.
 ns_wait_listen() {
-	_w=0
-	while [ $_w -lt 50 ]; do
+	_nw=0
+	while [ $_nw -lt 50 ]; do
 		ip netns exec "$1" ss -Hltn "( sport = :$2 )" 2>/dev/null | grep -q . && return 0
 		sleep 0.1
-		_w=$((_w + 1))
+		_nw=$((_nw + 1))
 	done
 	return 1
 }

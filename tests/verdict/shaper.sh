@@ -27,12 +27,12 @@ tbf_stats() {
 
 # case FILE LABEL WHAT CMD...: one run from the client namespace.
 net_case() {
-	_f=$1 _l=$2 _w=$3
+	nf=$1 nl=$2 nw=$3
 	shift 3
 	# shellcheck disable=SC2086
-	ep "$_f" ip netns exec "$NS_C" "$ENGPASS" "$@" $EP_OPTS
-	matrix "$_w" "engpass $* (client ns)" "$FIG" "$_f"
-	expect_ran "$_f" "$_l"
+	ep "$nf" ip netns exec "$NS_C" "$ENGPASS" "$@" $EP_OPTS
+	matrix "$nw" "engpass $* (client ns)" "$FIG" "$nf"
+	expect_ran "$nf" "$nl"
 }
 
 # shellcheck disable=SC2086
