@@ -27,7 +27,8 @@ expect_named "cpu quota" "$T_TMP/quota.json" "quota"
 ep "$T_TMP/twin.json" "$ENGPASS" $CMD $EP_OPTS
 matrix "none (twin of cpu quota)" "engpass $CMD" "$FIG" "$T_TMP/twin.json"
 expect_ran "$T_TMP/twin.json" "twin"
-expect_figure "twin: cpu share above 60 % (no quota)" '.metrics.cpu_share_percent > 60' "$T_TMP/twin.json"
+expect_figure "twin: cpu share above 40 % (no quota; others' work on a shared box takes some)" \
+	'.metrics.cpu_share_percent > 40' "$T_TMP/twin.json"
 expect_not_named "cpu quota" "$T_TMP/twin.json" "twin"
 
 done_testing
