@@ -40,7 +40,16 @@ vt_cleanup() {
 		while ! rmdir "$d" 2>/dev/null && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
 		[ -d "$d" ] && echo "# cleanup: cgroup $d is left" >&2
 	done
-	for m in $VT_MOUNTS; do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null; done
+	# Mount points are the test's own mktemp directories, never inside
+	# $T_TMP (its rm -rf must not reach into a mounted cgroup tree): each
+	# is unmounted, then its empty directory removed.
+	for m in $VT_MOUNTS; do
+		if umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null; then
+			rmdir "$m" 2>/dev/null
+		else
+			echo "# cleanup: cannot unmount $m" >&2
+		fi
+	done
 	for l in $VT_LOOPS; do losetup -d "$l" 2>/dev/null; done
 	for s in $VT_SWAPS; do
 		swapoff "$s" 2>/dev/null
