@@ -184,12 +184,12 @@ matrix() {
 		echo "# matrix | $1 | $2 | (no output, rc $RC: $(head -1 "$4.err" 2>/dev/null)) | - | - | ${SECS}s"
 		return
 	fi
-	jq -r --arg l "$1" --arg c "$2" --arg s "$SECS" "$VT_RES[] |
+	jq -r --arg l "$1" --arg c "$2" --arg s "$SECS" "${VT_RES}[] |
 		\"# matrix | \(\$l) | \(\$c) | \(($3) // \"?\") | \(.verdict.resource) | \(.verdict.evidence) | \(\$s)s\"" \
 		"$4" 2>/dev/null || echo "# matrix | $1 | $2 | (unreadable JSON) | - | - | ${SECS}s"
-	jq -r "$VT_RES[] | .verdict.candidates // [] | .[] |
+	jq -r "${VT_RES}[] | .verdict.candidates // [] | .[] |
 		\"#   candidate \(.resource) share \(.share) -- \(.evidence)\"" "$4" 2>/dev/null
-	jq -r "$VT_RES[] | .verdict.next_step // empty | \"#   next step: \(.)\"" "$4" 2>/dev/null
+	jq -r "${VT_RES}[] | .verdict.next_step // empty | \"#   next step: \(.)\"" "$4" 2>/dev/null
 }
 # expect_named RESOURCE FILE LABEL: every measured result's verdict.resource
 # is RESOURCE (and there is at least one).
