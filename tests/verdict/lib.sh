@@ -59,7 +59,8 @@ vt_cleanup() {
 	rm -rf "$T_TMP"
 }
 trap vt_cleanup EXIT
-trap 'vt_cleanup; trap - EXIT; exit 1' INT TERM HUP
+# PIPE too: a reader that stops early (| head) must not leave a cgroup behind.
+trap 'vt_cleanup; trap - EXIT; exit 1' INT TERM HUP PIPE
 
 # vt_skip_all REASON: the whole script is skipped, saying why.
 vt_skip_all() {
