@@ -1,0 +1,34 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Verdict injection (#18), cpu quota: a cgroup v1 cpu child with
+# cpu.cfs_quota_us 30000 / cpu.cfs_period_us 100000 (30 % of one CPU)
+# around `engpass cpu`; the verdict must name "cpu quota". The twin runs
+# the same command in no such cgroup and must not name it. The cpu share
+# (CPU time / wall time) proves the quota was in force: about 30 %.
+. "$(dirname "$0")/lib.sh"
+need_root "cgroup v1 cpu controller"
+
+CMD="cpu --cipher chacha20-poly1305 --size 1400 --lib openssl --time 2s"
+FIG='"\(.metrics.cpu_share_percent | floor) % cpu share, \(.metrics.wall_throughput_bytes_per_second / 1e6 | floor) MB/s wall, \(.metrics.cpu_throughput_bytes_per_second / 1e6 | floor) MB/s per CPU-s"'
+
+cg_new cpu quota || vt_skip_all "$CG_WHY"
+[ -e "$CG/cpu.cfs_quota_us" ] || vt_skip_all "no cpu.cfs_quota_us (kernel without CONFIG_CFS_BANDWIDTH)"
+cg_set "$CG" cpu.cfs_period_us 100000 && cg_set "$CG" cpu.cfs_quota_us 30000 || vt_skip_all "$CG_WHY"
+
+# shellcheck disable=SC2086
+ep "$T_TMP/quota.json" cg_exec "$CG" "$ENGPASS" $CMD $EP_OPTS
+matrix "cpu quota 30000/100000 us" "engpass $CMD (in the cgroup)" "$FIG" "$T_TMP/quota.json"
+expect_ran "$T_TMP/quota.json" "quota"
+expect_figure "quota: cpu share 20..40 % (the quota was in force)" \
+	'.metrics.cpu_share_percent >= 20 and .metrics.cpu_share_percent <= 40' "$T_TMP/quota.json"
+expect_named "cpu quota" "$T_TMP/quota.json" "quota"
+
+# shellcheck disable=SC2086
+ep "$T_TMP/twin.json" "$ENGPASS" $CMD $EP_OPTS
+matrix "none (twin of cpu quota)" "engpass $CMD" "$FIG" "$T_TMP/twin.json"
+expect_ran "$T_TMP/twin.json" "twin"
+expect_figure "twin: cpu share above 40 % (no quota; others' work on a shared box takes some)" \
+	'.metrics.cpu_share_percent > 40' "$T_TMP/twin.json"
+expect_not_named "cpu quota" "$T_TMP/twin.json" "twin"
+
+done_testing

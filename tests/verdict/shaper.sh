@@ -1,0 +1,63 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Verdict injection (#18), shaper: two network namespaces joined by a veth
+# pair, a tbf qdisc of 100 Mbit/s (burst 32kbit, latency 50ms) on the
+# sending side (the client's veth: the client sends), `engpass net server`
+# in one namespace and `engpass net client` in the other, TCP and UDP
+# (-u -b 200Mbit/s, twice the shaped rate). Both must name "shaper"; the twins,
+# the same veth with tbf removed, must not. The figure: the receiver's
+# Mbit/s (about 95 through tbf) and the tbf counters.
+. "$(dirname "$0")/lib.sh"
+need_root "network namespaces and tc"
+need_cmd ip tc ss
+netns_pair || vt_skip_all "$NS_WHY"
+ip netns exec "$NS_C" tc qdisc add dev "$VETH_C" root tbf rate 100mbit burst 32kbit latency 50ms 2>"$T_TMP/tc.err" ||
+	vt_skip_all "no tbf qdisc: $(head -1 "$T_TMP/tc.err")"
+
+PORT=5401
+bg "$T_TMP/server.out" ip netns exec "$NS_S" "$ENGPASS" net server --port $PORT --idle-timeout 60s --no-history -q
+ns_wait_listen "$NS_S" $PORT || vt_skip_all "engpass net server did not listen in $NS_S"
+
+FIG='"\(.metrics.throughput_bits_per_second / 1e6 * 10 | floor / 10) Mbit/s received, \(.metrics.up_retransmits // 0) retransmits, \(.metrics.up_lost_packets // .metrics.up_lost // "-") lost"'
+TCP="net client 10.201.0.1 --port $PORT --time 2s"
+UDP="net client 10.201.0.1 --port $PORT --time 2s -u -b 200Mbit/s"
+tbf_stats() {
+	echo "# tbf on $VETH_C: $(ip netns exec "$NS_C" tc -s qdisc show dev "$VETH_C" | tr -s ' \n' ' ' | cut -c1-200)"
+}
+
+# case FILE LABEL WHAT CMD...: one run from the client namespace.
+net_case() {
+	nf=$1 nl=$2 nw=$3
+	shift 3
+	# shellcheck disable=SC2086
+	ep "$nf" ip netns exec "$NS_C" "$ENGPASS" "$@" $EP_OPTS
+	matrix "$nw" "engpass $* (client ns)" "$FIG" "$nf"
+	expect_ran "$nf" "$nl"
+}
+
+# shellcheck disable=SC2086
+net_case "$T_TMP/tcp.json" "tbf, TCP" "tbf 100mbit on the client's veth" $TCP
+tbf_stats
+expect_figure "tbf, TCP: 80..101 Mbit/s (the shaper was in force)" \
+	'.metrics.throughput_bits_per_second >= 80e6 and .metrics.throughput_bits_per_second <= 101e6' "$T_TMP/tcp.json"
+expect_named "shaper" "$T_TMP/tcp.json" "tbf, TCP"
+
+# shellcheck disable=SC2086
+net_case "$T_TMP/udp.json" "tbf, UDP" "tbf 100mbit on the client's veth" $UDP
+tbf_stats
+expect_figure "tbf, UDP: 80..101 Mbit/s received (the shaper was in force)" \
+	'.metrics.throughput_bits_per_second >= 80e6 and .metrics.throughput_bits_per_second <= 101e6' "$T_TMP/udp.json"
+expect_named "shaper" "$T_TMP/udp.json" "tbf, UDP"
+
+ip netns exec "$NS_C" tc qdisc del dev "$VETH_C" root
+# shellcheck disable=SC2086
+net_case "$T_TMP/ttcp.json" "twin, TCP" "none (twin of tbf: tbf removed)" $TCP
+expect_figure "twin, TCP: above 150 Mbit/s (no shaper)" '.metrics.throughput_bits_per_second > 150e6' "$T_TMP/ttcp.json"
+expect_not_named "shaper" "$T_TMP/ttcp.json" "twin, TCP"
+
+# shellcheck disable=SC2086
+net_case "$T_TMP/tudp.json" "twin, UDP" "none (twin of tbf: tbf removed)" $UDP
+expect_figure "twin, UDP: above 150 Mbit/s (no shaper)" '.metrics.throughput_bits_per_second > 150e6' "$T_TMP/tudp.json"
+expect_not_named "shaper" "$T_TMP/tudp.json" "twin, UDP"
+
+done_testing
