@@ -305,6 +305,16 @@ static int parse_tc(const struct nlmsghdr *nlh, int ifindex, struct qdisc_info *
 	return rc ? -EINVAL : 1;
 }
 
+/*
+ * mnl_nlmsg_ok() with nlmsg_len compared unsigned first: libmnl 1.0.4
+ * compares (int)nlmsg_len, so a length of 2^31 or more passes and
+ * mnl_nlmsg_next() steps gigabytes away (found by fuzz_qdisc).
+ */
+static bool msg_ok(const struct nlmsghdr *nlh, int left)
+{
+	return left >= (int)sizeof(*nlh) && nlh->nlmsg_len <= (unsigned)left && mnl_nlmsg_ok(nlh, left);
+}
+
 /* The error of an NLMSG_ERROR: 0 (an acknowledgement), -errno, or -EINVAL if malformed. */
 static int parse_error(const struct nlmsghdr *nlh)
 {
@@ -326,7 +336,7 @@ int qdisc_parse(const void *buf, size_t len, int ifindex, struct qdisc_list *out
 	if (len > INT_MAX)
 		return -EINVAL;
 	left = (int)len;
-	while (mnl_nlmsg_ok(nlh, left)) {
+	while (msg_ok(nlh, left)) {
 		struct qdisc_info q;
 		int rc;
 
@@ -399,7 +409,7 @@ static int dump_one(struct mnl_socket *nl, uint16_t type, int ifindex, unsigned 
 		}
 		/* Every message must answer this request. */
 		left = (int)n;
-		for (h = (const struct nlmsghdr *)buf; mnl_nlmsg_ok(h, left); h = mnl_nlmsg_next(h, &left)) {
+		for (h = (const struct nlmsghdr *)buf; msg_ok(h, left); h = mnl_nlmsg_next(h, &left)) {
 			if (!mnl_nlmsg_seq_ok(h, seq) || !mnl_nlmsg_portid_ok(h, portid)) {
 				snprintf(err, errlen, "rtnetlink %s dump: a message that answers another request",
 					 what);
