@@ -3,19 +3,26 @@
 """Writes the seed corpora fuzz/corpus/TARGET/ from real inputs.
 
     make-corpus.py [CAPTURE_DIR [JSON_DIR]]
+    make-corpus.py --qdisc-dump NAME TC_COMMAND...   (internal, see qdisc_kernel())
 
 Sources: the recorded /proc and /sys files of tests/fixtures; the unit
 examples of the documentation; CAPTURE_DIR/*.c2s and *.s2c, control
 connections recorded with capture-iperf3.py (iperf3 3.12 and engpass
 clients against `engpass net server`, engpass against `iperf3 -s`); and
-JSON_DIR/*.json, documents written by `engpass ... --json`. Targets whose
+JSON_DIR/*.json, documents written by `engpass ... --json`; rtnetlink
+qdisc and class dumps built here message by message, and, as root with
+unshare(1) and tc(8), dumped by the kernel from lo in a network namespace
+of their own. Targets whose
 first byte picks a parser get that byte in front of each file. Existing
 corpus files are kept; run from anywhere.
 """
 import glob
 import hashlib
 import os
+import shutil
+import socket
 import struct
+import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -117,6 +124,123 @@ def args():
             put("args", bytes([sel]) + b"\0".join(text(a) for a in argv))
 
 
+# rtnetlink as the kernel lays it out (linux/netlink.h, linux/rtnetlink.h,
+# linux/pkt_sched.h, linux/gen_stats.h), native byte order.
+NLMSG_ERROR, NLMSG_DONE = 2, 3
+RTM_NEWQDISC, RTM_GETQDISC, RTM_NEWTCLASS, RTM_GETTCLASS = 36, 38, 40, 42
+TCA_KIND, TCA_OPTIONS, TCA_STATS, TCA_STATS2 = 1, 2, 3, 7
+TCA_STATS_BASIC, TCA_STATS_QUEUE = 1, 3
+TC_H_ROOT = 0xFFFFFFFF
+
+
+def nla(atype, payload):
+    n = 4 + len(payload)
+    return struct.pack("=HH", n, atype) + payload + b"\0" * (-n % 4)
+
+
+def nlmsg(mtype, payload, flags=2, seq=1):
+    n = 16 + len(payload)
+    return struct.pack("=IHHII", n, mtype, flags, seq, 0) + payload + b"\0" * (-n % 4)
+
+
+def tcmsg(mtype, ifindex, handle, parent, kind, *attrs):
+    head = struct.pack("=BBHiIII", 0, 0, 0, ifindex, handle, parent, 0)
+    return nlmsg(mtype, head + nla(TCA_KIND, kind.encode() + b"\0") + b"".join(attrs))
+
+
+def ratespec(rate):
+    return struct.pack("=BBHhHI", 0, 1, 0, -1, 0, rate)
+
+
+def stats(nbytes, packets, qlen, backlog, drops, requeues, overlimits):
+    basic = struct.pack("=QI4x", nbytes, packets)
+    queue = struct.pack("=IIIII", qlen, backlog, drops, requeues, overlimits)
+    old = struct.pack("=QIIIIIII4x", nbytes, packets, drops, overlimits, 0, 0, qlen, backlog)
+    return nla(TCA_STATS2, nla(TCA_STATS_BASIC, basic) + nla(TCA_STATS_QUEUE, queue)) + nla(TCA_STATS, old)
+
+
+def qdisc():
+    done = nlmsg(NLMSG_DONE, struct.pack("=i", 0))
+    tbf_opt = ratespec(12500000) + ratespec(0) + struct.pack("=III", 100000, 2000, 0)
+    tbf = tcmsg(RTM_NEWQDISC, 1, 0x80090000, TC_H_ROOT, "tbf",
+                nla(TCA_OPTIONS, nla(1, tbf_opt)), stats(1000, 10, 0, 0, 0, 0, 3))
+    tbf64 = tcmsg(RTM_NEWQDISC, 1, 0x10000, TC_H_ROOT, "tbf",
+                  nla(TCA_OPTIONS, nla(1, ratespec(0xFFFFFFFF) + ratespec(0) + struct.pack("=III", 1, 2, 0))
+                      + nla(4, struct.pack("=Q", 5000000000))))  # TCA_TBF_RATE64
+    htb_q = tcmsg(RTM_NEWQDISC, 1, 0x10000, TC_H_ROOT, "htb",
+                  nla(TCA_OPTIONS, nla(2, struct.pack("=IIIII", 3, 10, 0x10, 0, 0))  # TCA_HTB_INIT
+                      + nla(5, struct.pack("=I", 1000))))  # TCA_HTB_DIRECT_QLEN
+    htb_opt = ratespec(1250000) + ratespec(6250000) + struct.pack("=IIIII", 1600, 1600, 1500, 0, 0)
+    htb_c = tcmsg(RTM_NEWTCLASS, 1, 0x10010, 0x10000, "htb",
+                  nla(TCA_OPTIONS, nla(1, htb_opt)), stats(5000, 5, 1, 1500, 2, 0, 7))
+    htb_c64 = tcmsg(RTM_NEWTCLASS, 1, 0x10020, 0x10000, "htb",
+                    nla(TCA_OPTIONS, nla(1, htb_opt) + nla(6, struct.pack("=Q", 6250000000))  # TCA_HTB_RATE64
+                        + nla(7, struct.pack("=Q", 12500000000))))  # TCA_HTB_CEIL64
+    cake = tcmsg(RTM_NEWQDISC, 1, 0x80010000, TC_H_ROOT, "cake",
+                 nla(TCA_OPTIONS, nla(2, struct.pack("=Q", 2500000))  # TCA_CAKE_BASE_RATE64
+                     + nla(3, struct.pack("=I", 1))))  # TCA_CAKE_DIFFSERV_MODE
+    fq = tcmsg(RTM_NEWQDISC, 1, 0, TC_H_ROOT, "fq_codel",
+               nla(TCA_OPTIONS, nla(1, struct.pack("=I", 4999)) + nla(2, struct.pack("=I", 10240))),
+               stats(123456789012, 4242, 3, 4500, 17, 2, 9))
+    other_if = tcmsg(RTM_NEWQDISC, 2, 0x10000, TC_H_ROOT, "tbf", nla(TCA_OPTIONS, nla(1, tbf_opt)))
+    error = nlmsg(NLMSG_ERROR, struct.pack("=i", -1) + nlmsg(RTM_GETQDISC, b"\0" * 20)[:16])
+    seeds = {
+        "tbf": tbf + done, "tbf_rate64": tbf64, "htb": htb_q + htb_c + htb_c64 + done,
+        "cake": cake + done, "fq_codel": fq + done, "mixed": other_if + fq + tbf + cake + done,
+        "error": tbf + error, "cut": (htb_q + htb_c)[:-6],
+    }
+    for name, data in seeds.items():
+        put("qdisc", data, "crafted-" + name)
+    qdisc_kernel()
+
+
+def qdisc_kernel():
+    """Dumps recorded from the kernel: each setup in a network namespace of its own."""
+    if os.geteuid() != 0 or not shutil.which("unshare") or not shutil.which("tc"):
+        return
+    setups = {
+        "tbf": ["qdisc add dev lo root tbf rate 100mbit burst 32k latency 50ms"],
+        "htb": ["qdisc add dev lo root handle 1: htb default 10",
+                "class add dev lo parent 1: classid 1:1 htb rate 200mbit",
+                "class add dev lo parent 1:1 classid 1:10 htb rate 10mbit ceil 50mbit",
+                "qdisc add dev lo parent 1:10 handle 10: pfifo limit 100"],
+        "tbf_rate64": ["qdisc add dev lo root tbf rate 40gbit burst 10m latency 50ms"],
+    }
+    for name, cmds in setups.items():
+        subprocess.run(["unshare", "-n", sys.executable, os.path.abspath(__file__), "--qdisc-dump", name] + cmds,
+                       check=False)
+
+
+def qdisc_dump(name, cmds):
+    """In the new namespace: set lo up with CMDS, send a little traffic, write the dumps."""
+    subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+    for c in cmds:
+        if subprocess.run(["tc"] + c.split(), stderr=subprocess.DEVNULL, check=False).returncode:
+            return
+    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    for _ in range(5):
+        u.sendto(b"x" * 100, ("127.0.0.1", 9))
+    u.close()
+    nl = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)  # NETLINK_ROUTE
+    nl.bind((0, 0))
+    ifindex = socket.if_nametoindex("lo")
+    for seq, (what, mtype) in enumerate([("qdisc", RTM_GETQDISC), ("class", RTM_GETTCLASS)], 1):
+        nl.send(nlmsg(mtype, struct.pack("=BBHiIII", 0, 0, 0, ifindex, 0, 0, 0), flags=0x301, seq=seq))
+        part = 0
+        while True:
+            data = nl.recv(65536)
+            put("qdisc", data, "kernel-%s-%s-%d" % (name, what, part))
+            part += 1
+            off, done = 0, False
+            while off + 16 <= len(data):
+                n, t = struct.unpack_from("=IH", data, off)
+                done |= t in (NLMSG_DONE, NLMSG_ERROR)
+                off += (n + 3) & ~3 if n >= 16 else len(data)
+            if done:
+                break
+    nl.close()
+
+
 def frames(data):
     """The length-framed JSON messages inside a recorded byte stream."""
     out, i = [], 0
@@ -151,10 +275,14 @@ def load_json(jsondir):
             put("load_json", data)
 
 
+if len(sys.argv) > 2 and sys.argv[1] == "--qdisc-dump":
+    qdisc_dump(sys.argv[2], sys.argv[3:])
+    sys.exit(0)
 units()
 proc()
 sysinfo()
 args()
+qdisc()
 if len(sys.argv) > 1:
     iperf3(sys.argv[1])
 if len(sys.argv) > 2:

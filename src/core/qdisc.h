@@ -8,7 +8,10 @@
  *
  * qdisc_parse() is the pure part (a buffer of netlink messages in,
  * entries out) for the fuzz target and the unit tests; qdisc_dump() talks
- * to the kernel. Built without libmnl, qdisc_dump() returns -ENOSYS.
+ * to the kernel. Built without libmnl, both return -ENOSYS.
+ *
+ * Cost: a dump is two requests on a fresh socket, a few milliseconds; it
+ * is meant for the edges of a measurement span, not for every sample.
  */
 #ifndef ENGPASS_QDISC_H
 #define ENGPASS_QDISC_H
@@ -36,24 +39,36 @@ struct qdisc_list {
 /*
  * Appends the entries of the RTM_NEWQDISC / RTM_NEWTCLASS messages in BUF
  * (LEN bytes) for interface IFINDEX (0 = any) to OUT. Other messages are
- * skipped; NLMSG_DONE ends. Returns 1 when NLMSG_DONE was seen, 0 when
- * more may follow, -EINVAL on a malformed message (entries before it
- * stay), -errno of an NLMSG_ERROR.
+ * skipped (an NLMSG_ERROR of 0, an acknowledgement, too); NLMSG_DONE ends.
+ * Returns 1 when NLMSG_DONE was seen, 0 when more may follow, -EINVAL on a
+ * malformed message (entries before it stay): a message or attribute cut
+ * short, bytes after the last whole message, a missing or over-long
+ * TCA_KIND, an option or counter attribute shorter than its structure.
+ * Returns -errno of an NLMSG_ERROR, -ENOSYS built without libmnl. BUF is
+ * aligned as a struct nlmsghdr (a malloc()ed or receive buffer). OUT
+ * starts as { NULL, 0 } or a list from before.
  */
 int qdisc_parse(const void *buf, size_t len, int ifindex, struct qdisc_list *out);
 
 /*
- * Dumps the qdiscs and classes of IFINDEX into OUT (emptied first).
- * Returns 0, -ENOSYS without libmnl, or -errno with ERR describing it.
+ * Dumps the qdiscs and classes of IFINDEX into OUT (emptied first; OUT is
+ * { NULL, 0 } or a list from before). Each receive waits at most 2 s.
+ * Returns 0, or -errno with ERR describing it and OUT empty: -ENOSYS
+ * without libmnl ("built without libmnl"), -ETIMEDOUT when the kernel
+ * does not answer, -EPROTO for an answer to another request, -EINVAL for
+ * a malformed one or an IFINDEX <= 0.
  */
 int qdisc_dump(int ifindex, struct qdisc_list *out, char *err, size_t errlen);
 
 void qdisc_list_free(struct qdisc_list *l);
 
 /*
- * The entry that bounds egress: the shaping one with the lowest rate (for
- * an htb class, the lower of rate... its ceil, which is what it may
- * borrow up to). NULL when none shapes.
+ * The entry that bounds egress: the shaping one with the lowest effective
+ * rate, where an htb class's effective rate is its ceil (what it may
+ * borrow up to) when set, else its rate, and any other entry's is its
+ * rate_bps. Deliberately simple: in an htb tree this is the lowest ceil of
+ * any class, leaf or inner, whichever class the traffic takes. NULL when
+ * none shapes.
  */
 const struct qdisc_info *qdisc_limiting(const struct qdisc_list *l);
 
