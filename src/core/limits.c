@@ -187,6 +187,7 @@ static void discover_iface(const struct limits_config *cfg, struct limits *out)
 	struct qdisc_list ql = { 0 };
 	const struct qdisc_info *q;
 	double speed;
+	int64_t mtu;
 	int r;
 
 	if (!ifc || !ifc[0]) {
@@ -209,9 +210,12 @@ static void discover_iface(const struct limits_config *cfg, struct limits *out)
 	}
 	snprintf(sys, sizeof(sys), "/sys/class/net/%s/mtu", ifc);
 	memset(&out->mtu, 0, sizeof(out->mtu));
-	if (read_small(root, sys, buf, sizeof(buf)) > 0 && atof(buf) > 0) {
+	buf[0] = 0;
+	if (read_small(root, sys, buf, sizeof(buf)) > 0)
+		buf[strcspn(buf, "\n")] = 0;
+	if (buf[0] && units_parse_int64(buf, 1, INT32_MAX, &mtu) == 0) {
 		out->mtu.state = LIMIT_SET;
-		out->mtu.value = atof(buf);
+		out->mtu.value = (double)mtu;
 		snprintf(out->mtu.source, sizeof(out->mtu.source), "%s", sys);
 	} else {
 		set_unknown(&out->mtu, "%s", "no mtu in /sys/class/net");

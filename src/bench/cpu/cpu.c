@@ -231,11 +231,6 @@ static int parse_threads(struct cpu_opts *o, char *err, size_t errlen)
 					 CPU_SETSIZE);
 				return -ERANGE;
 			}
-			if (ncpu > 0 && v > ncpu) {
-				snprintf(err, errlen, "option '--threads': '%s' is more than the %d CPUs this process may use",
-					 item, ncpu);
-				return -ERANGE;
-			}
 		}
 		for (size_t k = 0; k < o->nthreads; k++) {
 			if (o->nthreads_list[k] == (int)v) {
@@ -790,8 +785,9 @@ static void add_rates(struct result *res, const struct phase *ph, int mode, cons
 /*
  * The N CPUs of the step: the first N this process may use (ALLOWED,
  * NCPU of them, or -errno) into CPUS and their list into LIST, a
- * parameter of the result. Returns 0, or -1 with the result failed (the
- * allowed set unreadable) or skipped (fewer than N allowed).
+ * parameter of the result. With fewer than N allowed, threads share
+ * them round robin (a note says so). Returns 0, or -1 with the result
+ * failed (the allowed set unreadable or empty).
  */
 static int cpu_pick(struct result *res, const cpu_set_t *allowed, int ncpu, int n, int *cpus, char *list,
 		    size_t listlen)
@@ -805,12 +801,21 @@ static int cpu_pick(struct result *res, const cpu_set_t *allowed, int ncpu, int 
 	for (int c = 0; c < CPU_SETSIZE && k < n; c++)
 		if (CPU_ISSET(c, allowed))
 			cpus[k++] = c;
+	if (k == 0) {
+		result_set_status(res, RESULT_FAILED, "no CPU is allowed to this process");
+		return -1;
+	}
 	if (k < n) {
+		/*
+		 * More threads than allowed CPUs: they share them, round robin,
+		 * and the figure shows what the cpuset or affinity allows.
+		 */
+		for (int i = k; i < n; i++)
+			cpus[i] = cpus[i % k];
 		if (affinity_format(list, listlen, allowed))
 			snprintf(list, listlen, "?");
-		result_set_status(res, RESULT_SKIPPED, "%d threads need %d CPUs, but only %d (%s) are allowed here",
-				  n, n, ncpu, list);
-		return -1;
+		result_note(res, "%d threads share the %d CPU%s allowed here (%s): they take turns", n, k,
+			    k > 1 ? "s" : "", list);
 	}
 	{
 		cpu_set_t used;
