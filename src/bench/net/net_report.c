@@ -373,9 +373,12 @@ static void judge_udp_loss(const struct net_judge_in *in, struct result *res)
 	for (int i = 0; i < 2; i++) {
 		bool receives = in->dir == 2 || (i == 0) == (in->dir == 1);
 
-		if (receives && sides[i] && isfinite(sides[i]->udp_rcvbuf_errors))
-			overflow = isfinite(overflow) ? overflow + sides[i]->udp_rcvbuf_errors
-						      : sides[i]->udp_rcvbuf_errors;
+		double e = sides[i] ? sides[i]->udp_rcvbuf_errors : NAN;
+
+		/* Both sides on one box read the same counter: count it once. */
+		if (receives && isfinite(e))
+			overflow = !isfinite(overflow) ? e : same_box(in->client, in->server) ? fmax(overflow, e)
+											     : overflow + e;
 	}
 	window_hint(hint, sizeof(hint), in->window);
 	if (isfinite(overflow) && overflow > 0) {

@@ -428,8 +428,31 @@ static void test_report_both_sides(void **state)
 	t.remote.cpu_total = 40;
 	net_side_init(&t.remote.extra);	/* a stock iperf3 server */
 
+	/* This client's TCP_INFO of its sending streams, as net_test_collect() leaves it. */
+	t.tcp_collected = true;
+	t.tcp_busy_us = 1.9e6;
+	t.tcp_rwnd_limited_us = 0.1e6;
+	t.tcp_sndbuf_limited_us = 0;
+	t.tcp_rtt_us = 250;
+	t.tcp_cwnd = 30;
+	t.tcp_delivery_rate = 1e9;
+
 	r = result_new("net", "client");
 	net_report_fill(r, &t, false);
+	/* The TCP_INFO figures are in the result, by direction. */
+	assert_true(metric(r, "up_tcp_rtt") == 250e3);
+	assert_true(metric(r, "up_tcp_cwnd") == 30);
+	assert_true(metric(r, "up_tcp_delivery_rate") == 8e9);
+	assert_true(fabs(metric(r, "up_tcp_busy") - 1.9) < 1e-9);
+	assert_true(fabs(metric(r, "up_tcp_rwnd_limited") - 0.1) < 1e-9);
+	assert_true(metric(r, "up_tcp_sndbuf_limited") == 0);
+	assert_true(isnan(metric(r, "down_tcp_rtt")));
+	{
+		const struct verdict_candidate *k = cand(r, "tcp window");
+
+		assert_non_null(k);
+		assert_true(fabs(k->share - 0.1 / 1.9) < 1e-9);
+	}
 	assert_true(metric(r, "up_sent") == 2e9);
 	assert_true(metric(r, "up_received") == 1.98e9);
 	assert_true(fabs(metric(r, "up_sender") - 8e9) < 1);
