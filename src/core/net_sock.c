@@ -15,6 +15,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -408,6 +409,59 @@ int net_tcp_retransmits(int fd, int64_t *out)
 	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &l) < 0)
 		return -errno;
 	*out = ti.tcpi_total_retrans;
+	return 0;
+}
+
+/*
+ * The kernel's struct tcp_info (linux/tcp.h) as far as net_tcp_stats
+ * reads it. linux/tcp.h cannot be included next to netinet/tcp.h, whose
+ * copy of the struct ends before the delivery rate; the layout is ABI and
+ * only ever grows at the end.
+ */
+struct kernel_tcp_info {
+	uint8_t state, ca_state, retransmits, probes, backoff, options, wscale, app_limited;
+	uint32_t rto, ato, snd_mss, rcv_mss;
+	uint32_t unacked, sacked, lost, retrans, fackets;
+	uint32_t last_data_sent, last_ack_sent, last_data_recv, last_ack_recv;
+	uint32_t pmtu, rcv_ssthresh, rtt, rttvar, snd_ssthresh, snd_cwnd, advmss, reordering;
+	uint32_t rcv_rtt, rcv_space;
+	uint32_t total_retrans;
+	uint64_t pacing_rate, max_pacing_rate, bytes_acked, bytes_received;
+	uint32_t segs_out, segs_in;
+	uint32_t notsent_bytes, min_rtt, data_segs_in, data_segs_out;
+	uint64_t delivery_rate;
+	uint64_t busy_time, rwnd_limited, sndbuf_limited;
+	uint32_t delivered, delivered_ce;
+};
+
+#define TI_HAS(len, f) ((len) >= offsetof(struct kernel_tcp_info, f) + sizeof(((struct kernel_tcp_info *)0)->f))
+
+void net_tcp_stats_decode(const void *buf, size_t len, struct net_tcp_stats *out)
+{
+	struct kernel_tcp_info ti;
+
+	memset(&ti, 0, sizeof(ti));
+	memcpy(&ti, buf, len < sizeof(ti) ? len : sizeof(ti));
+	out->rtt_us = TI_HAS(len, rtt) ? (int64_t)ti.rtt : NET_TCP_UNKNOWN;
+	out->rttvar_us = TI_HAS(len, rttvar) ? (int64_t)ti.rttvar : NET_TCP_UNKNOWN;
+	out->snd_cwnd = TI_HAS(len, snd_cwnd) ? (int64_t)ti.snd_cwnd : NET_TCP_UNKNOWN;
+	out->snd_mss = TI_HAS(len, snd_mss) ? (int64_t)ti.snd_mss : NET_TCP_UNKNOWN;
+	out->total_retrans = TI_HAS(len, total_retrans) ? (int64_t)ti.total_retrans : NET_TCP_UNKNOWN;
+	out->delivery_rate = TI_HAS(len, delivery_rate) ? (int64_t)ti.delivery_rate : NET_TCP_UNKNOWN;
+	out->busy_us = TI_HAS(len, busy_time) ? (int64_t)ti.busy_time : NET_TCP_UNKNOWN;
+	out->rwnd_limited_us = TI_HAS(len, rwnd_limited) ? (int64_t)ti.rwnd_limited : NET_TCP_UNKNOWN;
+	out->sndbuf_limited_us = TI_HAS(len, sndbuf_limited) ? (int64_t)ti.sndbuf_limited : NET_TCP_UNKNOWN;
+}
+
+int net_sock_tcp_info(int fd, struct net_tcp_stats *out)
+{
+	unsigned char buf[sizeof(struct kernel_tcp_info) + 64];
+	socklen_t l = sizeof(buf);
+
+	memset(buf, 0, sizeof(buf));
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, buf, &l) < 0)
+		return -errno;
+	net_tcp_stats_decode(buf, l, out);
 	return 0;
 }
 

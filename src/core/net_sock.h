@@ -120,6 +120,39 @@ double net_link_speed_bps(const char *sys_root, const char *iface);
 /* TCP_INFO total retransmits of FD into *OUT. Returns 0 or -errno. */
 MUST_CHECK int net_tcp_retransmits(int fd, int64_t *out);
 
+/*
+ * What TCP_INFO says about a connection (linux/tcp.h struct tcp_info). A
+ * field the running kernel did not fill (its struct is shorter) is
+ * NET_TCP_UNKNOWN; the rest are as the kernel counts them since the
+ * connection opened.
+ */
+#define NET_TCP_UNKNOWN (-1)
+
+struct net_tcp_stats {
+	int64_t rtt_us, rttvar_us;	/* smoothed round trip and its variation */
+	int64_t snd_cwnd;		/* congestion window, segments */
+	int64_t snd_mss;		/* sender MSS, bytes */
+	int64_t total_retrans;		/* segments retransmitted */
+	int64_t delivery_rate;		/* bytes/s of the last delivery-rate sample (kernel 4.9) */
+	int64_t busy_us;		/* time busy sending data (kernel 4.10) */
+	int64_t rwnd_limited_us;	/* of it, limited by the peer's receive window */
+	int64_t sndbuf_limited_us;	/* of it, limited by the local send buffer */
+};
+
+/*
+ * Decodes the first LEN bytes of a struct tcp_info the kernel returned
+ * (BUF) into *OUT; the fields past LEN are NET_TCP_UNKNOWN. Pure, so a
+ * short struct from an old kernel is testable.
+ */
+void net_tcp_stats_decode(const void *buf, size_t len, struct net_tcp_stats *out);
+
+/*
+ * TCP_INFO of FD into *OUT, using the length the kernel returns to tell
+ * which fields it knows. Returns 0 or -errno (-ENOPROTOOPT for a socket
+ * that is not TCP).
+ */
+MUST_CHECK int net_sock_tcp_info(int fd, struct net_tcp_stats *out);
+
 /* TCP_MAXSEG of FD, or -errno. */
 MUST_CHECK int net_tcp_mss(int fd);
 

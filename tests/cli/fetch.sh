@@ -14,6 +14,18 @@
 # Never asserts a speed. Servers are started here on free ports, stop by
 # themselves (the helper after 120 s) and are killed by PID in the trap.
 . "$(dirname "$0")/lib.sh"
+
+# jqcand NAME RESOURCE MIN FILE: the first result's verdict offers RESOURCE
+# as a candidate with a share of at least MIN (or names it). Skipped while
+# the runner writes no verdict.candidates (the ranked verdict of #18).
+jqcand() {
+	if ! jq -e '.results[0].verdict | has("candidates")' "$4" >/dev/null 2>&1; then
+		skip "$1" "the runner writes no verdict.candidates yet"
+		return
+	fi
+	jqt "$1" ".results[0].verdict | .resource == \"$2\" or
+		(.candidates | map(select(.resource == \"$2\" and (.share // -1) >= $3)) | length > 0)" "$4"
+}
 needs_feature http_parser
 not_emulated "nginx and the scripted server run natively; the transfers are too slow under qemu"
 
@@ -196,6 +208,7 @@ for mode in "depth 1|--block 60K --depth 1" "depth 4|--block 60K --depth 4" "who
 	jqt "nginx, $label: all bytes, verdict and latency present" \
 		'.results[0] | .metrics.body_bytes == 20971520 and (.verdict.resource | length > 0) and .metrics.lat_p50_ns > 0' \
 		"$T_TMP/out"
+	jqcand "nginx, $label: the round trip is a candidate" "round trip" 0 "$T_TMP/out"
 	case $label in
 	depth*)
 		jqt "nginx, $label: keepalive_requests 100 forced reconnects (342 requests)" \

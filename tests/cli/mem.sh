@@ -12,6 +12,18 @@
 # that the swapping rung reads at least 5x slower than the resident one.
 . "$(dirname "$0")/lib.sh"
 
+# jqcand NAME RESOURCE MIN FILE: the first result's verdict offers RESOURCE
+# as a candidate with a share of at least MIN (or names it). Skipped while
+# the runner writes no verdict.candidates (the ranked verdict of #18).
+jqcand() {
+	if ! jq -e '.results[0].verdict | has("candidates")' "$4" >/dev/null 2>&1; then
+		skip "$1" "the runner writes no verdict.candidates yet"
+		return
+	fi
+	jqt "$1" ".results[0].verdict | .resource == \"$2\" or
+		(.candidates | map(select(.resource == \"$2\" and (.share // -1) >= $3)) | length > 0)" "$4"
+}
+
 # ---- bad input: exit 2 and one line on stderr ---------------------------
 bad() {
 	name=$1; want=$2; shift 2
@@ -66,12 +78,14 @@ jqt "six kernels with rates" '.results[0].metrics | [.write_bytes_per_second, .r
 jqt "the method names STREAM-like and its byte counting" '.results[0].method | (.kernels | test("STREAM-like")) and
 	(.bytes | test("write-allocate"))' "$T_TMP/out"
 jqt "two threads are recorded" '.results[0].parameters.threads == "2"' "$T_TMP/out"
+jqcand "bandwidth offers memory bandwidth" "memory bandwidth" 1 "$T_TMP/out"
 
 run mem --latency --size 1M --passes 1 --json --no-sample
 check "latency exits 0" [ "$RC" = 0 ]
 jqt "17 sizes from 4 KiB to 1 MiB" '[.results[0].metrics | keys[] | select(test("^lat_[0-9]+k_ns$"))] | length == 17' "$T_TMP/out"
 jqt "every size has a positive ns per load" '[.results[0].metrics | to_entries[] | select(.key | test("^lat_")) | .value > 0] | all' "$T_TMP/out"
 jqt "the largest set is the last size" '.results[0].metrics | .lat_largest_ns == .lat_1024k_ns' "$T_TMP/out"
+jqcand "latency offers memory latency" "memory latency" 1 "$T_TMP/out"
 
 run mem --size 4M --passes 1 --json --no-sample
 check "no mode runs bandwidth and latency" [ "$RC" = 0 ]

@@ -17,6 +17,18 @@
 not_emulated "network namespaces, and loopback transfers too slow to finish in time"
 . "$(dirname "$0")/netlib.sh"
 
+# jqcand NAME RESOURCE MIN FILE: the first result's verdict offers RESOURCE
+# as a candidate with a share of at least MIN (or names it). Skipped while
+# the runner writes no verdict.candidates (the ranked verdict of #18).
+jqcand() {
+	if ! jq -e '.results[0].verdict | has("candidates")' "$4" >/dev/null 2>&1; then
+		skip "$1" "the runner writes no verdict.candidates yet"
+		return
+	fi
+	jqt "$1" ".results[0].verdict | .resource == \"$2\" or
+		(.candidates | map(select(.resource == \"$2\" and (.share // -1) >= $3)) | length > 0)" "$4"
+}
+
 PIDS=""
 NS_S="eprr-s-$$"
 NS_C="eprr-c-$$"
@@ -67,7 +79,8 @@ jqt "rr depth 1: 52 requests, all 3 MiB" '.results[0] | .metrics.requests == 52 
 jqt "rr depth 1: RTT includes the 2 ms delay" '.results[0].metrics.rtt_ns >= 2000000' "$R"
 jqt "rr depth 1: every request took the delay" '.results[0].histograms.request_latency_ns.min >= 2000000' "$R"
 jqt "rr depth 1: one request in flight" '.results[0].metrics.depth_kept | (. > 0.9 and . <= 1.0001)' "$R"
-jqt "rr depth 1: round-trip bound" '.results[0].verdict.resource == "round trip"' "$R"
+jqcand "rr depth 1: round-trip bound" "round trip" 0.8 "$R"
+jqt "rr depth 1: the client's busy share is recorded" '.results[0].metrics.client_busy_percent | (. >= 0 and . < 50)' "$R"
 jqt "rr depth 1: the server was idle most of the time" '.results[0].metrics.server_idle_percent > 50' "$R"
 jqt "rr depth 1: throughput below the stop-and-wait ceiling" \
 	'.results[0].metrics | .throughput_bytes_per_second <= 1.02 * .stop_and_wait_ceiling_bytes_per_second' "$R"
@@ -112,7 +125,7 @@ check "server: the garbage session counted as a bad handshake or an early end" \
 # --- pacing: --rate 20MB/s ---
 start_server "$T_TMP/srv2.json" --rate 20MB/s
 run net client 127.0.0.1 --port "$PORT" --mode stream --size 8M --json --no-history
-jqt "--rate: bound by the server's pacing" '.results[0].verdict.resource == "server --rate"' "$T_TMP/out"
+jqcand "--rate: bound by its own pacing" "own pacing" 0.8 "$T_TMP/out"
 jqt "--rate: the welcome tells the client" '.results[0].parameters.server_rate == "20000000 bytes/s"' "$T_TMP/out"
 check "--rate: throughput near 20 MB/s (pacing, not speed: 15..21)" \
 	jqq '.results[0].metrics.throughput_bytes_per_second | (. > 15e6 and . < 21e6)' "$T_TMP/out"

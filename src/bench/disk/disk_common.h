@@ -210,6 +210,12 @@ void disk_meas_end(const struct disk_opts *o, struct disk_meas *m);
  * one of IOS operations.
  */
 void disk_report_cpu(struct result *res, const struct disk_meas *m, uint64_t ios);
+/*
+ * With --rate RATE (bytes/s; 0 = none): offers the "own pacing" candidate
+ * limiter, share = ACHIEVED (bytes/s) / RATE, WHAT naming the bytes
+ * ("achieved", "of blocks").
+ */
+void disk_report_pacing(struct result *res, double achieved, double rate, const char *what);
 
 /*
  * The device's own view over M from /proc/diskstats: requests, merges,

@@ -682,7 +682,6 @@ static void io_report(struct result *res, const struct disk_opts *o, const struc
 		      int engine)
 {
 	double s = elapsed_s(m->t0, m->t1);
-	char a[32], b[32];
 
 	if (r->err) {
 		disk_fail_errno(res, r->err, r->err_what);
@@ -720,12 +719,8 @@ static void io_report(struct result *res, const struct disk_opts *o, const struc
 	result_metric(res, "qd_max", UNIT_COUNT, (double)r->qd_max, "queue depth reached (max)");
 	disk_report_cpu(res, m, r->rd_ios + r->wr_ios);
 	disk_report_device(res, o, m, r->wr_bytes);
-	if (o->rate > 0 && s > 0 && (double)(r->rd_bytes + r->wr_bytes) / s >= 0.9 * o->rate) {
-		result_set_verdict(res, "rate limit",
-				   "%s/s achieved with --rate %s/s: the token bucket, not the device or the CPU, set the pace",
-				   disk_fmt_bytes(a, sizeof(a), (uint64_t)((double)(r->rd_bytes + r->wr_bytes) / s)),
-				   disk_fmt_bytes(b, sizeof(b), (uint64_t)o->rate));
-	}
+	if (s > 0)
+		disk_report_pacing(res, (double)(r->rd_bytes + r->wr_bytes) / s, o->rate, "achieved");
 }
 
 /*

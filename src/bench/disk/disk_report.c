@@ -181,3 +181,16 @@ void disk_progress(const struct bench_env *env, mono_ns now, mono_ns start, uint
 	snprintf(extra, sizeof(extra), "%s/s", disk_fmt_bytes(r, sizeof(r), s > 0 ? (uint64_t)((double)bytes / s) : 0));
 	progress_update(env->progress, now, done, total, extra);
 }
+
+void disk_report_pacing(struct result *res, double achieved, double rate, const char *what)
+{
+	char a[32], b[32], next[192];
+
+	if (!(rate > 0) || !isfinite(achieved))
+		return;
+	snprintf(next, sizeof(next), "it ran at the --rate it was told (%s/s): a higher --rate, or none, would move it",
+		 disk_fmt_bytes(b, sizeof(b), (uint64_t)rate));
+	result_verdict_candidate(res, "own pacing", achieved / rate, next,
+				 "%s/s %s with --rate %s/s: the token bucket %s", disk_fmt_bytes(a, sizeof(a), (uint64_t)achieved),
+				 what, b, achieved >= 0.9 * rate ? "set the pace" : "was not reached");
+}

@@ -500,7 +500,6 @@ static void torrent_report(struct result *res, const struct trun *tr, const stru
 	const struct tstate *t = tr->t;
 	uint64_t blocks = tr->blocks;
 	double s = elapsed_s(m->t0, m->t1);
-	char a[32], b[32];
 
 	torrent_report_status(res, tr);
 	result_metric(res, "write", UNIT_BYTES_PER_S, s > 0 ? (double)t->written / s : NAN,
@@ -531,12 +530,8 @@ static void torrent_report(struct result *res, const struct trun *tr, const stru
 	result_metric(res, "qd_max", UNIT_COUNT, t->write_calls ? 1 : 0, "queue depth reached (max)");
 	disk_report_cpu(res, m, blocks);
 	disk_report_device(res, o, m, t->written);
-	if (o->rate > 0 && s > 0 && (double)(blocks * TORRENT_BLOCK) / s >= 0.9 * o->rate) {
-		result_set_verdict(res, "rate limit",
-				   "%s/s of blocks with --rate %s/s: the token bucket, not the device or the CPU, set the pace",
-				   disk_fmt_bytes(a, sizeof(a), (uint64_t)((double)(blocks * TORRENT_BLOCK) / s)),
-				   disk_fmt_bytes(b, sizeof(b), (uint64_t)o->rate));
-	}
+	if (s > 0)
+		disk_report_pacing(res, (double)(blocks * TORRENT_BLOCK) / s, o->rate, "of blocks");
 }
 
 /*

@@ -29,8 +29,8 @@
  * kept (time-weighted mean of requests in flight); the idle share (time
  * the connection waited for a response to start, summed over responses
  * and divided by the elapsed time) and, for ranges, the stop-and-wait
- * ceiling block / fastest request. The verdict is "round trips" when the
- * idle share is FETCH_IDLE_BOUND_PCT or more.
+ * ceiling block / fastest request. The candidate limiters it offers the
+ * verdict (the round trip, the TCP window, the link) are fetch_judge.c's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -43,6 +43,7 @@
 
 #include "bench/bench.h"
 #include "bench/fetch/fetch_http.h"
+#include "bench/fetch/fetch_judge.h"
 #include "core/net_sock.h"
 #include "config.h"
 #include "core/clock.h"
@@ -57,8 +58,6 @@
 #define FETCH_RBUF (256 * 1024)
 /* Connections in a row the server closed before answering anything. */
 #define FETCH_BARREN_MAX 3
-/* Idle share at or above which the download counts as round-trip bound. */
-#define FETCH_IDLE_BOUND_PCT 20.0
 
 struct fetch_opts {
 	uint64_t block;		/* 0: one GET of the whole resource */
@@ -177,6 +176,13 @@ struct fetch_ctx {
 	double inflight_area;	/* sum of requests in flight x ns */
 	uint64_t idle_rt_ns;	/* waiting for responses to requests sent after the previous one completed */
 	uint64_t idle_srv_ns;	/* waiting for responses the server had queued */
+	uint64_t head_ns;	/* the current response: its request sent to its head */
+	double ttfb_sum_ns, req_sum_ns;	/* over the completed responses */
+	uint64_t ndone;
+	bool have_tcp;		/* TCP_INFO of the last connection, read as it closed */
+	struct net_tcp_stats tcp;
+	char iface[NET_IFNAME_LEN];
+	double link_bps;
 	char err[512];
 };
 
@@ -353,6 +359,7 @@ static int on_head(void *ctx, const struct fetch_head *h, char *err, size_t errl
 		else
 			c->idle_srv_ns += now - from;
 	}
+	c->head_ns = elapsed_ns(q->sent, now);
 	if (!c->t_head) {
 		c->t_head = now;
 		c->ttfb_ns = elapsed_ns(q->sent, now);
@@ -404,6 +411,9 @@ static int on_done(void *ctx, const struct fetch_head *h, bool keep_alive, char 
 		return -EPROTO;
 	}
 	hist_record(&c->lat, elapsed_ns(q->sent, now));
+	c->ttfb_sum_ns += (double)c->head_ns;
+	c->req_sum_ns += (double)elapsed_ns(q->sent, now);
+	c->ndone++;
 	c->in_body = false;
 	memmove(&c->q[0], &c->q[1], (size_t)(c->nq - 1) * sizeof(c->q[0]));
 	c->nq--;
@@ -446,8 +456,14 @@ static int fetch_connect(struct fetch_ctx *c)
 
 static void fetch_disconnect(struct fetch_ctx *c)
 {
-	if (c->fd >= 0)
+	if (c->fd >= 0) {
+		/* The last connection's TCP_INFO and interface, for the verdict's candidates. */
+		if (net_sock_tcp_info(c->fd, &c->tcp) == 0)
+			c->have_tcp = true;
+		if (!c->iface[0] && net_sock_iface(c->fd, c->iface, sizeof(c->iface)) == 0)
+			c->link_bps = net_link_speed_bps("/sys", c->iface);
 		close(c->fd);
+	}
 	c->fd = -1;
 }
 
@@ -637,7 +653,6 @@ static void report(struct fetch_ctx *c, struct result *res)
 	double srv_pct = span ? 100.0 * (double)c->idle_srv_ns / (double)span : 0;
 	double rate = secs > 0 ? (double)c->bytes / secs : 0, ceiling = 0;
 	bool ranges = c->o->block && !c->fell_back;
-	char m[32], b[32], beside[96] = "";
 
 	result_metric(res, "rate", UNIT_BYTES_PER_S, rate, "download rate");
 	result_headline(res, "rate");
@@ -675,15 +690,37 @@ static void report(struct fetch_ctx *c, struct result *res)
 		result_note(res, "the pipeline held %.2f requests on average, fewer than --depth %lld",
 			    c->inflight_area / (double)span, (long long)c->o->depth);
 
-	units_fmt_size(m, sizeof(m), rate, FETCH_FMT);
-	if (ceiling > 0) {
-		units_fmt_size(b, sizeof(b), ceiling, FETCH_FMT);
-		snprintf(beside, sizeof(beside), " beside a stop-and-wait ceiling of %s/s (block / fastest request)", b);
+	if (c->have_tcp) {
+		if (c->tcp.rtt_us != NET_TCP_UNKNOWN)
+			result_metric(res, "tcp_rtt", UNIT_NS, (double)c->tcp.rtt_us * 1e3, "TCP_INFO smoothed rtt")
+				->higher_is_better = false;
+		if (c->tcp.total_retrans != NET_TCP_UNKNOWN)
+			result_metric(res, "tcp_retransmits", UNIT_COUNT, (double)c->tcp.total_retrans,
+				      "TCP_INFO retransmits (the client's requests)")->higher_is_better = false;
+		result_method(res, "tcp_info", "TCP_INFO of the last connection as it closed: the smoothed rtt; the "
+			      "server's window figures are its own and not visible here");
 	}
-	result_set_verdict(res, rt_pct >= FETCH_IDLE_BOUND_PCT ? "round trips" : "not round-trip bound",
-			   "idle %.0f%% of the time waiting round trips (bound from %.0f%%), %.0f%% waiting for a server "
-			   "with requests queued; %s/s measured%s",
-			   rt_pct, FETCH_IDLE_BOUND_PCT, srv_pct, m, beside);
+	if (c->ndone)
+		result_metric(res, "ttfb_mean", UNIT_NS, c->ttfb_sum_ns / (double)c->ndone,
+			      "time to first byte, mean over requests")->higher_is_better = false;
+	{
+		struct fetch_figures f = {
+			.rate = rate,
+			.idle_rt_pct = span ? rt_pct : NAN,
+			.idle_srv_pct = span ? srv_pct : NAN,
+			.mean_ttfb_s = c->ndone ? c->ttfb_sum_ns / (double)c->ndone / 1e9 : NAN,
+			.mean_req_s = c->ndone ? c->req_sum_ns / (double)c->ndone / 1e9 : NAN,
+			.requests = c->ndone,
+			.ranged = ranges,
+			.block = c->o->block,
+			.depth = (unsigned)c->o->depth,
+			.rtt_s = c->have_tcp && c->tcp.rtt_us != NET_TCP_UNKNOWN ? (double)c->tcp.rtt_us / 1e6 : NAN,
+			.link_bps = c->link_bps,
+		};
+
+		snprintf(f.iface, sizeof(f.iface), "%s", c->iface);
+		fetch_judge(&f, res);
+	}
 }
 
 static void fetch_run(const struct bench_env *env, const void *p, struct result *res)
@@ -697,6 +734,7 @@ static void fetch_run(const struct bench_env *env, const void *p, struct result 
 	c->o = o;
 	c->fd = -1;
 	c->out_fd = -1;
+	c->link_bps = -1;
 	hist_init(&c->lat);
 	result_param(res, "url", "%s", o->url);
 	result_param(res, "mode", "%s", o->block ? "ranges" : "single GET");

@@ -492,8 +492,11 @@ join:
 	for (int k = 0; k < K_N && passes_done; k++)
 		result_metric(res, kinfo[k].name, UNIT_BYTES_PER_S,
 			      (double)(kinfo[k].words * sizeof(double) * x->n) / ((double)best[k] / 1e9), kinfo[k].label);
-	if (passes_done)
+	if (passes_done) {
 		result_headline(res, "triad");
+		mem_bandwidth_offer(res, (double)(kinfo[K_TRIAD].words * sizeof(double) * x->n) /
+					 ((double)best[K_TRIAD] / 1e9), cfg->threads, env->ncpu);
+	}
 	if (passes_done && !*env->stop && !bw_check(x, &bad))
 		result_set_status(res, RESULT_FAILED, "array check failed at element %zu (a %g b %g c %g, expected 15 3 4)",
 				  bad, x->a[bad], x->b[bad], x->c[bad]);
@@ -503,6 +506,30 @@ out:
 	if (map)
 		munmap(map, 3 * bytes + 3 * STAGGER);
 	free(x);
+}
+
+void mem_bandwidth_offer(struct result *res, double triad, unsigned threads, int ncpu)
+{
+	char next[192];
+
+	if (!isfinite(triad) || triad <= 0)
+		return;
+	if (ncpu > 0 && threads >= (unsigned)ncpu) {
+		result_verdict_candidate(res, "memory bandwidth", 1.0,
+					 "every CPU streams already: only faster memory (more channels, a higher "
+					 "transfer rate) would move it",
+					 "DRAM bandwidth: %.1f GB/s (triad) with %u threads, one per CPU", triad / 1e9, threads);
+		return;
+	}
+	if (threads == 1)
+		snprintf(next, sizeof(next), "more threads (--threads %d) would show whether the one core's "
+			 "outstanding misses or DRAM bound it", ncpu > 1 ? ncpu : 2);
+	else
+		snprintf(next, sizeof(next), "more threads (--threads %d) would show whether %u cores' outstanding "
+			 "misses or DRAM bound it", ncpu > 0 ? ncpu : (int)(2 * threads), threads);
+	result_verdict_candidate(res, "memory bandwidth", 1.0, next,
+				 "%.1f GB/s (triad) with %u thread%s of %d CPUs: streaming loads and stores are the "
+				 "method", triad / 1e9, threads, threads == 1 ? "" : "s", ncpu);
 }
 
 /* ---- latency --------------------------------------------------------------- */
@@ -543,6 +570,26 @@ static void link_cycle(unsigned char *buf, uint32_t *idx, uint64_t nlines, uint6
 	}
 	for (uint64_t i = 0; i < nlines; i++)
 		*(void **)(void *)(buf + (uint64_t)idx[i] * LINE) = buf + (uint64_t)idx[(i + 1) % nlines] * LINE;
+}
+
+void mem_latency_offer(struct result *res, double ns, uint64_t size, uint64_t llc_bytes)
+{
+	char a[UNITS_FMT_LEN], b[UNITS_FMT_LEN], where[128];
+
+	if (!isfinite(ns) || !size)
+		return;
+	if (!llc_bytes)
+		snprintf(where, sizeof(where), "the last-level cache size is unknown");
+	else if (size > llc_bytes)
+		snprintf(where, sizeof(where), "%.0f x the %s last-level cache: DRAM", (double)size / (double)llc_bytes,
+			 units_fmt_bytes(b, sizeof(b), llc_bytes));
+	else
+		snprintf(where, sizeof(where), "within the %s last-level cache", units_fmt_bytes(b, sizeof(b), llc_bytes));
+	result_verdict_candidate(res, "memory latency", 1.0,
+				 "the figure is the latency itself: independent loads (--bandwidth) show how many misses "
+				 "the memory system overlaps",
+				 "%.1f ns per load at a %s working set (%s); each load waits for the previous one "
+				 "(pointer chase)", ns, units_fmt_bytes(a, sizeof(a), size), where);
 }
 
 void mem_latency_run(const struct bench_env *env, const struct mem_lat_cfg *cfg, struct result *res)
@@ -636,6 +683,7 @@ void mem_latency_run(const struct bench_env *env, const struct mem_lat_cfg *cfg,
 		snprintf(label, sizeof(label), "largest set (%s): DRAM", units_fmt_bytes(b1, sizeof(b1), largest));
 		result_metric(res, "lat_largest", UNIT_NS, last, label)->higher_is_better = false;
 		result_headline(res, "lat_largest");
+		mem_latency_offer(res, last, largest, caches.llc_bytes);
 	}
 	if (largest != sizes[nsizes - 1]) {
 		result_set_incomplete(res);

@@ -58,4 +58,19 @@ void mem_bandwidth_run(const struct bench_env *env, const struct mem_bw_cfg *cfg
  */
 void mem_latency_run(const struct bench_env *env, const struct mem_lat_cfg *cfg, struct result *res);
 
+/*
+ * The candidate limiter a latency step offers: "memory latency", share 1
+ * (a pointer chase waits for each load before the next: that is the
+ * method), with NS per load at the largest set SIZE and where SIZE stands
+ * against the last-level cache (LLC_BYTES, 0 unknown).
+ */
+void mem_latency_offer(struct result *res, double ns, uint64_t size, uint64_t llc_bytes);
+
+/*
+ * The candidate limiter a bandwidth step offers: "memory bandwidth", share
+ * 1, with TRIAD (bytes/s) over THREADS threads of NCPU online; the next
+ * step asks for more threads while there are CPUs left.
+ */
+void mem_bandwidth_offer(struct result *res, double triad, unsigned threads, int ncpu);
+
 #endif

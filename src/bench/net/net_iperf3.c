@@ -44,6 +44,9 @@ void net_side_init(struct net_side *s)
 	s->process_cpu_s = s->data_cpu_s = s->moved_bytes = NAN;
 	s->freq_mhz = NAN;
 	s->pinned_cpu = -1;
+	s->tcp_busy_us = s->tcp_rwnd_limited_us = s->tcp_sndbuf_limited_us = NAN;
+	s->tcp_rtt_us = s->tcp_cwnd = s->tcp_delivery_rate = NAN;
+	s->udp_rcvbuf_errors = NAN;
 }
 
 void iperf3_results_release(struct iperf3_results *r)
@@ -143,6 +146,13 @@ static void side_format(struct jw *w, const struct net_side *s)
 	jw_num(w, "freq_mhz", s->freq_mhz);
 	jw_str(w, "freq_source", s->freq_source);
 	jw_int(w, "pinned_cpu", s->pinned_cpu);
+	jw_num(w, "tcp_busy_us", s->tcp_busy_us);
+	jw_num(w, "tcp_rwnd_limited_us", s->tcp_rwnd_limited_us);
+	jw_num(w, "tcp_sndbuf_limited_us", s->tcp_sndbuf_limited_us);
+	jw_num(w, "tcp_rtt_us", s->tcp_rtt_us);
+	jw_num(w, "tcp_cwnd", s->tcp_cwnd);
+	jw_num(w, "tcp_delivery_bytes_per_second", s->tcp_delivery_rate);
+	jw_num(w, "udp_rcvbuf_errors", s->udp_rcvbuf_errors);
 	jw_obj_end(w);
 }
 
@@ -401,6 +411,20 @@ static void side_parse(json_t *e, struct net_side *s)
 		s->freq_mhz = d;
 	if (get_num(e, "pinned_cpu", 0, 65535, &d, scratch, sizeof(scratch)) == 0)
 		s->pinned_cpu = (int)d;
+	if (get_num(e, "tcp_busy_us", 0, 1e15, &d, scratch, sizeof(scratch)) == 0)
+		s->tcp_busy_us = d;
+	if (get_num(e, "tcp_rwnd_limited_us", 0, 1e15, &d, scratch, sizeof(scratch)) == 0)
+		s->tcp_rwnd_limited_us = d;
+	if (get_num(e, "tcp_sndbuf_limited_us", 0, 1e15, &d, scratch, sizeof(scratch)) == 0)
+		s->tcp_sndbuf_limited_us = d;
+	if (get_num(e, "tcp_rtt_us", 0, 1e10, &d, scratch, sizeof(scratch)) == 0)
+		s->tcp_rtt_us = d;
+	if (get_num(e, "tcp_cwnd", 0, 1e9, &d, scratch, sizeof(scratch)) == 0)
+		s->tcp_cwnd = d;
+	if (get_num(e, "tcp_delivery_bytes_per_second", 0, 1e15, &d, scratch, sizeof(scratch)) == 0)
+		s->tcp_delivery_rate = d;
+	if (get_num(e, "udp_rcvbuf_errors", 0, 1e15, &d, scratch, sizeof(scratch)) == 0)
+		s->udp_rcvbuf_errors = d;
 	if (s->busiest_cpu < 0 || isnan(s->busiest_busy_pct))
 		s->have_view = false;
 }

@@ -127,6 +127,18 @@ struct net_side {
 	double freq_mhz;
 	char freq_source[32];
 	int pinned_cpu;			/* data threads pinned here; -1 none */
+	/*
+	 * TCP_INFO of the streams this side sent on, read as the transfer
+	 * ended (NaN unknown: not a sender, not TCP, or an old kernel):
+	 * microseconds busy sending and, of those, limited by the peer's
+	 * receive window or by the local send buffer, summed over the
+	 * streams; the mean smoothed RTT (µs) and congestion window
+	 * (segments); the summed delivery rate (bytes/s).
+	 */
+	double tcp_busy_us, tcp_rwnd_limited_us, tcp_sndbuf_limited_us;
+	double tcp_rtt_us, tcp_cwnd, tcp_delivery_rate;
+	/* UDP datagrams this box dropped for a full socket receive buffer over the test (NaN unknown). */
+	double udp_rcvbuf_errors;
 };
 
 /* Sets S to "nothing known". */

@@ -88,6 +88,13 @@ struct net_test {
 	char congestion[32];		/* local TCP congestion control; "" */
 	char client_pins[64];		/* client: CPUs of its stream threads, "cpu0,cpu1"; "" */
 	bool zerocopy;			/* sendfile() was used for sending here */
+	/*
+	 * TCP_INFO of the streams this side sent on, at the end of the
+	 * transfer (net_test_collect()); copied into the side's figures for
+	 * the exchange and the verdict. NaN unknown.
+	 */
+	bool tcp_collected;
+	double tcp_busy_us, tcp_rwnd_limited_us, tcp_sndbuf_limited_us, tcp_rtt_us, tcp_cwnd, tcp_delivery_rate;
 	bool incomplete;		/* stopped early */
 	char why[160];			/* how it ended early; "" */
 	char notes[4][160];		/* caveats to copy into the result */
@@ -118,13 +125,28 @@ void net_side_local(struct net_side *s, const char *cookie, int fd, const struct
  */
 void net_report_fill(struct result *res, const struct net_test *t, bool capacity);
 
+/* What net_judge() judges a finished test by. */
+struct net_judge_in {
+	const struct net_side *client, *server;	/* either may lack a view */
+	double thr;			/* bits/s received, all directions; NaN unknown */
+	int dir;			/* 0 client->server, 1 reverse, 2 both */
+	bool udp;
+	int parallel;			/* streams per direction */
+	double paced_bps;		/* --bitrate x streams x directions; 0 = not paced */
+	double per_stream_bps;		/* the --bitrate asked */
+	uint64_t window;		/* -w asked, bytes; 0 = default */
+	double udp_lost, udp_sent;	/* datagrams, the receivers' count; -1 unknown */
+};
+
 /*
- * The verdict for a test that moved THROUGHPUT_BPS (receiver side, all
- * directions), sending in direction DIR (0 client->server, 1 reverse, 2
- * both), from the two sides' views (either may lack one). Fills OUT.
+ * Offers RES the candidate limiters a test knows of (the runner ranks
+ * them with the system's): "link" (throughput / link speed), "cpu" (a
+ * whole side's CPUs, or the box both share), "one core" (a side's busiest
+ * core), "own pacing" (throughput / the --bitrate asked), "tcp window"
+ * (TCP_INFO of the sending side: receive-window- or send-buffer-limited
+ * time / busy time) and, for UDP with >= 1 % loss, "udp receive buffer".
  */
-void net_judge(const struct net_side *client, const struct net_side *server, double throughput_bps,
-	       int dir, bool udp, double udp_target_bps, struct verdict *out);
+void net_judge(const struct net_judge_in *in, struct result *res);
 
 /* The capacity estimate of seed 004; see net_capacity(). */
 struct net_capacity {

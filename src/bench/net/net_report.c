@@ -23,10 +23,8 @@
 #include "core/sysinfo.h"
 #include "lib/xalloc.h"
 
-/* A CPU (or all CPUs of a side) at or above this busy share is saturated. */
-#define NET_SATURATED_PCT 90.0
-/* Throughput at or above this share of the link speed means the link is full. */
-#define NET_LINK_REACHED 0.90
+/* UDP loss from this share of the datagrams sent up is offered as a candidate. */
+#define NET_UDP_LOSS_MIN 0.01
 /* Below this busiest-core share the capacity extrapolation is too noisy. */
 #define NET_CAPACITY_MIN_PCT 5.0
 
@@ -61,9 +59,66 @@ void net_rusage(double *user_s, double *sys_s)
 	*sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
+/* Adds V to *SUM unless V is unknown; *SUM starts NaN. */
+static void add_known(double *sum, int64_t v)
+{
+	if (v == NET_TCP_UNKNOWN)
+		return;
+	*sum = isfinite(*sum) ? *sum + (double)v : (double)v;
+}
+
+/* TCP_INFO of the sending streams of S, summed (times, rates) or averaged (rtt, cwnd) into T. */
+static void collect_tcp(struct net_test *t, const struct net_stream *s, size_t n)
+{
+	double rtt = NAN, cwnd = NAN;
+	int nrtt = 0, ncwnd = 0;
+
+	t->tcp_collected = true;
+	t->tcp_busy_us = t->tcp_rwnd_limited_us = t->tcp_sndbuf_limited_us = NAN;
+	t->tcp_rtt_us = t->tcp_cwnd = t->tcp_delivery_rate = NAN;
+	for (size_t i = 0; i < n; i++) {
+		struct net_tcp_stats st;
+
+		if (s[i].proto != NET_TCP || !s[i].sender || s[i].fd < 0 || net_sock_tcp_info(s[i].fd, &st) < 0)
+			continue;
+		add_known(&t->tcp_busy_us, st.busy_us);
+		add_known(&t->tcp_rwnd_limited_us, st.rwnd_limited_us);
+		add_known(&t->tcp_sndbuf_limited_us, st.sndbuf_limited_us);
+		add_known(&t->tcp_delivery_rate, st.delivery_rate);
+		if (st.rtt_us != NET_TCP_UNKNOWN) {
+			add_known(&rtt, st.rtt_us);
+			nrtt++;
+		}
+		if (st.snd_cwnd != NET_TCP_UNKNOWN) {
+			add_known(&cwnd, st.snd_cwnd);
+			ncwnd++;
+		}
+	}
+	t->tcp_rtt_us = nrtt ? rtt / nrtt : NAN;
+	t->tcp_cwnd = ncwnd ? cwnd / ncwnd : NAN;
+}
+
+/* S with this side's sender TCP_INFO figures of T. */
+static struct net_side side_with_tcp(const struct net_side *s, const struct net_test *t)
+{
+	struct net_side x = *s;
+
+	if (t->tcp_collected) {
+		x.tcp_busy_us = t->tcp_busy_us;
+		x.tcp_rwnd_limited_us = t->tcp_rwnd_limited_us;
+		x.tcp_sndbuf_limited_us = t->tcp_sndbuf_limited_us;
+		x.tcp_rtt_us = t->tcp_rtt_us;
+		x.tcp_cwnd = t->tcp_cwnd;
+		x.tcp_delivery_rate = t->tcp_delivery_rate;
+	}
+	return x;
+}
+
 double net_test_collect(struct net_test *t, struct net_stream *s, size_t n, const uint64_t *base)
 {
 	double cpu = 0;
+
+	collect_tcp(t, s, n);
 
 	t->local = n ? xcalloc(n, sizeof(*t->local)) : NULL;
 	t->nlocal = n;
@@ -112,7 +167,7 @@ char *net_results_message(const struct net_test *t, bool with_extra, size_t *len
 	r.streams = t->local;
 	r.nstreams = t->nlocal;
 	if (with_extra)
-		r.extra = t->me;
+		r.extra = side_with_tcp(&t->me, t);
 	out = iperf3_results_format(&r, len);
 	return out;
 }
@@ -164,6 +219,8 @@ void net_side_local(struct net_side *s, const char *cookie, int fd, const struct
 		if (v->ncpu > 0)
 			s->ncpu = v->ncpu;
 	}
+	if (v && isfinite(v->udp_rcvbuf_errors))
+		s->udp_rcvbuf_errors = v->udp_rcvbuf_errors;
 	s->process_cpu_s = process_cpu_s;
 	s->data_cpu_s = data_cpu_s;
 	s->moved_bytes = moved_bytes;
@@ -214,112 +271,221 @@ static const char *role(int side, int dir)
 	return names[dir < 0 || dir > 2 ? 2 : dir][side];
 }
 
-void net_judge(const struct net_side *client, const struct net_side *server, double thr, int dir, bool udp,
-	       double udp_target_bps, struct verdict *out)
+/* A socket buffer to suggest with -w: twice the one asked, else 4M (as a -w argument). */
+static void window_hint(char *buf, size_t len, uint64_t asked)
 {
-	const struct net_side *sides[2] = { client, server };
-	bool shared = same_box(client, server);
-	char a[UNITS_FMT_LEN], b[UNITS_FMT_LEN];
-	double link = -1;
-	const char *link_if = "";
+	uint64_t w = asked ? 2 * asked : 4ULL << 20;
+
+	if (w >= (1ULL << 20) && !(w % (1ULL << 20)))
+		snprintf(buf, len, "%lluM", (unsigned long long)(w >> 20));
+	else if (w >= 1024 && !(w % 1024))
+		snprintf(buf, len, "%lluK", (unsigned long long)(w >> 10));
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)w);
+}
+
+/* Whether side S sent TCP_INFO figures the window candidate can use. */
+static bool side_tcp_known(const struct net_side *s)
+{
+	return s && s->present && isfinite(s->tcp_busy_us) && s->tcp_busy_us > 0 &&
+	       (isfinite(s->tcp_rwnd_limited_us) || isfinite(s->tcp_sndbuf_limited_us));
+}
+
+static double side_tcp_share(const struct net_side *s, bool *rwnd)
+{
+	double r = isfinite(s->tcp_rwnd_limited_us) ? s->tcp_rwnd_limited_us : 0;
+	double b = isfinite(s->tcp_sndbuf_limited_us) ? s->tcp_sndbuf_limited_us : 0;
+
+	*rwnd = r >= b;
+	return (r > b ? r : b) / s->tcp_busy_us;
+}
+
+/* The "tcp window" candidate from the sending side(s)' TCP_INFO. */
+static void judge_tcp_window(const struct net_judge_in *in, struct result *res)
+{
+	const struct net_side *sides[2] = { in->client, in->server };
 	int best = -1;
-	bool any_view = false;
+	double share = NAN;
+	bool rwnd = true;
+	char hint[32], next[192], rtt[48];
 
-	memset(out, 0, sizeof(*out));
 	for (int i = 0; i < 2; i++) {
-		const struct net_side *s = sides[i];
+		bool sends = in->dir == 2 || (i == 0) == (in->dir == 0);
+		bool rw;
+		double sh;
 
-		if (!s || !s->present)
+		if (!sends || !side_tcp_known(sides[i]))
 			continue;
-		if (s->link_bps > 0 && (link < 0 || s->link_bps < link)) {
-			link = s->link_bps;
-			link_if = s->iface;
+		sh = side_tcp_share(sides[i], &rw);
+		if (best < 0 || sh > share) {
+			best = i;
+			share = sh;
+			rwnd = rw;
 		}
-		if (s->have_view)
-			any_view = true;
 	}
-	if (link > 0 && isfinite(thr) && thr >= NET_LINK_REACHED * link) {
-		snprintf(out->resource, sizeof(out->resource), "link");
-		snprintf(out->evidence, sizeof(out->evidence), "link speed reached: %s of %s (%s)",
-			 units_fmt_bits(a, sizeof(a), thr), units_fmt_bits(b, sizeof(b), link), link_if);
-		return;
-	}
-	/* A whole side saturated, then one core of a side. */
-	for (int i = 0; i < 2; i++) {
-		const struct net_side *s = sides[i];
+	if (best < 0) {
+		const char *who = in->dir == 0 ? "the sender (client)" : in->dir == 1 ? "the sender (server)" : "either sender";
 
-		if (s && s->have_view && s->cpu_busy_pct >= NET_SATURATED_PCT &&
-		    (best < 0 || s->cpu_busy_pct > sides[best]->cpu_busy_pct))
-			best = i;
-	}
-	if (best >= 0 && shared) {
-		/* One box: saying which side would only name whichever sampled higher. */
-		const struct net_side *s = sides[best];
-
-		snprintf(out->resource, sizeof(out->resource), "CPU");
-		snprintf(out->evidence, sizeof(out->evidence),
-			 "all %d CPUs of this box %.0f %% busy (%.0f %% softirq); client and server share it", s->ncpu,
-			 s->cpu_busy_pct, isnan(s->softirq_pct) ? 0 : s->softirq_pct);
-		return;
-	}
-	if (best >= 0) {
-		const struct net_side *s = sides[best];
-		const char *r = role(best, dir);
-
-		if (dir == 2)
-			snprintf(out->resource, sizeof(out->resource), "%s CPU", best ? "server" : "client");
-		else
-			snprintf(out->resource, sizeof(out->resource), "%s CPU",
-				 (best == 0) == (dir == 0) ? "sender" : "receiver");
-		snprintf(out->evidence, sizeof(out->evidence), "all %d CPUs of the %s %.0f %% busy (%.0f %% softirq)",
-			 s->ncpu, r, s->cpu_busy_pct, isnan(s->softirq_pct) ? 0 : s->softirq_pct);
-		return;
-	}
-	for (int i = 0; i < 2; i++) {
-		const struct net_side *s = sides[i];
-
-		if (s && s->have_view && s->busiest_busy_pct >= NET_SATURATED_PCT &&
-		    (best < 0 || s->busiest_busy_pct > sides[best]->busiest_busy_pct))
-			best = i;
-	}
-	if (best >= 0) {
-		const struct net_side *s = sides[best];
-
-		snprintf(out->resource, sizeof(out->resource), "one core");
-		snprintf(out->evidence, sizeof(out->evidence), "bound by one core (cpu%d %.0f %%, %.0f %% softirq) on the %s",
-			 s->busiest_cpu, s->busiest_busy_pct,
-			 isnan(s->busiest_softirq_pct) ? 0 : s->busiest_softirq_pct,
-			 shared ? "box client and server share" : role(best, dir));
-		return;
-	}
-	if (udp && udp_target_bps > 0 && isfinite(thr) && thr >= 0.9 * udp_target_bps) {
-		snprintf(out->resource, sizeof(out->resource), "asked rate");
-		snprintf(out->evidence, sizeof(out->evidence), "UDP ran at the rate asked: %s received, %s asked",
-			 units_fmt_bits(a, sizeof(a), thr), units_fmt_bits(b, sizeof(b), udp_target_bps));
-		return;
-	}
-	if (!any_view) {
-		snprintf(out->resource, sizeof(out->resource), "unknown");
-		snprintf(out->evidence, sizeof(out->evidence),
-			 "no system view from either side (--no-sample, or the peer is not engpass)");
+		result_verdict_candidate(res, "tcp window", NAN, NULL,
+					 "unknown: no TCP_INFO busy/limited times from %s (a peer that is not engpass, "
+					 "or a kernel before 4.10)", who);
 		return;
 	}
 	{
-		char parts[2][96];
+		const struct net_side *s = sides[best];
+		double r = isfinite(s->tcp_rwnd_limited_us) ? s->tcp_rwnd_limited_us : NAN;
+		double b = isfinite(s->tcp_sndbuf_limited_us) ? s->tcp_sndbuf_limited_us : NAN;
 
-		for (int i = 0; i < 2; i++) {
-			const struct net_side *s = sides[i];
-
-			if (s && s->have_view)
-				snprintf(parts[i], sizeof(parts[i]), "cpu%d %.0f %% on the %s", s->busiest_cpu,
-					 s->busiest_busy_pct, role(i, dir));
-			else
-				snprintf(parts[i], sizeof(parts[i]), "no view from the %s", role(i, dir));
-		}
-		snprintf(out->resource, sizeof(out->resource), "none observed");
-		snprintf(out->evidence, sizeof(out->evidence), "no core or link saturated: busiest core %s, %s; link speed %s",
-			 parts[0], parts[1], link > 0 ? units_fmt_bits(a, sizeof(a), link) : "unknown");
+		window_hint(hint, sizeof(hint), in->window);
+		if (isfinite(s->tcp_rtt_us))
+			snprintf(rtt, sizeof(rtt), "rtt %.3g ms", s->tcp_rtt_us / 1000);
+		else
+			snprintf(rtt, sizeof(rtt), "rtt unknown");
+		if (rwnd)
+			snprintf(next, sizeof(next), "the receive window limited %.0f %% of the busy time: a larger socket "
+				 "buffer (-w %s) would let more in flight", 100 * share, hint);
+		else
+			snprintf(next, sizeof(next), "the send buffer limited %.0f %% of the busy time: a larger socket "
+				 "buffer (-w %s) would let more in flight", 100 * share, hint);
+		result_verdict_candidate(res, "tcp window", share, next,
+					 "%s (TCP_INFO of the %s): %s-limited %.0f %% of %.3g s busy sending "
+					 "(receive window %.0f %%, send buffer %.0f %%); %s, cwnd %.0f segments",
+					 rwnd ? "the peer's receive window" : "the local send buffer", role(best, in->dir),
+					 rwnd ? "window" : "buffer", 100 * share, s->tcp_busy_us / 1e6,
+					 isfinite(r) ? 100 * r / s->tcp_busy_us : 0, isfinite(b) ? 100 * b / s->tcp_busy_us : 0,
+					 rtt, isfinite(s->tcp_cwnd) ? s->tcp_cwnd : -1);
 	}
+}
+
+/* The "udp receive buffer" candidate: the receiver's loss, and whether its buffer overflowed. */
+static void judge_udp_loss(const struct net_judge_in *in, struct result *res)
+{
+	const struct net_side *sides[2] = { in->client, in->server };
+	double frac, overflow = NAN;
+	char hint[32], next[192];
+	const char *rcv = in->dir == 0 ? "receiver (server)" : in->dir == 1 ? "receiver (client)" : "receivers";
+
+	if (!(in->udp_sent > 0) || !(in->udp_lost >= 0))
+		return;
+	frac = in->udp_lost / in->udp_sent;
+	if (frac < NET_UDP_LOSS_MIN)
+		return;
+	for (int i = 0; i < 2; i++) {
+		bool receives = in->dir == 2 || (i == 0) == (in->dir == 1);
+
+		double e = sides[i] ? sides[i]->udp_rcvbuf_errors : NAN;
+
+		/* Both sides on one box read the same counter: count it once. */
+		if (receives && isfinite(e))
+			overflow = !isfinite(overflow) ? e : same_box(in->client, in->server) ? fmax(overflow, e)
+											     : overflow + e;
+	}
+	window_hint(hint, sizeof(hint), in->window);
+	if (isfinite(overflow) && overflow > 0) {
+		snprintf(next, sizeof(next), "a larger socket buffer (-w %s) on the %s would absorb the bursts", hint, rcv);
+		result_verdict_candidate(res, "udp receive buffer", frac, next,
+					 "the %s lost %.0f of %.0f datagrams (%.1f %%): socket receive buffer overflowed "
+					 "(RcvbufErrors +%.0f)", rcv, in->udp_lost, in->udp_sent, 100 * frac, overflow);
+	} else {
+		snprintf(next, sizeof(next), "a larger socket buffer (-w %s) if the receiver overflowed, else a lower "
+			 "--bitrate shows the rate the path keeps without loss", hint);
+		result_verdict_candidate(res, "udp receive buffer", frac, next,
+					 "the %s lost %.0f of %.0f datagrams (%.1f %%): loss, %s", rcv, in->udp_lost,
+					 in->udp_sent, 100 * frac,
+					 isfinite(overflow) ? "the receive buffer did not overflow (RcvbufErrors +0): lost "
+							      "on the path"
+							    : "the receive buffer overflow count of the receiver is unknown");
+	}
+}
+
+void net_judge(const struct net_judge_in *in, struct result *res)
+{
+	const struct net_side *sides[2] = { in->client, in->server };
+	bool shared = same_box(in->client, in->server);
+	char a[UNITS_FMT_LEN], b[UNITS_FMT_LEN], next[192];
+	double link = -1, thr = in->thr;
+	const char *link_if = "";
+	int best;
+
+	for (int i = 0; i < 2; i++) {
+		const struct net_side *s = sides[i];
+
+		if (s && s->present && s->link_bps > 0 && (link < 0 || s->link_bps < link)) {
+			link = s->link_bps;
+			link_if = s->iface;
+		}
+	}
+	if (link > 0 && isfinite(thr))
+		result_verdict_candidate(res, "link", thr / link,
+					 "the link is full: only a faster link (or another path) would move it",
+					 "%s of the %s link speed (%s)", units_fmt_bits(a, sizeof(a), thr),
+					 units_fmt_bits(b, sizeof(b), link), link_if);
+
+	/* A whole side's CPUs: the busier side, or the one box both share. */
+	best = -1;
+	for (int i = 0; i < 2; i++)
+		if (sides[i] && sides[i]->have_view && isfinite(sides[i]->cpu_busy_pct) &&
+		    (best < 0 || sides[i]->cpu_busy_pct > sides[best]->cpu_busy_pct))
+			best = i;
+	if (best >= 0) {
+		const struct net_side *s = sides[best];
+		double soft = isnan(s->softirq_pct) ? 0 : s->softirq_pct;
+
+		if (shared) {
+			result_verdict_candidate(res, "cpu", s->cpu_busy_pct / 100,
+						 "client and server share the box: running them on two boxes would give "
+						 "each its CPUs",
+						 "all %d CPUs of this box %.0f %% busy (%.0f %% softirq); client and server "
+						 "share it", s->ncpu, s->cpu_busy_pct, soft);
+		} else {
+			snprintf(next, sizeof(next), "the %s's CPUs: a faster CPU there, or less work per byte (a larger "
+				 "--len%s), would move it", role(best, in->dir),
+				 (best == 0) == (in->dir != 1) ? ", -Z zero copy" : "");
+			result_verdict_candidate(res, "cpu", s->cpu_busy_pct / 100, next,
+						 "all %d CPUs of the %s %.0f %% busy (%.0f %% softirq)", s->ncpu,
+						 role(best, in->dir), s->cpu_busy_pct, soft);
+		}
+	}
+
+	/* The busiest core of either side. */
+	best = -1;
+	for (int i = 0; i < 2; i++)
+		if (sides[i] && sides[i]->have_view && isfinite(sides[i]->busiest_busy_pct) &&
+		    (best < 0 || sides[i]->busiest_busy_pct > sides[best]->busiest_busy_pct))
+			best = i;
+	if (best >= 0) {
+		const struct net_side *s = sides[best];
+		int p = in->parallel > 0 ? in->parallel : 1;
+
+		if (s->ncpu > 1 && p < s->ncpu)
+			snprintf(next, sizeof(next), "more streams (-P %d) would spread the work over more cores", 2 * p);
+		else
+			snprintf(next, sizeof(next), "a faster core, or spreading the softirq work (RSS/RPS) over the "
+				 "others, would move it");
+		result_verdict_candidate(res, "one core", s->busiest_busy_pct / 100, next,
+					 "cpu%d %.0f %% busy (%.0f %% softirq) on the %s", s->busiest_cpu,
+					 s->busiest_busy_pct, isnan(s->busiest_softirq_pct) ? 0 : s->busiest_softirq_pct,
+					 shared ? "box client and server share" : role(best, in->dir));
+	}
+
+	/* Its own pacing: UDP always, TCP with --bitrate. */
+	if (in->paced_bps > 0 && isfinite(thr)) {
+		char per[UNITS_FMT_LEN];
+
+		snprintf(next, sizeof(next), "it ran at the --bitrate it was told (%s per stream): a higher --bitrate "
+			 "would move it", units_fmt_bits(per, sizeof(per), in->per_stream_bps));
+		result_verdict_candidate(res, "own pacing", thr / in->paced_bps, next, "%s %s of the %s asked (--bitrate %s x %d)",
+					 in->udp ? "UDP" : "TCP", units_fmt_bits(a, sizeof(a), thr),
+					 units_fmt_bits(b, sizeof(b), in->paced_bps), per,
+					 in->paced_bps > 0 && in->per_stream_bps > 0
+						 ? (int)(in->paced_bps / in->per_stream_bps + 0.5)
+						 : 1);
+	}
+
+	if (in->udp)
+		judge_udp_loss(in, res);
+	else
+		judge_tcp_window(in, res);
 }
 
 void net_capacity(const struct net_side *client, const struct net_side *server, double thr,
@@ -531,6 +697,28 @@ static void side_metrics(struct result *res, const char *who, const struct net_s
 	}
 }
 
+/* The TCP_INFO figures of the sender of direction DN (NULL: none). */
+static void tcp_metrics(struct result *res, const char *dn, const struct net_side *snd)
+{
+	char name[64], label[96];
+
+	if (!snd)
+		return;
+#define TCPM(suffix, unit, v, what) \
+	do { \
+		snprintf(name, sizeof(name), "%s_tcp_%s", dn, suffix); \
+		snprintf(label, sizeof(label), "%s sender TCP_INFO, %s", dn, what); \
+		metric_if(res, name, unit, v, label, false); \
+	} while (0)
+	TCPM("rtt", UNIT_NS, snd->tcp_rtt_us * 1e3, "smoothed rtt (mean of streams)");
+	TCPM("cwnd", UNIT_COUNT, snd->tcp_cwnd, "congestion window, segments (mean of streams)");
+	TCPM("delivery_rate", UNIT_BITS_PER_S, snd->tcp_delivery_rate * 8, "delivery rate (sum of streams)");
+	TCPM("busy", UNIT_SECONDS, snd->tcp_busy_us / 1e6, "time busy sending (sum of streams)");
+	TCPM("rwnd_limited", UNIT_SECONDS, snd->tcp_rwnd_limited_us / 1e6, "of it receive-window-limited");
+	TCPM("sndbuf_limited", UNIT_SECONDS, snd->tcp_sndbuf_limited_us / 1e6, "of it send-buffer-limited");
+#undef TCPM
+}
+
 /* The remote side with CPU per GB derived from iperf3's cpu_util when it sent no extras. */
 static struct net_side remote_side(const struct net_test *t, double moved_by_peer)
 {
@@ -561,7 +749,7 @@ void net_report_fill(struct result *res, const struct net_test *t, bool capacity
 {
 	static const char *const dir_names[3] = { "client -> server", "server -> client", "both ways" };
 	struct dir_sum d[2];
-	struct net_side me = t->me, peer;
+	struct net_side me = side_with_tcp(&t->me, t), peer;
 	const struct net_side *client, *server;
 	int dir = t->p.bidir ? 2 : t->p.reverse ? 1 : 0;
 	bool udp = t->p.proto == NET_UDP;
@@ -616,6 +804,10 @@ void net_report_fill(struct result *res, const struct net_test *t, bool capacity
 	if (udp)
 		result_method(res, "udp", "loss from sequence gaps (late datagrams taken back), jitter = RFC 1889 "
 			      "running estimate of transit-time differences, as iperf3 computes them");
+	if (!udp)
+		result_method(res, "tcp_info", "TCP_INFO of each sending stream as the transfer ended: busy time and the "
+			      "time of it limited by the receive window or the send buffer (summed), rtt and cwnd "
+			      "(mean), delivery rate (summed); the peer's when it is engpass");
 	if (me.iface[0] || peer.iface[0])
 		result_method(res, "link speed", "/sys/class/net/IF/speed (client %s, server %s)",
 			      client->iface[0] ? client->iface : "?", server->iface[0] ? server->iface : "?");
@@ -664,12 +856,26 @@ void net_report_fill(struct result *res, const struct net_test *t, bool capacity
 			    "TEST_END are not counted by the receiver)", 100 * (d[0].sent - d[0].received) / d[0].sent);
 
 	{
-		struct verdict v;
+		struct net_judge_in in = {
+			.client = client, .server = server, .thr = thr_known ? thr : NAN, .dir = dir, .udp = udp,
+			.parallel = t->p.parallel, .window = t->p.window > 0 ? (uint64_t)t->p.window : 0,
+			.udp_lost = -1, .udp_sent = -1,
+		};
 
-		net_judge(client, server, thr_known ? thr : NAN, dir, udp,
-			  udp ? t->p.bandwidth_bps * t->p.parallel * (dir == 2 ? 2 : 1) : 0, &v);
-		result_set_verdict(res, v.resource, "%s", v.evidence);
+		if (udp || t->p.bandwidth_bps > 0) {
+			in.per_stream_bps = t->p.bandwidth_bps;
+			in.paced_bps = t->p.bandwidth_bps * t->p.parallel * (dir == 2 ? 2 : 1);
+		}
+		for (int k = 0; k < 2 && udp; k++) {
+			if (!d[k].nstreams || !d[k].udp_known)
+				continue;
+			in.udp_lost = (in.udp_lost < 0 ? 0 : in.udp_lost) + (double)d[k].lost;
+			in.udp_sent = (in.udp_sent < 0 ? 0 : in.udp_sent) + (double)d[k].packets;
+		}
+		net_judge(&in, res);
 	}
+	tcp_metrics(res, "up", dir == 0 || dir == 2 ? client : NULL);
+	tcp_metrics(res, "down", dir == 1 || dir == 2 ? server : NULL);
 
 	if (capacity) {
 		struct net_capacity c;

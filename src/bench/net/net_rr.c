@@ -221,52 +221,61 @@ int rr_stats_decode(const uint8_t in[RR_STATS_LEN], struct rr_stats *s, char *er
 	return 0;
 }
 
-void rr_judge(const struct rr_figures *f, char *resource, size_t rlen, char *evidence, size_t elen)
+void rr_judge(const struct rr_figures *f, struct result *res)
 {
-	char a[UNITS_FMT_LEN], b[UNITS_FMT_LEN];
+	char a[UNITS_FMT_LEN], b[UNITS_FMT_LEN], next[192];
 
-	if (isfinite(f->idle_pct) && f->idle_pct >= RR_IDLE_BOUND_PCT) {
-		snprintf(resource, rlen, "round trip");
-		if (f->stream)
-			snprintf(evidence, elen, "the server had nothing to send %.0f %% of the time", f->idle_pct);
-		else
-			snprintf(evidence, elen,
-				 "the server had nothing to send %.0f %% of the time (requests on their way); "
-				 "%.2f requests kept in flight, stop-and-wait ceiling block/RTT %s",
-				 f->idle_pct, f->depth_kept, units_fmt_rate(a, sizeof(a), f->ceiling));
-		return;
+	if (isfinite(f->client_busy_pct)) {
+		double busy = f->client_busy_pct > 100 ? 100 : f->client_busy_pct < 0 ? 0 : f->client_busy_pct;
+		double share = 1 - busy / 100;
+		char server[80] = "";
+
+		if (isfinite(f->idle_pct)) {
+			if (f->idle_pct / 100 < share)
+				share = f->idle_pct / 100;
+			snprintf(server, sizeof(server), ", the server idle %.0f %%", f->idle_pct);
+		}
+		if (f->stream) {
+			snprintf(next, sizeof(next), "the stream waited on the path, not on requests: a larger socket "
+				 "buffer or a shorter path would move it");
+			result_verdict_candidate(res, "round trip", share, next,
+						 "one stream at %s; the client was busy %.0f %% of the time (%s)%s",
+						 units_fmt_rate(a, sizeof(a), f->throughput), busy, f->client_busy_src, server);
+		} else {
+			unsigned d = f->depth ? f->depth : 1;
+			unsigned want = d;
+
+			/* Enough in flight to cover the round trip at the client's pace, at least twice as many. */
+			if (busy > 0 && busy < 100)
+				want = (unsigned)ceil((double)d * 100 / busy);
+			if (want < 2 * d)
+				want = 2 * d;
+			if (want > 1024)
+				want = 1024;
+			snprintf(next, sizeof(next), "%u requests in flight (--depth %u) would hide the %.3g ms round trip",
+				 want, want, (isfinite(f->mean_lat_s) ? f->mean_lat_s : f->rtt_s) * 1e3);
+			result_verdict_candidate(res, "round trip", share, next,
+						 "depth %u at %.3g ms mean round trip = %.0f req/s (%s); the client was busy "
+						 "%.0f %% of the time (%s)%s",
+						 d, (isfinite(f->mean_lat_s) ? f->mean_lat_s : f->rtt_s) * 1e3, f->req_rate,
+						 units_fmt_rate(a, sizeof(a), f->throughput), busy, f->client_busy_src, server);
+		}
+	} else {
+		result_verdict_candidate(res, "round trip", NAN, NULL, "unknown: the client's CPU time over the test "
+					 "is unknown");
 	}
-	if (isfinite(f->paced_pct) && f->paced_pct >= RR_PACED_BOUND_PCT) {
-		snprintf(resource, rlen, "server --rate");
-		snprintf(evidence, elen, "the server held data back for its --rate %.0f %% of the time", f->paced_pct);
-		return;
+	if (f->server_rate > 0 && isfinite(f->throughput)) {
+		snprintf(next, sizeof(next), "it ran at the --rate the server was told (%s): a higher --rate would move it",
+			 units_fmt_rate(a, sizeof(a), f->server_rate));
+		result_verdict_candidate(res, "own pacing", f->throughput / f->server_rate, next,
+					 "%s of the server's --rate %s; the server held data back %.0f %% of the time",
+					 units_fmt_rate(b, sizeof(b), f->throughput), a,
+					 isfinite(f->paced_pct) ? f->paced_pct : 0);
 	}
-	if (isfinite(f->busiest_pct) && f->busiest_pct >= RR_CPU_BOUND_PCT &&
-	    !(isfinite(f->blocked_pct) && f->blocked_pct >= RR_BLOCKED_BOUND_PCT)) {
-		snprintf(resource, rlen, "CPU");
-		snprintf(evidence, elen, "cpu%d %.0f %% busy while the server was idle only %.0f %% of the time",
-			 f->busiest_cpu, f->busiest_pct, isfinite(f->idle_pct) ? f->idle_pct : 0.0);
-		return;
-	}
-	if (!isfinite(f->idle_pct)) {
-		snprintf(resource, rlen, "unknown");
-		snprintf(evidence, elen, "the server's accounting is missing");
-		return;
-	}
-	snprintf(resource, rlen, "link");
-	if (isfinite(f->busiest_pct) && f->busiest_pct >= RR_CPU_BOUND_PCT)
-		snprintf(evidence, elen,
-			 "the server's socket was full %.0f %% of the time (idle %.0f %%); cpu%d %.0f %% busy too, and a "
-			 "busy receiver also fills the sender's socket",
-			 f->blocked_pct, f->idle_pct, f->busiest_cpu, f->busiest_pct);
-	else if (f->link_bps > 0)
-		snprintf(evidence, elen,
-			 "the server always had data ready (idle %.0f %%, socket full %.0f %%); %s of a %s link",
-			 f->idle_pct, f->blocked_pct, units_fmt_bits(a, sizeof(a), f->throughput * 8),
-			 units_fmt_bits(b, sizeof(b), f->link_bps));
-	else
-		snprintf(evidence, elen,
-			 "the server always had data ready (idle %.0f %%, socket full %.0f %%): the path or the "
-			 "receiver set the pace, not the round trip",
-			 f->idle_pct, f->blocked_pct);
+	if (f->link_bps > 0 && isfinite(f->throughput))
+		result_verdict_candidate(res, "link", f->throughput * 8 / f->link_bps,
+					 "the link is full: only a faster link (or another path) would move it",
+					 "%s of a %s link; the server's socket was full %.0f %% of the time",
+					 units_fmt_bits(a, sizeof(a), f->throughput * 8), units_fmt_bits(b, sizeof(b), f->link_bps),
+					 isfinite(f->blocked_pct) ? f->blocked_pct : 0);
 }

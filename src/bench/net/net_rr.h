@@ -41,6 +41,7 @@
 #include <stdint.h>
 
 #include "lib/compiler.h"
+#include "core/result.h"
 
 #define RR_MAGIC "EPASSRR"		/* 7 characters and the NUL: 8 bytes */
 #define RR_MAGIC_LEN 8
@@ -137,19 +138,21 @@ MUST_CHECK int rr_frame_decode(const uint8_t in[RR_FRAME_LEN], struct rr_frame *
 MUST_CHECK int rr_stats_decode(const uint8_t in[RR_STATS_LEN], struct rr_stats *s, char *err, size_t errlen);
 
 /* Thresholds of the verdict, documented in docs/net-rr.md. */
-#define RR_IDLE_BOUND_PCT 20.0	/* server idle this much of the time: round-trip bound */
-#define RR_PACED_BOUND_PCT 50.0	/* held back by --rate this much: server pacing bound */
-#define RR_CPU_BOUND_PCT 90.0	/* a core this busy: CPU bound... */
-#define RR_BLOCKED_BOUND_PCT 50.0	/* ...unless the server's socket was this often full: the path */
 
 /* What a request/response test saw, for rr_judge(). NaN = unknown. */
 struct rr_figures {
 	double throughput;		/* bytes/s */
 	double block;			/* bytes per request */
 	double depth_kept;		/* time-weighted mean requests in flight */
+	unsigned depth;			/* --depth asked */
 	double rtt_s;			/* smallest round trip of an empty request */
+	double mean_lat_s;		/* mean request latency (sent to last byte) */
+	double req_rate;		/* requests completed per second */
 	double ceiling;			/* stop-and-wait ceiling block / rtt, bytes/s */
 	double idle_pct, paced_pct, blocked_pct;	/* the server's, of its session */
+	double client_busy_pct;		/* the client thread's CPU over the test, of wall time */
+	const char *client_busy_src;	/* where that came from, for the evidence */
+	double server_rate;		/* the server's --rate, bytes/s; 0 = none */
 	double busiest_pct;		/* the busiest core of this box during the test */
 	int busiest_cpu;
 	double link_bps;		/* bits/s; <= 0 unknown */
@@ -157,13 +160,14 @@ struct rr_figures {
 };
 
 /*
- * The verdict of a request/response test, in order: server idle (waiting
- * for requests, i.e. the round trip) -> "round trip"; held back by the
- * server's --rate -> "server --rate"; a core saturated while the server's
- * socket was mostly not full -> "CPU"; otherwise "link" (the path or the
- * receiver set the pace: the sender always had data ready). RESOURCE and
- * EVIDENCE are filled.
+ * Offers RES the candidate limiters of a request/response test (the
+ * runner ranks them with the system's): "round trip" with share = the
+ * time the client waited rather than worked (1 - its busy share), capped
+ * by the server's idle share when its accounting came (both ends waited
+ * for requests or answers on their way); "own pacing" when the server was
+ * told a --rate (throughput / rate); "link" (throughput / link speed)
+ * when the speed is known.
  */
-void rr_judge(const struct rr_figures *f, char *resource, size_t rlen, char *evidence, size_t elen);
+void rr_judge(const struct rr_figures *f, struct result *res);
 
 #endif

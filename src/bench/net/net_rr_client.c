@@ -331,7 +331,7 @@ static int finish(struct rr_client *c, struct rr_stats *st)
 }
 
 static void report(struct rr_client *c, const struct rr_welcome *w, uint64_t rtt, const struct rr_run *run,
-		   const struct rr_stats *st, const struct sysview *v, double cpu_s, double link_bps)
+		   const struct rr_stats *st, const struct sysview *v, double cpu_s, double thread_cpu_s, double link_bps)
 {
 	struct result *res = c->res;
 	const struct net_opts *o = c->o;
@@ -350,6 +350,21 @@ static void report(struct rr_client *c, const struct rr_welcome *w, uint64_t rtt
 	f.blocked_pct = st && st->session_ns ? 100.0 * (double)st->blocked_ns / (double)st->session_ns : NAN;
 	f.busiest_pct = v ? v->busiest_cpu_busy_pct : NAN;
 	f.busiest_cpu = v ? v->busiest_cpu : -1;
+	f.depth = stream ? 1 : (unsigned)o->depth;
+	f.mean_lat_s = run->lat.count ? hist_mean(&run->lat) / 1e9 : NAN;
+	f.req_rate = sec > 0 ? (double)run->requests / sec : NAN;
+	f.server_rate = (double)w->rate;
+	/* The client's own busy share: the sampled busiest thread, else this thread's CPU time. */
+	if (v && isfinite(v->work_thread_cpu_pct)) {
+		f.client_busy_pct = v->work_thread_cpu_pct;
+		f.client_busy_src = "its busiest thread, sampled";
+	} else if (sec > 0 && isfinite(thread_cpu_s)) {
+		f.client_busy_pct = 100.0 * thread_cpu_s / sec;
+		f.client_busy_src = "its thread's CPU time";
+	} else {
+		f.client_busy_pct = NAN;
+		f.client_busy_src = "unknown";
+	}
 
 	result_metric(res, "throughput", UNIT_BYTES_PER_S, f.throughput, "payload received / test time");
 	result_headline(res, "throughput");
@@ -390,12 +405,13 @@ static void report(struct rr_client *c, const struct rr_welcome *w, uint64_t rtt
 		result_method(res, "depth_kept", "requests in flight integrated over the test time");
 	result_method(res, "server", "the server's own accounting, sent at END: idle = no request ready "
 		      "(none arrived or waiting out --delay), paced = held by --rate, blocked = send buffer full");
-	{
-		struct verdict vd;
-
-		rr_judge(&f, vd.resource, sizeof(vd.resource), vd.evidence, sizeof(vd.evidence));
-		result_set_verdict(res, vd.resource, "%s", vd.evidence);
-	}
+	if (isfinite(f.client_busy_pct))
+		result_metric(res, "client_busy", UNIT_PERCENT, f.client_busy_pct, "client busy (not waiting), of the test")
+			->higher_is_better = false;
+	result_method(res, "client_busy", "%s: the share of the test the client worked rather than waited; the "
+		      "round trip's share of the verdict is the rest, capped by the server's idle share",
+		      f.client_busy_src);
+	rr_judge(&f, res);
 	if (!stream)
 		result_note(res, "stop-and-wait ceiling block/RTT = %s; measured %.2fx of it with %.2f requests in flight",
 			    units_fmt_rate(a, sizeof(a), f.ceiling), f.throughput / f.ceiling, f.depth_kept);
@@ -417,7 +433,7 @@ void net_rr_client_run(const struct bench_env *env, const struct net_opts *o, st
 	bool have_view;
 	char iface[NET_IFNAME_LEN] = "";
 	double u0, s0, u1, s1, link = -1;
-	uint64_t rtt = 0;
+	uint64_t rtt = 0, thr0 = 0, thr1 = 0;
 	mono_ns deadline = 0;
 	int r;
 
@@ -480,10 +496,12 @@ void net_rr_client_run(const struct bench_env *env, const struct net_opts *o, st
 	if (!o->size)
 		deadline = clock_mono() + env->time_ns;
 	net_rusage(&u0, &s0);
+	thr0 = clock_thread_cpu_ns();
 	if (o->mode == NET_MODE_STREAM)
 		r = run_stream(&c, o->size, deadline, &run);
 	else
 		r = run_rr(&c, o->block, (uint32_t)o->depth, o->size, deadline, &run);
+	thr1 = clock_thread_cpu_ns();
 	net_rusage(&u1, &s1);
 	(void)window_end(env->window);
 	if (r < 0) {
@@ -497,7 +515,8 @@ void net_rr_client_run(const struct bench_env *env, const struct net_opts *o, st
 	have_view = window_view(env->window, &v) == 0;
 	if (!run.end)
 		run.end = clock_mono();
-	report(&c, &w, rtt, &run, r < 0 ? NULL : &st, have_view ? &v : NULL, (u1 - u0) + (s1 - s0), link);
+	report(&c, &w, rtt, &run, r < 0 ? NULL : &st, have_view ? &v : NULL, (u1 - u0) + (s1 - s0),
+	       thr1 >= thr0 && thr0 ? (double)(thr1 - thr0) / 1e9 : NAN, link);
 	if (run.incomplete)
 		result_set_incomplete(res);
 out:

@@ -176,40 +176,71 @@ static void test_frame_and_stats(void **state)
 	assert_int_equal(rr_stats_decode(buf, &sb, err, sizeof(err)), -EPROTO);
 }
 
+static const struct verdict_candidate *cand(const struct result *r, const char *resource)
+{
+	for (size_t i = 0; i < r->verdict.ncand; i++)
+		if (!strcmp(r->verdict.cand[i].resource, resource))
+			return &r->verdict.cand[i];
+	return NULL;
+}
+
 static void test_judge(void **state)
 {
-	struct rr_figures f = { .throughput = 40e6, .block = 61440, .depth_kept = 1, .rtt_s = 0.0011,
-				.ceiling = 61440 / 0.0011, .idle_pct = 60, .paced_pct = 0, .blocked_pct = 0,
+	struct rr_figures f = { .throughput = 40e6, .block = 61440, .depth_kept = 1, .depth = 1, .rtt_s = 0.00102,
+				.mean_lat_s = 0.00102, .req_rate = 980, .ceiling = 61440 / 0.00102, .idle_pct = 97,
+				.paced_pct = 0, .blocked_pct = 0, .client_busy_pct = 3, .client_busy_src = "its thread",
 				.busiest_pct = 95, .busiest_cpu = 1, .link_bps = -1 };
-	char r[32], e[256];
+	const struct verdict_candidate *k;
+	struct result *r = result_new("net", "rr");
 
 	(void)state;
-	/* An idle server is the round trip, even with a busy core. */
-	rr_judge(&f, r, sizeof(r), e, sizeof(e));
-	assert_string_equal(r, "round trip");
-	assert_non_null(strstr(e, "60 %"));
-	f.idle_pct = 5;
-	rr_judge(&f, r, sizeof(r), e, sizeof(e));
-	assert_string_equal(r, "CPU");
+	/* The client waited 97 % of the time: the round trip, with the depth that would hide it. */
+	rr_judge(&f, r);
+	k = cand(r, "round trip");
+	assert_non_null(k);
+	assert_true(fabs(k->share - 0.97) < 1e-9);
+	assert_non_null(strstr(k->evidence, "depth 1 at 1.02 ms mean round trip = 980 req/s"));
+	assert_non_null(strstr(k->evidence, "the client was busy 3 % of the time"));
+	assert_non_null(strstr(k->next_step, "(--depth 34) would hide the 1.02 ms round trip"));
+	/* No --rate, no link speed: no such candidates; nothing final. */
+	assert_null(cand(r, "own pacing"));
+	assert_null(cand(r, "link"));
+	assert_false(result_has_verdict(r));
+	result_free(r);
+
+	/* A busy client does not wait for the round trip. */
+	f.client_busy_pct = 95;
+	r = result_new("net", "rr");
+	rr_judge(&f, r);
+	assert_true(fabs(cand(r, "round trip")->share - 0.05) < 1e-9);
+	result_free(r);
+	/* An idle client but a busy server (idle 10 %): the server's share caps it. */
+	f.client_busy_pct = 3;
+	f.idle_pct = 10;
+	r = result_new("net", "rr");
+	rr_judge(&f, r);
+	assert_true(fabs(cand(r, "round trip")->share - 0.10) < 1e-9);
+	result_free(r);
+
+	/* The server's --rate: its own pacing, measured / asked; the link when known. */
+	f.server_rate = 40e6;
 	f.paced_pct = 80;
-	rr_judge(&f, r, sizeof(r), e, sizeof(e));
-	assert_string_equal(r, "server --rate");
-	/* A full socket with a busy core: the path, and the core named in the evidence. */
-	f.paced_pct = 0;
-	f.blocked_pct = 70;
-	rr_judge(&f, r, sizeof(r), e, sizeof(e));
-	assert_string_equal(r, "link");
-	assert_non_null(strstr(e, "cpu1"));
-	f.busiest_pct = 30;
 	f.link_bps = 1e9;
-	rr_judge(&f, r, sizeof(r), e, sizeof(e));
-	assert_string_equal(r, "link");
-	assert_non_null(strstr(e, "link"));
-	f.idle_pct = NAN;
-	f.blocked_pct = NAN;
-	f.paced_pct = NAN;
-	rr_judge(&f, r, sizeof(r), e, sizeof(e));
-	assert_string_equal(r, "unknown");
+	r = result_new("net", "rr");
+	rr_judge(&f, r);
+	k = cand(r, "own pacing");
+	assert_non_null(k);
+	assert_true(fabs(k->share - 1.0) < 1e-9);
+	assert_non_null(strstr(k->next_step, "--rate"));
+	assert_true(fabs(cand(r, "link")->share - 0.32) < 1e-9);
+	result_free(r);
+
+	/* Unknown CPU time: the round trip cannot be judged, and says so. */
+	f.client_busy_pct = NAN;
+	r = result_new("net", "rr");
+	rr_judge(&f, r);
+	assert_true(isnan(cand(r, "round trip")->share));
+	result_free(r);
 }
 
 int main(void)

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A download's candidate limiters; see fetch_judge.h. The round trip's
+ * share is the connection's idle-waiting-a-round-trip share: at depth 1 it
+ * is the mean time to first byte over the mean request time, and with a
+ * pipeline it leaves out the time a request waited behind the answers
+ * before it (that wait is the transfer, not the round trip).
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "bench/fetch/fetch_judge.h"
+#include "lib/units.h"
+
+/* Deepest pipeline fetch keeps (its --depth limit). */
+#define FETCH_JUDGE_DEPTH_MAX 64
+
+void fetch_judge(const struct fetch_figures *f, struct result *res)
+{
+	char a[UNITS_FMT_LEN], b[UNITS_FMT_LEN], rtt[48], next[192];
+	double share = isfinite(f->idle_rt_pct) ? f->idle_rt_pct / 100 : NAN;
+
+	if (isfinite(f->rtt_s))
+		snprintf(rtt, sizeof(rtt), "TCP rtt %.3g ms", f->rtt_s * 1e3);
+	else
+		snprintf(rtt, sizeof(rtt), "TCP rtt unknown");
+	if (f->ranged) {
+		unsigned d = f->depth ? f->depth : 1, want = 2 * d;
+
+		if (isfinite(share) && share < 1 && (unsigned)ceil((double)d / (1 - share)) > want)
+			want = (unsigned)ceil((double)d / (1 - share));
+		if (want > FETCH_JUDGE_DEPTH_MAX)
+			want = FETCH_JUDGE_DEPTH_MAX;
+		if (d >= FETCH_JUDGE_DEPTH_MAX)
+			snprintf(next, sizeof(next), "a larger object per request (--block %lluK) would hide the round trip",
+				 (unsigned long long)(f->block * 2 / 1024));
+		else
+			snprintf(next, sizeof(next), "%u requests in flight (--depth %u) would hide the %.3g ms wait for "
+				 "each answer", want, want, (isfinite(f->mean_ttfb_s) ? f->mean_ttfb_s : 0) * 1e3);
+	} else {
+		snprintf(next, sizeof(next), "a larger object, or ranges in flight (--block 1M --depth 4), would "
+			 "amortise the wait for the first byte");
+	}
+	if (isfinite(share))
+		result_verdict_candidate(res, "round trip", share, next,
+					 "waited for answers %.0f %% of the time: mean time to first byte %.3g ms of "
+					 "%.3g ms per request over %llu request%s (%s), depth %u; %s/s; %.0f %% waiting "
+					 "for a server with requests queued",
+					 100 * share, (isfinite(f->mean_ttfb_s) ? f->mean_ttfb_s : NAN) * 1e3,
+					 (isfinite(f->mean_req_s) ? f->mean_req_s : NAN) * 1e3,
+					 (unsigned long long)f->requests, f->requests == 1 ? "" : "s", rtt,
+					 f->ranged ? (f->depth ? f->depth : 1) : 1,
+					 units_fmt_size(b, sizeof(b), f->rate, 0),
+					 isfinite(f->idle_srv_pct) ? f->idle_srv_pct : 0);
+	/*
+	 * The server sends: the window that limits it is its own TCP_INFO's,
+	 * which the client cannot read. Offered as unknown, so the verdict
+	 * says it was not judged rather than that it was not the limit.
+	 */
+	result_verdict_candidate(res, "tcp window", NAN, NULL,
+				 "unknown: the server sends, and its TCP_INFO (receive-window- or send-buffer-limited "
+				 "time) is not visible to the client; %s", rtt);
+	if (f->link_bps > 0 && isfinite(f->rate))
+		result_verdict_candidate(res, "link", f->rate * 8 / f->link_bps,
+					 "the link is full: only a faster link (or another path) would move it",
+					 "%s of the %s link speed (%s)", units_fmt_bits(a, sizeof(a), f->rate * 8),
+					 units_fmt_bits(b, sizeof(b), f->link_bps), f->iface);
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The candidate limiters a download offers for the runner's verdict
+ * (fetch_judge.c): "round trip" (the share of the time the connection
+ * waited for a response to a request sent after the previous one was
+ * done: per request time to first byte / request time at depth 1), "tcp
+ * window" (the server sends; the client cannot see its TCP_INFO, so it is
+ * offered as unknown with the client's receive-side figures) and "link"
+ * when the interface's speed is known. Pure: the figures in, the
+ * candidates out.
+ */
+#ifndef ENGPASS_FETCH_JUDGE_H
+#define ENGPASS_FETCH_JUDGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/result.h"
+
+/* What a download saw; NaN = unknown. */
+struct fetch_figures {
+	double rate;			/* body bytes/s */
+	double idle_rt_pct;		/* waiting for answers to requests sent after the previous answer */
+	double idle_srv_pct;		/* waiting for answers the server had queued */
+	double mean_ttfb_s;		/* per request: sent to response head */
+	double mean_req_s;		/* per request: sent to last byte */
+	uint64_t requests;
+	bool ranged;			/* Range blocks (else one GET) */
+	uint64_t block;			/* --block */
+	unsigned depth;			/* --depth */
+	double rtt_s;			/* TCP_INFO smoothed RTT of the connection */
+	double link_bps;		/* bits/s; <= 0 unknown */
+	char iface[16];
+};
+
+/* Offers RES the candidates of F (see above). */
+void fetch_judge(const struct fetch_figures *f, struct result *res);
+
+#endif
