@@ -164,7 +164,7 @@ unshare -n true 2>/dev/null && NETNS="unshare -n"
 D="$T_TMP" PORT=$PORT NETNS="$NETNS" ENGPASS="$ENGPASS" $NETNS sh "$T_TMP/lo.sh" & LO=$!; track $LO
 wait $LO
 check "lo: watch exits 0" [ "$(cat "$T_TMP/rc" 2>/dev/null)" = 0 ]
-jqt "lo: engpass net moved the paced stream" '.results[0] | .status == "ok" and .verdict.resource == "server --rate"' "$T_TMP/cli.json"
+jqt "lo: engpass net moved the paced stream" '.results[0] | .status == "ok" and any(.verdict.candidates[]; .resource == "own pacing" and .share >= 0.8)' "$T_TMP/cli.json"
 NET=$(jq '.results[0].metrics.throughput_bytes_per_second * 8' "$T_TMP/cli.json")
 WATCH=$(jq '.results[0].metrics.net_traffic_bits_per_second' "$T_TMP/lo.json")
 WS=$(jq -r '.results[0].metrics.watched_seconds' "$T_TMP/lo.json")
