@@ -41,6 +41,12 @@ struct sampler;
 #define SAMPLER_DEFAULT_MAX_SAMPLES	14400
 #define SAMPLER_MAX_CPUS		4096	/* per-CPU series width cap */
 #define SAMPLER_MAX_DEVS		256	/* disks and interfaces tracked, each */
+#define SAMPLER_MAX_THREADS		256	/* work threads read per snapshot, and tracked over a window */
+#define SAMPLER_MAX_PROCS		4096	/* processes read by one edge scan (cfg.others) */
+#define SAMPLER_OTHERS_TRACKED		64	/* other processes whose CPU is kept between spans */
+
+struct limits;
+struct limits_config;
 
 struct sampler_config {
 	const char *proc_root;	/* "/proc" normally (NULL = "/proc"); tests point it at a fixture tree */
@@ -58,6 +64,19 @@ struct sampler_config {
 	 */
 	uint64_t (*now)(void *arg);
 	void *now_arg;
+	/*
+	 * The work: read PROC_ROOT/work_pid/task/TID/{stat,schedstat} at every
+	 * snapshot, the sampler's own thread left out. 0 = none.
+	 */
+	pid_t work_pid;
+	/*
+	 * Other processes: scan PROC_ROOT/PID/stat of every process at the edges of each
+	 * span only (the start and the stop snapshots), all but work_pid and
+	 * this process.
+	 */
+	bool others;
+	/* The limits to discover at the first start and whose counters to read at each edge; NULL = none. */
+	const struct limits_config *limits;
 };
 
 /* Flags of a sample: why some of its values are NaN. */
@@ -96,6 +115,10 @@ struct sample {
 	double net_rx_bytes_per_s, net_tx_bytes_per_s;
 	double proc_cpu_pct;		/* of one CPU */
 	int64_t proc_rss_bytes;		/* -1 unknown */
+	int work_threads;		/* threads of the work at the end of the interval; 0 none watched */
+	double work_cpu_pct;		/* CPU of the work's threads (sampler's left out), of one CPU */
+	double work_wait_pct;		/* their run-queue wait, of one CPU; NaN without schedstat */
+	double udp_rcvbuf_errors, udp_in_errors;	/* counts in the interval; NaN unknown */
 };
 
 /*
@@ -167,5 +190,8 @@ void sampler_summary(const struct sampler *s, struct sysview *out);
  * CPU time of the synchronous snapshots (start, stop, sample_now).
  */
 uint64_t sampler_cpu_ns(const struct sampler *s);
+
+/* The limits discovered at the first start (cfg.limits), or NULL when none were. Owned by s. */
+const struct limits *sampler_limits(const struct sampler *s);
 
 #endif
