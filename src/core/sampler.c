@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -51,6 +52,13 @@ struct task_snap {
 	uint64_t ticks;			/* utime + stime */
 	uint64_t run_ns, wait_ns;	/* schedstat; PROC_NONE without it */
 	char comm[16];
+};
+
+/* The open stat and schedstat of one work thread, re-read with pread (-1: not open). */
+struct task_fd {
+	int tid;
+	int stat_fd, sched_fd;
+	unsigned gen;			/* the snapshot that last saw the thread */
 };
 
 /* One process at an edge of a span (cfg.others). */
@@ -193,6 +201,10 @@ struct sampler {
 	pid_t work_pid;
 	DIR *task_dir;			/* PROC_ROOT/work_pid/task, rewound at each snapshot */
 	pid_t self_tid;			/* the sampler thread's TID while it runs, else 0 */
+	struct task_fd *tfd;		/* open files of up to tfd_max threads, in readdir order */
+	size_t ntfd, tfd_max;
+	unsigned tfd_gen;
+	bool sched_seen, sched_missing;	/* a schedstat was read / the kernel has none */
 	struct thr_acc *thr;		/* SAMPLER_MAX_THREADS */
 	size_t nthr;
 	uint64_t work_cpu_ns, work_wait_ns;
@@ -309,12 +321,91 @@ static void copy_comm(char *dst, const char *src)
 }
 
 /*
- * The work's threads into n->task: stat (ticks, processor, comm) and
- * schedstat of each TID but the sampler's own. A thread that exits
- * between readdir and the read is simply not in this snapshot.
+ * The open files of thread tid (hint: where it was in the last snapshot),
+ * found or made while there is room under tfd_max; NULL past it (its
+ * files are then opened for each read).
+ */
+static struct task_fd *task_fd_get(struct sampler *s, int tid, size_t hint)
+{
+	struct task_fd *f;
+
+	if (hint < s->ntfd && s->tfd[hint].tid == tid)
+		return &s->tfd[hint];
+	for (size_t i = 0; i < s->ntfd; i++)
+		if (s->tfd[i].tid == tid)
+			return &s->tfd[i];
+	if (s->ntfd == s->tfd_max)
+		return NULL;
+	f = &s->tfd[s->ntfd++];
+	f->tid = tid;
+	f->stat_fd = f->sched_fd = -1;
+	return f;
+}
+
+/* Close the files of threads not seen in this snapshot (they exited). */
+static void task_fd_sweep(struct sampler *s)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < s->ntfd; i++) {
+		struct task_fd *f = &s->tfd[i];
+
+		if (f->gen != s->tfd_gen) {
+			if (f->stat_fd >= 0)
+				close(f->stat_fd);
+			if (f->sched_fd >= 0)
+				close(f->sched_fd);
+			continue;
+		}
+		s->tfd[k++] = *f;
+	}
+	s->ntfd = k;
+}
+
+/*
+ * Read TID/FILE into s->buf through *fd, kept open between snapshots
+ * (fd NULL: open, read, close). A read that fails on an open file (the
+ * thread exited; its TID may have been reused) is retried on a fresh open.
+ */
+static int task_read(struct sampler *s, int dfd, int tid, const char *file, int *fd)
+{
+	char rel[32];
+	int ret;
+
+	if (fd && *fd >= 0) {
+		if (!proc_buf_pread(&s->buf, *fd))
+			return 0;
+		close(*fd);
+		*fd = -1;
+	}
+	snprintf(rel, sizeof(rel), "%d/%s", tid, file);
+	if (!fd)
+		return read_at(s, dfd, rel);
+	*fd = openat(dfd, rel, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return -errno;
+	ret = proc_buf_pread(&s->buf, *fd);
+	if (ret) {
+		close(*fd);
+		*fd = -1;
+	}
+	return ret;
+}
+
+static const struct task_snap *task_find(const struct snap *a, int tid, size_t hint);
+
+/*
+ * The work's threads into n->task: schedstat and stat (ticks, processor,
+ * comm) of each TID but the sampler's own. stat costs several times what
+ * schedstat does, so a thread that has not run since the last snapshot
+ * (same run_ns) keeps that snapshot's stat fields instead: an idle thread
+ * costs one small read. A thread that exits between readdir and the read
+ * is simply not in this snapshot.
  */
 static void read_tasks(struct sampler *s, struct snap *n)
 {
+	const struct snap *last = s->have_prev && n != s->prev ? s->prev : NULL;
+
 	struct dirent *de;
 	int dfd;
 
@@ -323,28 +414,49 @@ static void read_tasks(struct sampler *s, struct snap *n)
 	if (!s->task_dir)
 		return;
 	dfd = dirfd(s->task_dir);
+	s->tfd_gen++;
 	rewinddir(s->task_dir);
 	while ((de = readdir(s->task_dir)) && n->ntask < SAMPLER_MAX_THREADS) {
 		struct task_snap *t = &n->task[n->ntask];
 		struct proc_pid_stat ps;
-		char rel[32];
 		int tid = name_num(de->d_name);
+		struct task_fd *f;
+		int ret;
+
+		const struct task_snap *was;
 
 		if (!tid || tid == s->self_tid)
 			continue;
-		snprintf(rel, sizeof(rel), "%d/stat", tid);
-		if (read_at(s, dfd, rel) || proc_pid_stat_parse(&ps, s->buf.data, s->buf.len))
-			continue;
+		f = task_fd_get(s, tid, n->ntask);
+		if (f)
+			f->gen = s->tfd_gen;
+		t->run_ns = t->wait_ns = PROC_NONE;
+		if (!s->sched_missing) {
+			ret = task_read(s, dfd, tid, "schedstat", f ? &f->sched_fd : NULL);
+			if (!ret && !proc_schedstat_parse(s->buf.data, s->buf.len, &t->run_ns, &t->wait_ns))
+				s->sched_seen = true;
+			else if (ret == -ENOENT && !s->sched_seen)
+				s->sched_missing = true;	/* no CONFIG_SCHED_INFO: stop looking */
+		}
+		was = last ? task_find(last, tid, n->ntask) : NULL;
+		if (was && t->run_ns != PROC_NONE && was->run_ns == t->run_ns) {
+			t->cpu = was->cpu;
+			t->start = was->start;
+			t->ticks = was->ticks;
+			memcpy(t->comm, was->comm, sizeof(t->comm));
+		} else {
+			if (task_read(s, dfd, tid, "stat", f ? &f->stat_fd : NULL) ||
+			    proc_pid_stat_parse(&ps, s->buf.data, s->buf.len))
+				continue;
+			t->cpu = ps.processor;
+			t->start = ps.starttime;
+			t->ticks = ps.utime + ps.stime;
+			copy_comm(t->comm, ps.comm);
+		}
 		t->tid = tid;
-		t->cpu = ps.processor;
-		t->start = ps.starttime;
-		t->ticks = ps.utime + ps.stime;
-		copy_comm(t->comm, ps.comm);
-		snprintf(rel, sizeof(rel), "%d/schedstat", tid);
-		if (read_at(s, dfd, rel) || proc_schedstat_parse(s->buf.data, s->buf.len, &t->run_ns, &t->wait_ns))
-			t->run_ns = t->wait_ns = PROC_NONE;
 		n->ntask++;
 	}
+	task_fd_sweep(s);
 	n->task_ok = n->ntask > 0;
 }
 
@@ -1065,6 +1177,22 @@ static int open_src(const struct sampler *s, const char *rel)
 	return fd;
 }
 
+/*
+ * How many threads may keep their two files open: an eighth of the soft
+ * RLIMIT_NOFILE for the lot (64 threads under the usual 1024), at most
+ * SAMPLER_MAX_THREADS. Past it a thread's files are opened at each read.
+ */
+static size_t task_fd_budget(void)
+{
+	struct rlimit rl;
+	rlim_t n;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return SAMPLER_MAX_THREADS;
+	n = rl.rlim_cur / 16;
+	return n < SAMPLER_MAX_THREADS ? (size_t)n : SAMPLER_MAX_THREADS;
+}
+
 int sampler_new(struct sampler **out, const struct sampler_config *cfg)
 {
 	struct sampler *s;
@@ -1151,6 +1279,8 @@ int sampler_new(struct sampler **out, const struct sampler_config *cfg)
 		for (int i = 0; i < 2; i++)
 			s->snap[i].task = xcalloc(SAMPLER_MAX_THREADS, sizeof(*s->snap[i].task));
 		s->thr = xcalloc(SAMPLER_MAX_THREADS, sizeof(*s->thr));
+		s->tfd = xcalloc(SAMPLER_MAX_THREADS, sizeof(*s->tfd));
+		s->tfd_max = task_fd_budget();
 	}
 	if (s->others) {
 		s->edge0 = xcalloc(SAMPLER_MAX_PROCS, sizeof(*s->edge0));
@@ -1318,6 +1448,13 @@ void sampler_free(struct sampler *s)
 			close(s->fd[i]);
 	if (s->task_dir)
 		closedir(s->task_dir);
+	for (size_t i = 0; i < s->ntfd; i++) {
+		if (s->tfd[i].stat_fd >= 0)
+			close(s->tfd[i].stat_fd);
+		if (s->tfd[i].sched_fd >= 0)
+			close(s->tfd[i].sched_fd);
+	}
+	free(s->tfd);
 	for (int i = 0; i < 2; i++) {
 		free(s->snap[i].task);
 		proc_stat_release(&s->snap[i].stat);
