@@ -19,10 +19,14 @@
  * sampler_stop() (a snapshot each, plus the edge scan of the other
  * processes) is printed apart, since it is paid per span, not per interval.
  *
- * Usage: sampler_cost [--bare] [DURATION_S [INTERVAL_MS]]   (defaults 20 and 250)
+ * --threads N starts N idle threads first (blocked in pause()), to see
+ * what each thread of the work adds.
+ *
+ * Usage: sampler_cost [--bare] [--threads N] [DURATION_S [INTERVAL_MS]]   (defaults 20 and 250)
  * Build: see docs/sampler.md.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +52,14 @@ static double arg_num(const char *s, const char *what)
 	return v;
 }
 
+static void *idle_thread(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	double duration_s = 20, interval_ms = 250;
@@ -57,6 +69,7 @@ int main(int argc, char **argv)
 	struct sysview v;
 	uint64_t pcpu0, pcpu1, cpu_ns, c0, start_ns, stop_ns;
 	bool bare = false;
+	long idle = 0;
 	mono_ns t0, t1;
 	double wall_s;
 	int ret;
@@ -66,8 +79,13 @@ int main(int argc, char **argv)
 		argc--;
 		argv++;
 	}
+	if (argc > 2 && !strcmp(argv[1], "--threads")) {
+		idle = (long)arg_num(argv[2], "thread count");
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc > 3 || (argc > 1 && !strcmp(argv[1], "-h"))) {
-		fprintf(stderr, "usage: sampler_cost [--bare] [DURATION_S [INTERVAL_MS]]\n");
+		fprintf(stderr, "usage: sampler_cost [--bare] [--threads N] [DURATION_S [INTERVAL_MS]]\n");
 		return 2;
 	}
 	if (argc > 1)
@@ -75,6 +93,15 @@ int main(int argc, char **argv)
 	if (argc > 2)
 		interval_ms = arg_num(argv[2], "interval");
 
+	for (long i = 0; i < idle; i++) {
+		pthread_t th;
+
+		if (pthread_create(&th, NULL, idle_thread, NULL)) {
+			fprintf(stderr, "sampler_cost: cannot start thread %ld\n", i);
+			return 1;
+		}
+		pthread_detach(th);
+	}
 	cfg.interval_ns = (uint64_t)(interval_ms * (double)NS_PER_MS);
 	cfg.pid = getpid();
 	if (!bare) {
@@ -120,9 +147,9 @@ int main(int argc, char **argv)
 	       v.samples, wall_s, (double)cpu_ns / 1e6, 100.0 * (double)cpu_ns / 1e9 / wall_s, interval_ms);
 	printf("sampler: %.1f us per sample; process cpu over the run %.1f ms (cross-check, includes start-up)\n",
 	       v.samples ? (double)cpu_ns / 1e3 / v.samples : 0.0, (double)(pcpu1 - pcpu0) / 1e6);
-	printf("sampler: %s; sampler_start %.0f us, sampler_stop %.0f us of thread cpu (once per span)\n",
+	printf("sampler: %s, %ld idle threads; sampler_start %.0f us, sampler_stop %.0f us of thread cpu (once per span)\n",
 	       bare ? "bare (no work threads, no other processes)" : "work threads every interval, others at the edges",
-	       (double)start_ns / 1e3, (double)stop_ns / 1e3);
+	       idle, (double)start_ns / 1e3, (double)stop_ns / 1e3);
 	sampler_free(s);
 	return 0;
 }

@@ -26,7 +26,7 @@
  * grows, never moved (so pointers returned by sampler_get() stay valid),
  * and never more than max_samples of them; past that the sampler keeps
  * summarising but stops storing and counts the drop. With the default of
- * 14400 samples (an hour at 250 ms) and 2 CPUs that is about 3.8 MB.
+ * 14400 samples (an hour at 250 ms) and 2 CPUs that is about 4.4 MB.
  *
  * Threading: one sampler is driven from one thread. sampler_start() and
  * sampler_stop() bracket the background thread; while it runs, only
