@@ -80,6 +80,8 @@ struct snap {
 	struct proc_snmp_udp udp;
 	struct proc_pid_stat pid;
 	bool task_ok;			/* the work's task directory was read */
+	bool work_ok;			/* work_ticks was read */
+	uint64_t work_ticks;		/* utime + stime of the whole work, exited threads included */
 	struct task_snap *task;		/* ntask of SAMPLER_MAX_THREADS; NULL without work_pid */
 	size_t ntask;
 };
@@ -200,6 +202,7 @@ struct sampler {
 	/* the work's threads */
 	pid_t work_pid;
 	DIR *task_dir;			/* PROC_ROOT/work_pid/task, rewound at each snapshot */
+	int work_fd;			/* PROC_ROOT/work_pid/stat; -1 none */
 	pid_t self_tid;			/* the sampler thread's TID while it runs, else 0 */
 	struct task_fd *tfd;		/* open files of up to tfd_max threads, in readdir order */
 	size_t ntfd, tfd_max;
@@ -411,8 +414,17 @@ static void read_tasks(struct sampler *s, struct snap *n)
 
 	n->ntask = 0;
 	n->task_ok = false;
+	n->work_ok = false;
 	if (!s->task_dir)
 		return;
+	if (s->work_fd >= 0 && !proc_buf_pread(&s->buf, s->work_fd)) {
+		struct proc_pid_stat ps;
+
+		if (!proc_pid_stat_parse(&ps, s->buf.data, s->buf.len)) {
+			n->work_ticks = ps.utime + ps.stime;
+			n->work_ok = true;
+		}
+	}
 	dfd = dirfd(s->task_dir);
 	s->tfd_gen++;
 	rewinddir(s->task_dir);
@@ -845,6 +857,66 @@ static void thr_on_cpu(struct thr_acc *a, int cpu, uint64_t ns)
 	}
 }
 
+/* The window totals of thread t if it has any, else NULL. */
+static struct thr_acc *thr_find(struct sampler *s, const struct task_snap *t)
+{
+	for (size_t i = 0; i < s->nthr; i++)
+		if (s->thr[i].tid == t->tid && s->thr[i].start == t->start)
+			return &s->thr[i];
+	return NULL;
+}
+
+/*
+ * The CPU time of threads that exited between a and b after a's snapshot,
+ * which their vanished files can no longer tell: the whole work's
+ * utime + stime (which keeps exited threads' time) grew by more than the
+ * threads still there (seen_ns: their deltas, and the whole time of the
+ * new ones). That rest goes to the threads of a missing from b, in
+ * proportion to their CPU so far (evenly if they had none), on the CPU
+ * they were last seen on. Tick-grained (1/USER_HZ), and only when a
+ * thread did exit. Returns the ns credited.
+ */
+static uint64_t work_exited(struct sampler *s, const struct snap *a, const struct snap *b, uint64_t seen_ns,
+			    uint64_t tick_ns)
+{
+	uint64_t rest, total = 0, given = 0, weight = 0;
+	size_t gone = 0;
+
+	if (!a->work_ok || !b->work_ok || b->work_ticks < a->work_ticks)
+		return 0;
+	for (size_t j = 0; j < a->ntask; j++) {
+		const struct task_snap *t = task_find(b, a->task[j].tid, j);
+		const struct thr_acc *acc;
+
+		if (t && t->start == a->task[j].start)
+			continue;
+		gone++;
+		acc = thr_find(s, &a->task[j]);
+		weight += acc ? acc->cpu_ns : 0;
+	}
+	total = (b->work_ticks - a->work_ticks) * tick_ns;
+	if (!gone || total <= seen_ns)
+		return 0;
+	rest = total - seen_ns;
+	for (size_t j = 0; j < a->ntask; j++) {
+		const struct task_snap *t = task_find(b, a->task[j].tid, j);
+		struct thr_acc *acc;
+		uint64_t part;
+
+		if (t && t->start == a->task[j].start)
+			continue;
+		acc = thr_get(s, &a->task[j]);
+		part = weight ? (uint64_t)((double)rest * (double)(acc ? acc->cpu_ns : 0) / (double)weight)
+			      : rest / gone;
+		given += part;
+		if (!acc)
+			continue;
+		acc->cpu_ns += part;
+		thr_on_cpu(acc, a->task[j].cpu, part);
+	}
+	return given;
+}
+
 /*
  * The work's threads between a and b: a TID new in b is only a baseline,
  * one gone from b just stops. CPU time is schedstat's run_ns, or the stat
@@ -852,7 +924,8 @@ static void thr_on_cpu(struct thr_acc *a, int cpu, uint64_t ns)
  */
 static void work_part(struct sampler *s, const struct snap *a, const struct snap *b, double dt, struct sample *x)
 {
-	uint64_t cpu_ns = 0, wait_ns = 0;
+	uint64_t cpu_ns = 0, wait_ns = 0, new_ns = 0;
+	uint64_t tick_ns = NS_PER_SEC / (uint64_t)s->clk_tck;
 	bool have_wait = false;
 
 	if (!s->work_pid || !a->task_ok || !b->task_ok || !(dt > 0))
@@ -867,9 +940,23 @@ static void work_part(struct sampler *s, const struct snap *a, const struct snap
 		uint64_t dc, dw = 0;
 		bool hw = false;
 
-		if (!ta || ta->start != tb->start)
-			continue;	/* new (or a reused TID): this is its baseline */
-		if (ta->run_ns != PROC_NONE && tb->run_ns != PROC_NONE) {
+		if (!ta || ta->start != tb->start) {
+			/*
+			 * New since a (or a reused TID). If a listed every thread
+			 * and it ran no longer than the interval, it was born in
+			 * it and all its time is the interval's; else this is
+			 * only its baseline.
+			 */
+			dc = tb->run_ns != PROC_NONE ? tb->run_ns : tb->ticks * tick_ns;
+			if (a->ntask == SAMPLER_MAX_THREADS || (double)dc > dt * 1e9) {
+				new_ns += dc;
+				continue;
+			}
+			if (tb->run_ns != PROC_NONE) {
+				dw = tb->wait_ns;
+				hw = true;
+			}
+		} else if (ta->run_ns != PROC_NONE && tb->run_ns != PROC_NONE) {
 			if (tb->run_ns < ta->run_ns || tb->wait_ns < ta->wait_ns)
 				continue;
 			dc = tb->run_ns - ta->run_ns;
@@ -878,7 +965,7 @@ static void work_part(struct sampler *s, const struct snap *a, const struct snap
 		} else {
 			if (tb->ticks < ta->ticks)
 				continue;
-			dc = (tb->ticks - ta->ticks) * (uint64_t)(NS_PER_SEC / (uint64_t)s->clk_tck);
+			dc = (tb->ticks - ta->ticks) * tick_ns;
 		}
 		cpu_ns += dc;
 		if (hw) {
@@ -893,6 +980,7 @@ static void work_part(struct sampler *s, const struct snap *a, const struct snap
 		copy_comm(acc->comm, tb->comm);
 		thr_on_cpu(acc, tb->cpu, dc);
 	}
+	cpu_ns += work_exited(s, a, b, cpu_ns + new_ns, tick_ns);
 	x->work_cpu_pct = 100.0 * (double)cpu_ns / 1e9 / dt;
 	s->work_cpu_ns += cpu_ns;
 	s->work_time_s += dt;
@@ -1222,6 +1310,7 @@ int sampler_new(struct sampler **out, const struct sampler_config *cfg)
 	s->now_arg = cfg->now_arg;
 	for (int i = 0; i < SRC_N; i++)
 		s->fd[i] = -1;
+	s->work_fd = -1;
 	proc_stat_init(&s->snap[0].stat);
 	proc_stat_init(&s->snap[1].stat);
 	s->prev = &s->snap[0];
@@ -1281,6 +1370,8 @@ int sampler_new(struct sampler **out, const struct sampler_config *cfg)
 		s->thr = xcalloc(SAMPLER_MAX_THREADS, sizeof(*s->thr));
 		s->tfd = xcalloc(SAMPLER_MAX_THREADS, sizeof(*s->tfd));
 		s->tfd_max = task_fd_budget();
+		snprintf(rel, sizeof(rel), "%d/stat", (int)s->work_pid);
+		s->work_fd = open_src(s, rel);
 	}
 	if (s->others) {
 		s->edge0 = xcalloc(SAMPLER_MAX_PROCS, sizeof(*s->edge0));
@@ -1448,6 +1539,8 @@ void sampler_free(struct sampler *s)
 			close(s->fd[i]);
 	if (s->task_dir)
 		closedir(s->task_dir);
+	if (s->work_fd >= 0)
+		close(s->work_fd);
 	for (size_t i = 0; i < s->ntfd; i++) {
 		if (s->tfd[i].stat_fd >= 0)
 			close(s->tfd[i].stat_fd);

@@ -632,8 +632,13 @@ static void drop_task(const struct tree *t, int tid)
 
 /*
  * Two threads with schedstat; a third appears in the second snapshot (a
- * baseline only, whatever it ran before) and the second exits before the
- * third; the busy one moves from CPU 1 to CPU 0 for a third of its time.
+ * baseline only: it ran longer than the interval, so it was there before),
+ * a fourth is born in the second interval (all its time counts), and the
+ * second exits before the
+ * third, having run 100 ms more after the second snapshot: that shows only
+ * in the whole work's stat (4242/stat), which keeps exited threads' time,
+ * and is credited to it. The busy one moves from CPU 1 to CPU 0 for a
+ * third of its time.
  */
 static void work_series(struct tree *t, bool schedstat)
 {
@@ -645,45 +650,53 @@ static void work_series(struct tree *t, bool schedstat)
 	put_task(t, tid, comm, (run_ms) / 10, schedstat ? (run_ms) * MS : NONE, (wait_ms) * MS, cpu)
 
 	cfg.work_pid = 4242;
+	cfg.pid = 0;
+#define WORK(ticks) put_stat(t, "4242/stat", 4242, "work", ticks, 1, 0)
+	WORK(0);
 	TASK(100, "bench", 0, 0, 0);
 	TASK(101, "worker", 0, 0, 1);
 	assert_int_equal(sampler_new(&s, &cfg), 0);
 	assert_int_equal(sampler_sample_now(s), 0);
 	TASK(100, "bench", 200, 100, 0);
 	TASK(101, "worker", 800, 50, 1);
+	WORK(100);
 	t->now += NS_PER_SEC;
 	assert_int_equal(sampler_sample_now(s), 0);
 	TASK(100, "bench", 400, 200, 0);
 	TASK(101, "worker", 1200, 150, 0);
 	TASK(102, "late", 5000, 900, 1);
+	TASK(103, "born", 150, 10, 1);
+	WORK(675);
 	t->now += NS_PER_SEC;
 	assert_int_equal(sampler_sample_now(s), 0);
 	drop_task(t, 101);
 	TASK(100, "bench", 500, 200, 0);
 	TASK(102, "late", 5300, 900, 1);
+	WORK(725);	/* 101 ended at 1300 ms */
 	t->now += NS_PER_SEC;
 	assert_int_equal(sampler_sample_now(s), 0);
 #undef TASK
+#undef WORK
 
 	assert_int_equal(sampler_count(s), 3);
 	assert_int_equal(sampler_get(s, 0)->work_threads, 2);
-	assert_int_equal(sampler_get(s, 1)->work_threads, 3);
-	assert_int_equal(sampler_get(s, 2)->work_threads, 2);
+	assert_int_equal(sampler_get(s, 1)->work_threads, 4);
+	assert_int_equal(sampler_get(s, 2)->work_threads, 3);
 	eq(sampler_get(s, 0)->work_cpu_pct, 100, "interval 1 cpu");
-	eq(sampler_get(s, 1)->work_cpu_pct, 60, "interval 2 cpu (102 only a baseline)");
-	eq(sampler_get(s, 2)->work_cpu_pct, 40, "interval 3 cpu (101 gone)");
+	eq(sampler_get(s, 1)->work_cpu_pct, 75, "interval 2 cpu (102 only a baseline, 103 whole)");
+	eq(sampler_get(s, 2)->work_cpu_pct, 50, "interval 3 cpu (101 gone, its last 100 ms found)");
 	eq(sampler_get(s, 0)->work_wait_pct, schedstat ? 15 : NA, "interval 1 wait");
-	eq(sampler_get(s, 1)->work_wait_pct, schedstat ? 20 : NA, "interval 2 wait");
+	eq(sampler_get(s, 1)->work_wait_pct, schedstat ? 21 : NA, "interval 2 wait");
 	eq(sampler_get(s, 2)->work_wait_pct, schedstat ? 0 : NA, "interval 3 wait");
 
 	sampler_summary(s, &v);
-	assert_int_equal(v.work_threads, 3);
-	eq(v.work_cpu_pct, 200.0 / 3, "work cpu");
-	eq(v.work_wait_pct, schedstat ? 35.0 / 3 : NA, "work wait");
+	assert_int_equal(v.work_threads, 4);
+	eq(v.work_cpu_pct, 75, "work cpu");
+	eq(v.work_wait_pct, schedstat ? 12 : NA, "work wait");
 	assert_string_equal(v.work_thread_comm, "worker");
-	eq(v.work_thread_cpu_pct, 40, "busiest thread cpu");
+	eq(v.work_thread_cpu_pct, 130.0 / 3, "busiest thread cpu");
 	eq(v.work_thread_wait_pct, schedstat ? 5 : NA, "busiest thread wait");
-	/* 800 ms seen on CPU 1, 400 ms on CPU 0. */
+	/* 800 ms seen on CPU 1, 500 ms on CPU 0. */
 	assert_int_equal(v.work_thread_cpu, 1);
 	sampler_free(s);
 }
