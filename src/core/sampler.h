@@ -10,7 +10,7 @@
  * can judge the work rather than the box.
  *
  * Read at every snapshot: stat, diskstats, meminfo, vmstat, pressure/{cpu,memory,io},
- * net/dev, net/snmp, PID/stat, and WORK_PID/task/TID/{stat,schedstat}.
+ * net/dev, net/snmp, PID/stat, WORK_PID/stat and WORK_PID/task/TID/{stat,schedstat}.
  * Read only at the edges of each span (sampler_start's first snapshot and
  * sampler_stop's last), because they cost more: PID/stat of every other
  * process (cfg.others) and the counters of the configured limits
@@ -43,6 +43,7 @@
 #include <sys/types.h>
 
 #include "lib/compiler.h"
+#include "core/limits.h"
 #include "core/sysview.h"
 
 struct sampler;
@@ -56,9 +57,6 @@ struct sampler;
 #define SAMPLER_MAX_THREADS		256	/* work threads read per snapshot, and tracked over a window */
 #define SAMPLER_MAX_PROCS		4096	/* processes read by one edge scan (cfg.others) */
 #define SAMPLER_OTHERS_TRACKED		64	/* other processes whose CPU is kept between spans */
-
-struct limits;
-struct limits_config;
 
 struct sampler_config {
 	const char *proc_root;	/* "/proc" normally (NULL = "/proc"); tests point it at a fixture tree */
@@ -79,8 +77,10 @@ struct sampler_config {
 	/*
 	 * The work: read PROC_ROOT/work_pid/task/TID/{stat,schedstat} at every
 	 * snapshot, the sampler's own thread left out (the thread calling
-	 * start and stop is kept). Threads are matched by TID and starttime;
-	 * a new one's first snapshot is its baseline. At most
+	 * start and stop is kept). Threads are matched by TID and starttime.
+	 * A thread born within an interval counts whole (else its first
+	 * snapshot is its baseline); one that exited has its last part from
+	 * WORK_PID/stat, which keeps exited threads' time. At most
 	 * SAMPLER_MAX_THREADS are read per snapshot and tracked over the
 	 * window (later ones are left out). CPU is schedstat's run time, or
 	 * stat's utime + stime without schedstat (wait is then unknown).
