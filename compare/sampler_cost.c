@@ -12,10 +12,22 @@
  * process CPU time over the run is printed too: the main thread only
  * sleeps, so the two should agree to within the start-up cost.
  *
- * Usage: sampler_cost [DURATION_S [INTERVAL_MS]]   (defaults 20 and 250)
+ * By default it watches what engpass watches during a step: this process
+ * as the work (its threads, every interval) and the other processes (at
+ * the start and stop edges only); --bare watches neither, as the sampler
+ * did before issue #18. The thread CPU time of sampler_start() and
+ * sampler_stop() (a snapshot each, plus the edge scan of the other
+ * processes) is printed apart, since it is paid per span, not per interval.
+ *
+ * --threads N starts N idle threads first (blocked in pause()), to see
+ * what each thread of the work adds.
+ *
+ * Usage: sampler_cost [--bare] [--threads N] [DURATION_S [INTERVAL_MS]]   (defaults 20 and 250)
  * Build: see docs/sampler.md.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +52,14 @@ static double arg_num(const char *s, const char *what)
 	return v;
 }
 
+static void *idle_thread(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	double duration_s = 20, interval_ms = 250;
@@ -47,13 +67,25 @@ int main(int argc, char **argv)
 	struct sampler *s;
 	struct timespec nap;
 	struct sysview v;
-	uint64_t pcpu0, pcpu1, cpu_ns;
+	uint64_t pcpu0, pcpu1, cpu_ns, c0, start_ns, stop_ns;
+	bool bare = false;
+	long idle = 0;
 	mono_ns t0, t1;
 	double wall_s;
 	int ret;
 
+	if (argc > 1 && !strcmp(argv[1], "--bare")) {
+		bare = true;
+		argc--;
+		argv++;
+	}
+	if (argc > 2 && !strcmp(argv[1], "--threads")) {
+		idle = (long)arg_num(argv[2], "thread count");
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc > 3 || (argc > 1 && !strcmp(argv[1], "-h"))) {
-		fprintf(stderr, "usage: sampler_cost [DURATION_S [INTERVAL_MS]]\n");
+		fprintf(stderr, "usage: sampler_cost [--bare] [--threads N] [DURATION_S [INTERVAL_MS]]\n");
 		return 2;
 	}
 	if (argc > 1)
@@ -61,8 +93,21 @@ int main(int argc, char **argv)
 	if (argc > 2)
 		interval_ms = arg_num(argv[2], "interval");
 
+	for (long i = 0; i < idle; i++) {
+		pthread_t th;
+
+		if (pthread_create(&th, NULL, idle_thread, NULL)) {
+			fprintf(stderr, "sampler_cost: cannot start thread %ld\n", i);
+			return 1;
+		}
+		pthread_detach(th);
+	}
 	cfg.interval_ns = (uint64_t)(interval_ms * (double)NS_PER_MS);
 	cfg.pid = getpid();
+	if (!bare) {
+		cfg.work_pid = getpid();
+		cfg.others = true;
+	}
 	ret = sampler_new(&s, &cfg);
 	if (ret) {
 		fprintf(stderr, "sampler_cost: cannot create sampler: %s\n", strerror(-ret));
@@ -70,7 +115,9 @@ int main(int argc, char **argv)
 	}
 	pcpu0 = clock_process_cpu_ns();
 	t0 = clock_mono();
+	c0 = clock_thread_cpu_ns();
 	ret = sampler_start(s);
+	start_ns = clock_thread_cpu_ns() - c0;
 	if (ret) {
 		fprintf(stderr, "sampler_cost: cannot start sampler: %s\n", strerror(-ret));
 		sampler_free(s);
@@ -80,7 +127,9 @@ int main(int argc, char **argv)
 	nap.tv_nsec = (long)((duration_s - (double)nap.tv_sec) * 1e9);
 	while (nanosleep(&nap, &nap) && errno == EINTR)
 		;
+	c0 = clock_thread_cpu_ns();
 	ret = sampler_stop(s);
+	stop_ns = clock_thread_cpu_ns() - c0;
 	t1 = clock_mono();
 	pcpu1 = clock_process_cpu_ns();
 	if (ret) {
@@ -98,6 +147,9 @@ int main(int argc, char **argv)
 	       v.samples, wall_s, (double)cpu_ns / 1e6, 100.0 * (double)cpu_ns / 1e9 / wall_s, interval_ms);
 	printf("sampler: %.1f us per sample; process cpu over the run %.1f ms (cross-check, includes start-up)\n",
 	       v.samples ? (double)cpu_ns / 1e3 / v.samples : 0.0, (double)(pcpu1 - pcpu0) / 1e6);
+	printf("sampler: %s, %ld idle threads; sampler_start %.0f us, sampler_stop %.0f us of thread cpu (once per span)\n",
+	       bare ? "bare (no work threads, no other processes)" : "work threads every interval, others at the edges",
+	       idle, (double)start_ns / 1e3, (double)stop_ns / 1e3);
 	sampler_free(s);
 	return 0;
 }

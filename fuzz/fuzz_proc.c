@@ -221,12 +221,16 @@ static void cgroup_text(const uint8_t *data, size_t size)
 	free(s);
 }
 
+static int sampler_text(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *buf;
 	size_t len;
 	unsigned which;
 
+	if (size >= 1 && sampler_text(data, size))
+		return 0;
 	if (size < 1)
 		return 0;
 	which = data[0] % 13;
@@ -258,4 +262,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		other_text(which, buf, len);
 	free(buf);
 	return 0;
+}
+
+/*
+ * The sampler's parsers of issue #18, on first bytes 0xf0 and up (so the
+ * selectors below them keep their meaning): 0xf0 a task's schedstat,
+ * 0xf1 /proc/net/snmp. Returns 1 if it took the input.
+ */
+static int sampler_text(const uint8_t *data, size_t size)
+{
+	struct proc_snmp_udp u;
+	uint64_t run, wait;
+	size_t len = size - 1;
+	char *buf;
+
+	if (data[0] != 0xf0 && data[0] != 0xf1)
+		return 0;
+	buf = xmalloc(len ? len : 1);
+	memcpy(buf, data + 1, len);
+	if (data[0] == 0xf0) {
+		if (proc_schedstat_parse(buf, len, &run, &wait) ? run != PROC_NONE || wait != PROC_NONE
+								  : run == PROC_NONE || wait == PROC_NONE)
+			abort();	/* both known exactly when it parses */
+	} else if (proc_snmp_udp_parse(&u, buf, len) == 0) {
+		if (u.in_errors == PROC_NONE && u.rcvbuf_errors == PROC_NONE)
+			abort();	/* success means at least one field */
+	}
+	free(buf);
+	return 1;
 }

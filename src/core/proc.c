@@ -1314,3 +1314,86 @@ int proc_pid_status_parse(struct proc_pid_status *st, const char *buf, size_t le
 	}
 	return found ? 0 : -EINVAL;
 }
+
+/* ------------------------------------------------------------------ */
+/* /proc/PID/task/TID/schedstat */
+
+int proc_schedstat_parse(const char *buf, size_t len, uint64_t *run_ns, uint64_t *wait_ns)
+{
+	const char *p = buf, *end;
+	uint64_t run, wait, slices;
+
+	*run_ns = *wait_ns = PROC_NONE;
+	if (len == 0)
+		return -ENODATA;
+	if (buf[len - 1] != '\n')
+		return -EINVAL;
+	end = buf + len - 1;
+	if (field_u64(&p, end, &run) != 1 || field_u64(&p, end, &wait) != 1 || field_u64(&p, end, &slices) != 1)
+		return -EINVAL;
+	skip_blanks(&p, end);
+	if (p != end)
+		return -EINVAL;
+	*run_ns = run;
+	*wait_ns = wait;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* /proc/net/snmp */
+
+/* Field NAME's value in a header/values line pair of /proc/net/snmp; 1 found, 0 not there, -1 bad. */
+static int snmp_field(const char *hs, const char *he, const char *vs, const char *ve, const char *name,
+		      uint64_t *v)
+{
+	const char *hw, *hwe, *vw, *vwe;
+
+	for (;;) {
+		bool have_h = field_word(&hs, he, &hw, &hwe);
+		bool have_v = field_word(&vs, ve, &vw, &vwe);
+
+		if (!have_h)
+			return 0;
+		if (!have_v)
+			return -1;	/* fewer values than names */
+		if (!word_is(hw, hwe, name))
+			continue;
+		/* The fields we read are unsigned counters; anything else is a bad line. */
+		return token_u64(vw, vwe, v) ? -1 : 1;
+	}
+}
+
+int proc_snmp_udp_parse(struct proc_snmp_udp *u, const char *buf, size_t len)
+{
+	const char *pos = buf, *end = buf + len, *ls, *le, *hs = NULL, *he = NULL;
+	bool found = false;
+
+	u->in_errors = u->rcvbuf_errors = PROC_NONE;
+	u->bad_lines = 0;
+	if (len == 0)
+		return -ENODATA;
+	while (next_line(&pos, end, &ls, &le, &u->bad_lines)) {
+		if (!starts_with(ls, le, "Udp:"))
+			continue;	/* UdpLite: and the other protocols */
+		if (!hs) {
+			hs = ls + 4;
+			he = le;
+			continue;
+		}
+		/* The values line, under the header line just seen. */
+		{
+			const char *vs = ls + 4;
+			int a = snmp_field(hs, he, vs, le, "InErrors", &u->in_errors);
+			int b = snmp_field(hs, he, vs, le, "RcvbufErrors", &u->rcvbuf_errors);
+
+			if (a < 0 || b < 0) {
+				u->in_errors = u->rcvbuf_errors = PROC_NONE;
+				u->bad_lines++;
+			} else {
+				found = a > 0 || b > 0;
+			}
+		}
+		break;
+	}
+	return found ? 0 : -EINVAL;
+}

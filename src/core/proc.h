@@ -443,6 +443,35 @@ struct proc_pid_status {
 MUST_CHECK int proc_pid_status_parse(struct proc_pid_status *st, const char *buf, size_t len);
 
 /* ------------------------------------------------------------------ */
+/* /proc/PID/task/TID/schedstat and /proc/net/snmp */
+
+/*
+ * Parse a schedstat line, "run_ns wait_ns timeslices\n": the time the task
+ * ran on a CPU and waited on a run queue, in ns (kernels with
+ * CONFIG_SCHED_INFO; the file is absent otherwise). Returns 0 with both
+ * set; -ENODATA for empty input; -EINVAL for anything else (both are then
+ * PROC_NONE).
+ */
+MUST_CHECK int proc_schedstat_parse(const char *buf, size_t len, uint64_t *run_ns, uint64_t *wait_ns);
+
+/* The UDP error counters of /proc/net/snmp; PROC_NONE when the file lacks the field. */
+struct proc_snmp_udp {
+	uint64_t in_errors;		/* Udp: InErrors */
+	uint64_t rcvbuf_errors;		/* Udp: RcvbufErrors (Linux 2.6.25+) */
+	unsigned bad_lines;
+};
+
+/*
+ * Parse /proc/net/snmp: the first "Udp:" line names the fields, the next
+ * "Udp:" line holds their values; fields are found by name, so columns
+ * added by newer kernels do not matter ("UdpLite:" is another protocol).
+ * Returns 0 if at least one of the fields was found; -ENODATA for empty
+ * input; -EINVAL if there are no Udp lines, neither field, or a values
+ * line shorter than its header or with a bad number (both PROC_NONE).
+ */
+MUST_CHECK int proc_snmp_udp_parse(struct proc_snmp_udp *u, const char *buf, size_t len);
+
+/* ------------------------------------------------------------------ */
 /* /proc/self/mountinfo and /proc/self/mounts */
 
 /* The two layouts of the mount table. */

@@ -11,6 +11,7 @@
  */
 #include "sampler.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -20,25 +21,52 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/limits.h"
 #include "core/proc.h"
 #include "lib/xalloc.h"
 
 enum src {
-	SRC_STAT, SRC_DISK, SRC_MEM, SRC_VM, SRC_PSI_CPU, SRC_PSI_MEM, SRC_PSI_IO, SRC_NET, SRC_PID, SRC_N
+	SRC_STAT, SRC_DISK, SRC_MEM, SRC_VM, SRC_PSI_CPU, SRC_PSI_MEM, SRC_PSI_IO, SRC_NET, SRC_SNMP, SRC_PID,
+	SRC_N
 };
 
 /* Paths under proc_root; the PID file is built at run time. */
 static const char *const src_path[SRC_N] = {
 	[SRC_STAT] = "stat", [SRC_DISK] = "diskstats", [SRC_MEM] = "meminfo", [SRC_VM] = "vmstat",
 	[SRC_PSI_CPU] = "pressure/cpu", [SRC_PSI_MEM] = "pressure/memory", [SRC_PSI_IO] = "pressure/io",
-	[SRC_NET] = "net/dev", [SRC_PID] = NULL,
+	[SRC_NET] = "net/dev", [SRC_SNMP] = "net/snmp", [SRC_PID] = NULL,
 };
 
 #define BIT(src) (1u << (src))
+
+/* One thread of the work at one snapshot. */
+struct task_snap {
+	int tid;
+	int cpu;			/* processor (stat field 39); -1 unknown */
+	uint64_t start;			/* starttime: with tid, tells a reused TID */
+	uint64_t ticks;			/* utime + stime */
+	uint64_t run_ns, wait_ns;	/* schedstat; PROC_NONE without it */
+	char comm[16];
+};
+
+/* The open stat and schedstat of one work thread, re-read with pread (-1: not open). */
+struct task_fd {
+	int tid;
+	int stat_fd, sched_fd;
+	unsigned gen;			/* the snapshot that last saw the thread */
+};
+
+/* One process at an edge of a span (cfg.others). */
+struct proc_edge {
+	int pid;
+	uint64_t start, ticks;
+	char comm[16];
+};
 
 struct snap {
 	mono_ns t;
@@ -49,7 +77,13 @@ struct snap {
 	struct proc_vmstat vm;
 	struct proc_psi psi[3];		/* cpu, memory, io */
 	struct proc_netdev net;
+	struct proc_snmp_udp udp;
 	struct proc_pid_stat pid;
+	bool task_ok;			/* the work's task directory was read */
+	bool work_ok;			/* work_ticks was read */
+	uint64_t work_ticks;		/* utime + stime of the whole work, exited threads included */
+	struct task_snap *task;		/* ntask of SAMPLER_MAX_THREADS; NULL without work_pid */
+	size_t ntask;
 };
 
 /* A sum of counter deltas and the seconds they cover. */
@@ -67,12 +101,38 @@ struct disk_acc {
 	unsigned major, minor;
 	double time_s;
 	uint64_t rd_ios, wr_ios, rd_sectors, wr_sectors, rd_ms, wr_ms, io_ticks_ms;
+	double queue_s;			/* aqu-sz * seconds */
 };
 
 struct if_acc {
 	char name[PROC_NAME_MAX];
 	double time_s;
 	uint64_t rx, tx;
+};
+
+/* CPU time of one work thread on one CPU. */
+struct thr_cpu {
+	int cpu;
+	uint64_t ns;
+};
+
+/* At most this many CPUs are remembered per thread; past it the least used one is replaced. */
+#define THR_CPUS 8
+
+/* Totals of one work thread over the window. */
+struct thr_acc {
+	int tid;
+	uint64_t start;
+	char comm[16];
+	uint64_t cpu_ns, wait_ns;
+	struct thr_cpu on[THR_CPUS];
+};
+
+/* CPU ticks of one other process, summed over the spans. */
+struct other_acc {
+	int pid;
+	uint64_t start, ticks;
+	char comm[16];
 };
 
 /* PSI accumulators in sysview order. */
@@ -137,6 +197,42 @@ struct sampler {
 	struct acc proc;		/* ticks */
 	uint64_t rss_max;
 	double mem_min;			/* -1 until known */
+	struct acc udp_rcvbuf, udp_in;
+
+	/* the work's threads */
+	pid_t work_pid;
+	DIR *task_dir;			/* PROC_ROOT/work_pid/task, rewound at each snapshot */
+	int work_fd;			/* PROC_ROOT/work_pid/stat; -1 none */
+	pid_t self_tid;			/* the sampler thread's TID while it runs, else 0 */
+	struct task_fd *tfd;		/* open files of up to tfd_max threads, in readdir order */
+	size_t ntfd, tfd_max;
+	unsigned tfd_gen;
+	bool sched_seen, sched_missing;	/* a schedstat was read / the kernel has none */
+	struct thr_acc *thr;		/* SAMPLER_MAX_THREADS */
+	size_t nthr;
+	uint64_t work_cpu_ns, work_wait_ns;
+	double work_time_s, work_wait_time_s;
+	int work_threads_max;
+
+	/* other processes, at the edges of spans */
+	bool others;
+	struct proc_edge *edge0, *edge1;	/* SAMPLER_MAX_PROCS each: start and stop scans */
+	size_t nedge0;
+	bool edge0_ok, edge0_full;
+	mono_ns edge0_t;
+	struct other_acc *other;	/* SAMPLER_OTHERS_TRACKED */
+	size_t nother;
+	uint64_t others_ticks;
+	double others_time_s;
+	unsigned edge_scans;
+	uint64_t edge_scan_ns;		/* thread CPU time of the edge scans */
+
+	/* limits */
+	bool have_limits, lim_discovered;
+	struct limits_config lim_cfg;	/* strings owned */
+	struct limits lim;
+	struct limits_counters lim_edge;
+	struct limits_span lim_span;
 
 	/* thread */
 	pthread_t thread;
@@ -181,12 +277,199 @@ static int read_src(struct sampler *s, enum src src, struct snap *n)
 		return proc_psi_parse(&n->psi[src - SRC_PSI_CPU], b, l);
 	case SRC_NET:
 		return proc_netdev_parse(&n->net, b, l);
+	case SRC_SNMP:
+		return proc_snmp_udp_parse(&n->udp, b, l);
 	case SRC_PID:
 		return proc_pid_stat_parse(&n->pid, b, l);
 	case SRC_N:
 		break;
 	}
 	return -EINVAL;
+}
+
+/* Read DFD/REL whole into s->buf; 0 or -errno. */
+static int read_at(struct sampler *s, int dfd, const char *rel)
+{
+	int fd = openat(dfd, rel, O_RDONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = proc_buf_pread(&s->buf, fd);
+	close(fd);
+	return ret;
+}
+
+/* A /proc directory name that is a whole positive decimal; 0 otherwise. */
+static int name_num(const char *name)
+{
+	long v = 0;
+
+	if (!*name)
+		return 0;
+	for (const char *p = name; *p; p++) {
+		if (*p < '0' || *p > '9' || v > (INT32_MAX - 9) / 10)
+			return 0;
+		v = v * 10 + (*p - '0');
+	}
+	return (int)v;
+}
+
+static void copy_comm(char *dst, const char *src)
+{
+	size_t n = strnlen(src, 15);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/*
+ * The open files of thread tid (hint: where it was in the last snapshot),
+ * found or made while there is room under tfd_max; NULL past it (its
+ * files are then opened for each read).
+ */
+static struct task_fd *task_fd_get(struct sampler *s, int tid, size_t hint)
+{
+	struct task_fd *f;
+
+	if (hint < s->ntfd && s->tfd[hint].tid == tid)
+		return &s->tfd[hint];
+	for (size_t i = 0; i < s->ntfd; i++)
+		if (s->tfd[i].tid == tid)
+			return &s->tfd[i];
+	if (s->ntfd == s->tfd_max)
+		return NULL;
+	f = &s->tfd[s->ntfd++];
+	f->tid = tid;
+	f->stat_fd = f->sched_fd = -1;
+	return f;
+}
+
+/* Close the files of threads not seen in this snapshot (they exited). */
+static void task_fd_sweep(struct sampler *s)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < s->ntfd; i++) {
+		struct task_fd *f = &s->tfd[i];
+
+		if (f->gen != s->tfd_gen) {
+			if (f->stat_fd >= 0)
+				close(f->stat_fd);
+			if (f->sched_fd >= 0)
+				close(f->sched_fd);
+			continue;
+		}
+		s->tfd[k++] = *f;
+	}
+	s->ntfd = k;
+}
+
+/*
+ * Read TID/FILE into s->buf through *fd, kept open between snapshots
+ * (fd NULL: open, read, close). A read that fails on an open file (the
+ * thread exited; its TID may have been reused) is retried on a fresh open.
+ */
+static int task_read(struct sampler *s, int dfd, int tid, const char *file, int *fd)
+{
+	char rel[32];
+	int ret;
+
+	if (fd && *fd >= 0) {
+		if (!proc_buf_pread(&s->buf, *fd))
+			return 0;
+		close(*fd);
+		*fd = -1;
+	}
+	snprintf(rel, sizeof(rel), "%d/%s", tid, file);
+	if (!fd)
+		return read_at(s, dfd, rel);
+	*fd = openat(dfd, rel, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return -errno;
+	ret = proc_buf_pread(&s->buf, *fd);
+	if (ret) {
+		close(*fd);
+		*fd = -1;
+	}
+	return ret;
+}
+
+static const struct task_snap *task_find(const struct snap *a, int tid, size_t hint);
+
+/*
+ * The work's threads into n->task: schedstat and stat (ticks, processor,
+ * comm) of each TID but the sampler's own. stat costs several times what
+ * schedstat does, so a thread that has not run since the last snapshot
+ * (same run_ns) keeps that snapshot's stat fields instead: an idle thread
+ * costs one small read. A thread that exits between readdir and the read
+ * is simply not in this snapshot.
+ */
+static void read_tasks(struct sampler *s, struct snap *n)
+{
+	const struct snap *last = s->have_prev && n != s->prev ? s->prev : NULL;
+
+	struct dirent *de;
+	int dfd;
+
+	n->ntask = 0;
+	n->task_ok = false;
+	n->work_ok = false;
+	if (!s->task_dir)
+		return;
+	if (s->work_fd >= 0 && !proc_buf_pread(&s->buf, s->work_fd)) {
+		struct proc_pid_stat ps;
+
+		if (!proc_pid_stat_parse(&ps, s->buf.data, s->buf.len)) {
+			n->work_ticks = ps.utime + ps.stime;
+			n->work_ok = true;
+		}
+	}
+	dfd = dirfd(s->task_dir);
+	s->tfd_gen++;
+	rewinddir(s->task_dir);
+	while ((de = readdir(s->task_dir)) && n->ntask < SAMPLER_MAX_THREADS) {
+		struct task_snap *t = &n->task[n->ntask];
+		struct proc_pid_stat ps;
+		int tid = name_num(de->d_name);
+		struct task_fd *f;
+		int ret;
+
+		const struct task_snap *was;
+
+		if (!tid || tid == s->self_tid)
+			continue;
+		f = task_fd_get(s, tid, n->ntask);
+		if (f)
+			f->gen = s->tfd_gen;
+		t->run_ns = t->wait_ns = PROC_NONE;
+		if (!s->sched_missing) {
+			ret = task_read(s, dfd, tid, "schedstat", f ? &f->sched_fd : NULL);
+			if (!ret && !proc_schedstat_parse(s->buf.data, s->buf.len, &t->run_ns, &t->wait_ns))
+				s->sched_seen = true;
+			else if (ret == -ENOENT && !s->sched_seen)
+				s->sched_missing = true;	/* no CONFIG_SCHED_INFO: stop looking */
+		}
+		was = last ? task_find(last, tid, n->ntask) : NULL;
+		if (was && t->run_ns != PROC_NONE && was->run_ns == t->run_ns) {
+			t->cpu = was->cpu;
+			t->start = was->start;
+			t->ticks = was->ticks;
+			memcpy(t->comm, was->comm, sizeof(t->comm));
+		} else {
+			if (task_read(s, dfd, tid, "stat", f ? &f->stat_fd : NULL) ||
+			    proc_pid_stat_parse(&ps, s->buf.data, s->buf.len))
+				continue;
+			t->cpu = ps.processor;
+			t->start = ps.starttime;
+			t->ticks = ps.utime + ps.stime;
+			copy_comm(t->comm, ps.comm);
+		}
+		t->tid = tid;
+		n->ntask++;
+	}
+	task_fd_sweep(s);
+	n->task_ok = n->ntask > 0;
 }
 
 /*
@@ -213,6 +496,7 @@ static int take_snap(struct sampler *s, struct snap *n, unsigned *flags)
 		}
 		n->ok |= BIT(i);
 	}
+	read_tasks(s, n);
 	return 0;
 }
 
@@ -277,6 +561,8 @@ static void sample_clear(struct sample *x)
 	x->net_rx_bytes_per_s = x->net_tx_bytes_per_s = NAN;
 	x->proc_cpu_pct = NAN;
 	x->proc_rss_bytes = -1;
+	x->work_cpu_pct = x->work_wait_pct = NAN;
+	x->udp_rcvbuf_errors = x->udp_in_errors = NAN;
 }
 
 static void cpu_part(struct sampler *s, const struct snap *a, const struct snap *b, struct sample *x)
@@ -373,6 +659,8 @@ static void disk_part(struct sampler *s, const struct snap *a, const struct snap
 		acc->rd_ms += r.d_rd_ms;
 		acc->wr_ms += r.d_wr_ms;
 		acc->io_ticks_ms += r.d_io_ticks_ms;
+		if (isfinite(r.aqu_sz))
+			acc->queue_s += r.aqu_sz * dt;
 		if (s->want_disk) {
 			if (strcmp(db->name, s->want_disk))
 				continue;
@@ -518,6 +806,203 @@ static void proc_part(struct sampler *s, const struct snap *a, const struct snap
 	}
 }
 
+/* The thread tid in snapshot a (hint: its position in b), or NULL. */
+static const struct task_snap *task_find(const struct snap *a, int tid, size_t hint)
+{
+	if (hint < a->ntask && a->task[hint].tid == tid)
+		return &a->task[hint];
+	for (size_t i = 0; i < a->ntask; i++)
+		if (a->task[i].tid == tid)
+			return &a->task[i];
+	return NULL;
+}
+
+/* The window totals of thread t, found or made; NULL when SAMPLER_MAX_THREADS are tracked. */
+static struct thr_acc *thr_get(struct sampler *s, const struct task_snap *t)
+{
+	struct thr_acc *a;
+
+	for (size_t i = 0; i < s->nthr; i++)
+		if (s->thr[i].tid == t->tid && s->thr[i].start == t->start)
+			return &s->thr[i];
+	if (s->nthr == SAMPLER_MAX_THREADS)
+		return NULL;
+	a = &s->thr[s->nthr++];
+	memset(a, 0, sizeof(*a));
+	a->tid = t->tid;
+	a->start = t->start;
+	for (int i = 0; i < THR_CPUS; i++)
+		a->on[i].cpu = -1;
+	return a;
+}
+
+/* Credit ns of CPU time to cpu in a's small table, replacing its least used CPU when full. */
+static void thr_on_cpu(struct thr_acc *a, int cpu, uint64_t ns)
+{
+	struct thr_cpu *least = &a->on[0];
+
+	if (cpu < 0 || !ns)
+		return;
+	for (int i = 0; i < THR_CPUS; i++) {
+		if (a->on[i].cpu == cpu) {
+			a->on[i].ns += ns;
+			return;
+		}
+		if (a->on[i].cpu < 0 || (least->cpu >= 0 && a->on[i].ns < least->ns))
+			least = &a->on[i];
+	}
+	if (least->cpu < 0 || least->ns < ns) {
+		least->cpu = cpu;
+		least->ns = ns;
+	}
+}
+
+/* The window totals of thread t if it has any, else NULL. */
+static struct thr_acc *thr_find(struct sampler *s, const struct task_snap *t)
+{
+	for (size_t i = 0; i < s->nthr; i++)
+		if (s->thr[i].tid == t->tid && s->thr[i].start == t->start)
+			return &s->thr[i];
+	return NULL;
+}
+
+/*
+ * The CPU time of threads that exited between a and b after a's snapshot,
+ * which their vanished files can no longer tell: the whole work's
+ * utime + stime (which keeps exited threads' time) grew by more than the
+ * threads still there (seen_ns: their deltas, and the whole time of the
+ * new ones). That rest goes to the threads of a missing from b, in
+ * proportion to their CPU so far (evenly if they had none), on the CPU
+ * they were last seen on. Tick-grained (1/USER_HZ), and only when a
+ * thread did exit. Returns the ns credited.
+ */
+static uint64_t work_exited(struct sampler *s, const struct snap *a, const struct snap *b, uint64_t seen_ns,
+			    uint64_t tick_ns)
+{
+	uint64_t rest, total = 0, given = 0, weight = 0;
+	size_t gone = 0;
+
+	if (!a->work_ok || !b->work_ok || b->work_ticks < a->work_ticks)
+		return 0;
+	for (size_t j = 0; j < a->ntask; j++) {
+		const struct task_snap *t = task_find(b, a->task[j].tid, j);
+		const struct thr_acc *acc;
+
+		if (t && t->start == a->task[j].start)
+			continue;
+		gone++;
+		acc = thr_find(s, &a->task[j]);
+		weight += acc ? acc->cpu_ns : 0;
+	}
+	total = (b->work_ticks - a->work_ticks) * tick_ns;
+	if (!gone || total <= seen_ns)
+		return 0;
+	rest = total - seen_ns;
+	for (size_t j = 0; j < a->ntask; j++) {
+		const struct task_snap *t = task_find(b, a->task[j].tid, j);
+		struct thr_acc *acc;
+		uint64_t part;
+
+		if (t && t->start == a->task[j].start)
+			continue;
+		acc = thr_get(s, &a->task[j]);
+		part = weight ? (uint64_t)((double)rest * (double)(acc ? acc->cpu_ns : 0) / (double)weight)
+			      : rest / gone;
+		given += part;
+		if (!acc)
+			continue;
+		acc->cpu_ns += part;
+		thr_on_cpu(acc, a->task[j].cpu, part);
+	}
+	return given;
+}
+
+/*
+ * The work's threads between a and b: a TID new in b is only a baseline,
+ * one gone from b just stops. CPU time is schedstat's run_ns, or the stat
+ * ticks when either snapshot lacks schedstat (then no wait).
+ */
+static void work_part(struct sampler *s, const struct snap *a, const struct snap *b, double dt, struct sample *x)
+{
+	uint64_t cpu_ns = 0, wait_ns = 0, new_ns = 0;
+	uint64_t tick_ns = NS_PER_SEC / (uint64_t)s->clk_tck;
+	bool have_wait = false;
+
+	if (!s->work_pid || !a->task_ok || !b->task_ok || !(dt > 0))
+		return;
+	x->work_threads = (int)b->ntask;
+	if (x->work_threads > s->work_threads_max)
+		s->work_threads_max = x->work_threads;
+	for (size_t i = 0; i < b->ntask; i++) {
+		const struct task_snap *tb = &b->task[i];
+		const struct task_snap *ta = task_find(a, tb->tid, i);
+		struct thr_acc *acc;
+		uint64_t dc, dw = 0;
+		bool hw = false;
+
+		if (!ta || ta->start != tb->start) {
+			/*
+			 * New since a (or a reused TID). If a listed every thread
+			 * and it ran no longer than the interval, it was born in
+			 * it and all its time is the interval's; else this is
+			 * only its baseline.
+			 */
+			dc = tb->run_ns != PROC_NONE ? tb->run_ns : tb->ticks * tick_ns;
+			if (a->ntask == SAMPLER_MAX_THREADS || (double)dc > dt * 1e9) {
+				new_ns += dc;
+				continue;
+			}
+			if (tb->run_ns != PROC_NONE) {
+				dw = tb->wait_ns;
+				hw = true;
+			}
+		} else if (ta->run_ns != PROC_NONE && tb->run_ns != PROC_NONE) {
+			if (tb->run_ns < ta->run_ns || tb->wait_ns < ta->wait_ns)
+				continue;
+			dc = tb->run_ns - ta->run_ns;
+			dw = tb->wait_ns - ta->wait_ns;
+			hw = true;
+		} else {
+			if (tb->ticks < ta->ticks)
+				continue;
+			dc = (tb->ticks - ta->ticks) * tick_ns;
+		}
+		cpu_ns += dc;
+		if (hw) {
+			wait_ns += dw;
+			have_wait = true;
+		}
+		acc = thr_get(s, tb);
+		if (!acc)
+			continue;
+		acc->cpu_ns += dc;
+		acc->wait_ns += dw;
+		copy_comm(acc->comm, tb->comm);
+		thr_on_cpu(acc, tb->cpu, dc);
+	}
+	cpu_ns += work_exited(s, a, b, cpu_ns + new_ns, tick_ns);
+	x->work_cpu_pct = 100.0 * (double)cpu_ns / 1e9 / dt;
+	s->work_cpu_ns += cpu_ns;
+	s->work_time_s += dt;
+	if (have_wait) {
+		x->work_wait_pct = 100.0 * (double)wait_ns / 1e9 / dt;
+		s->work_wait_ns += wait_ns;
+		s->work_wait_time_s += dt;
+	}
+}
+
+static void udp_part(struct sampler *s, const struct snap *a, const struct snap *b, double dt, struct sample *x)
+{
+	if (!both_ok(a, b, SRC_SNMP))
+		return;
+	if (a->udp.rcvbuf_errors != PROC_NONE && b->udp.rcvbuf_errors != PROC_NONE &&
+	    acc_add(&s->udp_rcvbuf, a->udp.rcvbuf_errors, b->udp.rcvbuf_errors, dt))
+		x->udp_rcvbuf_errors = (double)(b->udp.rcvbuf_errors - a->udp.rcvbuf_errors);
+	if (a->udp.in_errors != PROC_NONE && b->udp.in_errors != PROC_NONE &&
+	    acc_add(&s->udp_in, a->udp.in_errors, b->udp.in_errors, dt))
+		x->udp_in_errors = (double)(b->udp.in_errors - a->udp.in_errors);
+}
+
 /* Slot i of the store, allocating its chunk if needed. */
 static struct sample *store_slot(struct sampler *s, size_t i, float **row)
 {
@@ -612,6 +1097,8 @@ static int sample_once(struct sampler *s)
 	psi_part(s, a, b, dt, &x);
 	net_part(s, a, b, dt, &x);
 	proc_part(s, a, b, dt, &x);
+	work_part(s, a, b, dt, &x);
+	udp_part(s, a, b, dt, &x);
 	note_snapshot(s, b);
 
 	s->intervals++;
@@ -634,6 +1121,137 @@ static int sample_once(struct sampler *s)
 }
 
 /* ------------------------------------------------------------------ */
+/* Other processes, at the edges of a span */
+
+static int cmp_edge(const void *a, const void *b)
+{
+	const struct proc_edge *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/*
+ * Scan PROC_ROOT/PID/stat of every process into e (at most SAMPLER_MAX_PROCS, sorted
+ * by pid), all but the work and this process. Returns the count; *full
+ * says the bound cut the scan.
+ */
+static size_t scan_procs(struct sampler *s, struct proc_edge *e, bool *full)
+{
+	pid_t self = getpid();
+	struct dirent *de;
+	size_t n = 0;
+	DIR *d;
+
+	*full = false;
+	d = opendir(s->root);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		struct proc_pid_stat ps;
+		char rel[32];
+		int pid = name_num(de->d_name);
+
+		if (!pid || pid == self || pid == s->work_pid)
+			continue;
+		if (n == SAMPLER_MAX_PROCS) {
+			*full = true;
+			break;
+		}
+		snprintf(rel, sizeof(rel), "%d/stat", pid);
+		if (read_at(s, dirfd(d), rel) || proc_pid_stat_parse(&ps, s->buf.data, s->buf.len))
+			continue;	/* exited meanwhile, or a kernel oddity */
+		e[n].pid = pid;
+		e[n].start = ps.starttime;
+		e[n].ticks = ps.utime + ps.stime;
+		copy_comm(e[n].comm, ps.comm);
+		n++;
+	}
+	closedir(d);
+	qsort(e, n, sizeof(*e), cmp_edge);
+	return n;
+}
+
+/* Add d ticks of process e to the table kept between spans; when full, it replaces the least busy if busier. */
+static void other_add(struct sampler *s, const struct proc_edge *e, uint64_t d)
+{
+	struct other_acc *least = NULL;
+
+	if (!d)
+		return;
+	for (size_t i = 0; i < s->nother; i++) {
+		struct other_acc *o = &s->other[i];
+
+		if (o->pid == e->pid && o->start == e->start) {
+			o->ticks += d;
+			return;
+		}
+		if (!least || o->ticks < least->ticks)
+			least = o;
+	}
+	if (s->nother < SAMPLER_OTHERS_TRACKED)
+		least = &s->other[s->nother++];
+	else if (least->ticks >= d)
+		return;
+	least->pid = e->pid;
+	least->start = e->start;
+	least->ticks = d;
+	memcpy(least->comm, e->comm, sizeof(least->comm));
+}
+
+static void others_start(struct sampler *s)
+{
+	uint64_t c0 = clock_thread_cpu_ns();
+
+	s->nedge0 = scan_procs(s, s->edge0, &s->edge0_full);
+	s->edge0_t = s->prev->t;
+	s->edge0_ok = true;
+	s->edge_scans++;
+	s->edge_scan_ns += clock_thread_cpu_ns() - c0;
+}
+
+/*
+ * The stop edge: each process's ticks since the start edge. A process not
+ * seen at the start (or with another starttime: a reused PID) began during
+ * the span and counts whole, unless the start scan was cut by the bound.
+ * Processes that ended during the span are not seen.
+ */
+static void others_stop(struct sampler *s)
+{
+	uint64_t c0 = clock_thread_cpu_ns();
+	double dt;
+	bool full;
+	size_t n;
+
+	if (!s->edge0_ok)
+		return;
+	s->edge0_ok = false;
+	n = scan_procs(s, s->edge1, &full);
+	dt = elapsed_s(s->edge0_t, s->prev->t);
+	if (dt > 0) {
+		for (size_t i = 0; i < n; i++) {
+			const struct proc_edge *b = &s->edge1[i];
+			const struct proc_edge *a = bsearch(b, s->edge0, s->nedge0, sizeof(*b), cmp_edge);
+			uint64_t d;
+
+			if (a && a->start == b->start) {
+				if (b->ticks < a->ticks)
+					continue;
+				d = b->ticks - a->ticks;
+			} else if (s->edge0_full) {
+				continue;
+			} else {
+				d = b->ticks;
+			}
+			s->others_ticks += d;
+			other_add(s, b, d);
+		}
+		s->others_time_s += dt;
+	}
+	s->edge_scans++;
+	s->edge_scan_ns += clock_thread_cpu_ns() - c0;
+}
+
+/* ------------------------------------------------------------------ */
 /* Life cycle */
 
 static int open_src(const struct sampler *s, const char *rel)
@@ -647,6 +1265,22 @@ static int open_src(const struct sampler *s, const char *rel)
 	return fd;
 }
 
+/*
+ * How many threads may keep their two files open: an eighth of the soft
+ * RLIMIT_NOFILE for the lot (64 threads under the usual 1024), at most
+ * SAMPLER_MAX_THREADS. Past it a thread's files are opened at each read.
+ */
+static size_t task_fd_budget(void)
+{
+	struct rlimit rl;
+	rlim_t n;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return SAMPLER_MAX_THREADS;
+	n = rl.rlim_cur / 16;
+	return n < SAMPLER_MAX_THREADS ? (size_t)n : SAMPLER_MAX_THREADS;
+}
+
 int sampler_new(struct sampler **out, const struct sampler_config *cfg)
 {
 	struct sampler *s;
@@ -656,7 +1290,7 @@ int sampler_new(struct sampler **out, const struct sampler_config *cfg)
 
 	*out = NULL;
 	if (iv < SAMPLER_MIN_INTERVAL_NS || iv > SAMPLER_MAX_INTERVAL_NS || cfg->pid < 0 || cfg->clk_tck < 0 ||
-	    cfg->page_size < 0)
+	    cfg->page_size < 0 || cfg->work_pid < 0)
 		return -EINVAL;
 
 	s = xcalloc(1, sizeof(*s));
@@ -676,6 +1310,7 @@ int sampler_new(struct sampler **out, const struct sampler_config *cfg)
 	s->now_arg = cfg->now_arg;
 	for (int i = 0; i < SRC_N; i++)
 		s->fd[i] = -1;
+	s->work_fd = -1;
 	proc_stat_init(&s->snap[0].stat);
 	proc_stat_init(&s->snap[1].stat);
 	s->prev = &s->snap[0];
@@ -684,6 +1319,15 @@ int sampler_new(struct sampler **out, const struct sampler_config *cfg)
 	s->mem_min = -1;
 	s->disk = xcalloc(SAMPLER_MAX_DEVS, sizeof(*s->disk));
 	s->iface = xcalloc(SAMPLER_MAX_DEVS, sizeof(*s->iface));
+	s->work_pid = cfg->work_pid;
+	s->others = cfg->others;
+	if (cfg->limits) {
+		s->have_limits = true;
+		s->lim_cfg = *cfg->limits;
+		s->lim_cfg.root = cfg->limits->root ? xstrdup(cfg->limits->root) : NULL;
+		s->lim_cfg.dev_name = cfg->limits->dev_name ? xstrdup(cfg->limits->dev_name) : NULL;
+		s->lim_cfg.iface = cfg->limits->iface ? xstrdup(cfg->limits->iface) : NULL;
+	}
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -704,6 +1348,35 @@ int sampler_new(struct sampler **out, const struct sampler_config *cfg)
 			ret = errno == ENOENT ? -ESRCH : -errno;
 			goto fail;
 		}
+	}
+	if (s->work_pid) {
+		char rel[32];
+		int fd;
+
+		snprintf(rel, sizeof(rel), "%d/task", (int)s->work_pid);
+		fd = open_src(s, rel);
+		if (fd < 0) {
+			ret = errno == ENOENT ? -ESRCH : -errno;
+			goto fail;
+		}
+		s->task_dir = fdopendir(fd);
+		if (!s->task_dir) {
+			ret = -errno;
+			close(fd);
+			goto fail;
+		}
+		for (int i = 0; i < 2; i++)
+			s->snap[i].task = xcalloc(SAMPLER_MAX_THREADS, sizeof(*s->snap[i].task));
+		s->thr = xcalloc(SAMPLER_MAX_THREADS, sizeof(*s->thr));
+		s->tfd = xcalloc(SAMPLER_MAX_THREADS, sizeof(*s->tfd));
+		s->tfd_max = task_fd_budget();
+		snprintf(rel, sizeof(rel), "%d/stat", (int)s->work_pid);
+		s->work_fd = open_src(s, rel);
+	}
+	if (s->others) {
+		s->edge0 = xcalloc(SAMPLER_MAX_PROCS, sizeof(*s->edge0));
+		s->edge1 = xcalloc(SAMPLER_MAX_PROCS, sizeof(*s->edge1));
+		s->other = xcalloc(SAMPLER_OTHERS_TRACKED, sizeof(*s->other));
 	}
 	/* Optional files: keep only those that open and parse now, so a later failure means something. */
 	for (int i = SRC_STAT; i < SRC_N; i++) {
@@ -749,6 +1422,7 @@ static void *sampler_thread(void *arg)
 	struct sampler *s = arg;
 	uint64_t k = 1;
 
+	s->self_tid = gettid();	/* only this thread reads it while it runs */
 	pthread_mutex_lock(&s->mu);
 	while (!s->stop) {
 		mono_ns deadline = s->base + k * s->interval_ns;
@@ -770,8 +1444,41 @@ static void *sampler_thread(void *arg)
 		k = (clock_mono() - s->base) / s->interval_ns + 1;
 	}
 	pthread_mutex_unlock(&s->mu);
-	s->thread_cpu_ns = clock_thread_cpu_ns();
+	s->self_tid = 0;
+	s->thread_cpu_ns += clock_thread_cpu_ns();
 	return NULL;
+}
+
+/* The start edge of a span: limits (discovered at the first) and other processes. */
+static void edge_start(struct sampler *s)
+{
+	uint64_t c0 = clock_thread_cpu_ns();
+
+	if (s->have_limits) {
+		if (!s->lim_discovered) {
+			limits_discover(&s->lim_cfg, &s->lim);
+			s->lim_discovered = true;
+		}
+		limits_counters_read(&s->lim_cfg, &s->lim, &s->lim_edge);
+	}
+	if (s->others)
+		others_start(s);
+	s->sync_cpu_ns += clock_thread_cpu_ns() - c0;
+}
+
+static void edge_stop(struct sampler *s)
+{
+	uint64_t c0 = clock_thread_cpu_ns();
+
+	if (s->have_limits && s->lim_discovered) {
+		struct limits_counters end;
+
+		limits_counters_read(&s->lim_cfg, &s->lim, &end);
+		limits_span_add(&s->lim_span, &s->lim_edge, &end);
+	}
+	if (s->others)
+		others_stop(s);
+	s->sync_cpu_ns += clock_thread_cpu_ns() - c0;
 }
 
 int sampler_start(struct sampler *s)
@@ -788,6 +1495,7 @@ int sampler_start(struct sampler *s)
 	ret = sampler_sample_now(s);
 	if (ret)
 		return ret;
+	edge_start(s);
 	s->base = base;
 	s->stop = false;
 	sigfillset(&all);
@@ -802,6 +1510,8 @@ int sampler_start(struct sampler *s)
 
 int sampler_stop(struct sampler *s)
 {
+	int ret;
+
 	if (!s->running)
 		return -EINVAL;
 	pthread_mutex_lock(&s->mu);
@@ -810,7 +1520,9 @@ int sampler_stop(struct sampler *s)
 	pthread_mutex_unlock(&s->mu);
 	pthread_join(s->thread, NULL);
 	s->running = false;
-	return sampler_sample_now(s);
+	ret = sampler_sample_now(s);
+	edge_stop(s);
+	return ret;
 }
 
 void sampler_free(struct sampler *s)
@@ -825,7 +1537,19 @@ void sampler_free(struct sampler *s)
 	for (int i = 0; i < SRC_N; i++)
 		if (s->fd[i] >= 0)
 			close(s->fd[i]);
+	if (s->task_dir)
+		closedir(s->task_dir);
+	if (s->work_fd >= 0)
+		close(s->work_fd);
+	for (size_t i = 0; i < s->ntfd; i++) {
+		if (s->tfd[i].stat_fd >= 0)
+			close(s->tfd[i].stat_fd);
+		if (s->tfd[i].sched_fd >= 0)
+			close(s->tfd[i].sched_fd);
+	}
+	free(s->tfd);
 	for (int i = 0; i < 2; i++) {
+		free(s->snap[i].task);
 		proc_stat_release(&s->snap[i].stat);
 		proc_diskstats_release(&s->snap[i].disk);
 		proc_netdev_release(&s->snap[i].net);
@@ -841,6 +1565,13 @@ void sampler_free(struct sampler *s)
 	free(s->want_disk);
 	free(s->want_iface);
 	free(s->root);
+	free(s->thr);
+	free(s->edge0);
+	free(s->edge1);
+	free(s->other);
+	free((char *)s->lim_cfg.root);
+	free((char *)s->lim_cfg.dev_name);
+	free((char *)s->lim_cfg.iface);
 	pthread_cond_destroy(&s->cv);
 	pthread_mutex_destroy(&s->mu);
 	free(s);
@@ -864,6 +1595,11 @@ const struct sample *sampler_get(const struct sampler *s, size_t i)
 uint64_t sampler_cpu_ns(const struct sampler *s)
 {
 	return s->thread_cpu_ns + s->sync_cpu_ns;
+}
+
+const struct limits *sampler_limits(const struct sampler *s)
+{
+	return s->lim_discovered ? &s->lim : NULL;
 }
 
 static double pct(uint64_t part, uint64_t whole)
@@ -921,6 +1657,57 @@ static void summary_disk(const struct sampler *s, struct sysview *v)
 		v->disk_avg_write_request_bytes = (double)pick->wr_sectors * PROC_SECTOR_BYTES / (double)pick->wr_ios;
 	if (pick->rd_ios + pick->wr_ios)
 		v->disk_avg_wait_ms = (double)(pick->rd_ms + pick->wr_ms) / (double)(pick->rd_ios + pick->wr_ios);
+	v->disk_queue_avg = pick->queue_s / pick->time_s;
+}
+
+static void summary_work(const struct sampler *s, struct sysview *v)
+{
+	const struct thr_acc *top = NULL;
+	const struct thr_cpu *on = NULL;
+
+	v->work_threads = s->work_threads_max;
+	if (!(s->work_time_s > 0))
+		return;
+	v->work_cpu_pct = 100.0 * (double)s->work_cpu_ns / 1e9 / s->work_time_s;
+	if (s->work_wait_time_s > 0)
+		v->work_wait_pct = 100.0 * (double)s->work_wait_ns / 1e9 / s->work_wait_time_s;
+	for (size_t i = 0; i < s->nthr; i++)
+		if (!top || s->thr[i].cpu_ns > top->cpu_ns)
+			top = &s->thr[i];
+	if (!top)
+		return;
+	v->work_thread_cpu_pct = 100.0 * (double)top->cpu_ns / 1e9 / s->work_time_s;
+	if (s->work_wait_time_s > 0)
+		v->work_thread_wait_pct = 100.0 * (double)top->wait_ns / 1e9 / s->work_wait_time_s;
+	for (int i = 0; i < THR_CPUS; i++)
+		if (top->on[i].cpu >= 0 && (!on || top->on[i].ns > on->ns))
+			on = &top->on[i];
+	v->work_thread_cpu = on ? on->cpu : -1;
+	snprintf(v->work_thread_comm, sizeof(v->work_thread_comm), "%s", top->comm);
+}
+
+static void summary_others(const struct sampler *s, struct sysview *v)
+{
+	bool used[SAMPLER_OTHERS_TRACKED] = { false };
+	double per_tick;
+
+	if (!(s->others_time_s > 0))
+		return;
+	per_tick = 100.0 / (double)s->clk_tck / s->others_time_s;
+	v->others_cpu_pct = (double)s->others_ticks * per_tick;
+	for (int k = 0; k < SYSVIEW_OTHERS; k++) {
+		size_t best = SIZE_MAX;
+
+		for (size_t i = 0; i < s->nother; i++)
+			if (!used[i] && (best == SIZE_MAX || s->other[i].ticks > s->other[best].ticks))
+				best = i;
+		if (best == SIZE_MAX)
+			break;
+		used[best] = true;
+		v->others[k].pid = s->other[best].pid;
+		memcpy(v->others[k].comm, s->other[best].comm, sizeof(v->others[k].comm));
+		v->others[k].cpu_pct = (double)s->other[best].ticks * per_tick;
+	}
 }
 
 static void summary_net(const struct sampler *s, struct sysview *v)
@@ -1001,4 +1788,14 @@ void sampler_summary(const struct sampler *s, struct sysview *v)
 			v->proc_cpu_pct = 100.0 * (double)s->proc.sum / (double)s->clk_tck / s->proc.time_s;
 		v->proc_rss_max_bytes = s->rss_max;
 	}
+	if (s->work_pid)
+		summary_work(s, v);
+	if (s->others)
+		summary_others(s, v);
+	if (s->udp_rcvbuf.time_s > 0)
+		v->udp_rcvbuf_errors = (double)s->udp_rcvbuf.sum;
+	if (s->udp_in.time_s > 0)
+		v->udp_in_errors = (double)s->udp_in.sum;
+	if (s->have_limits && s->lim_discovered)
+		limits_span_view(&s->lim_span, v);
 }

@@ -3,19 +3,30 @@
  * The background sampler: while a benchmark runs, a thread reads /proc at
  * a fixed interval and turns each pair of snapshots into one struct sample
  * (per-CPU busy, iowait, softirq, steal, the busiest disk and interface,
- * swap and fault rates, available memory, PSI stall shares, and the CPU
- * and RSS of one watched process). After the step, sampler_summary()
- * condenses the whole series into a struct sysview for the verdict.
+ * swap and fault rates, available memory, PSI stall shares, UDP receive
+ * errors, the CPU and RSS of one watched process, and the CPU and run-queue
+ * wait of each thread of the work). After the step, sampler_summary()
+ * condenses the whole series into a struct sysview for the verdict, so it
+ * can judge the work rather than the box.
  *
- * Cost: the files are opened once and re-read with pread() at offset 0;
- * parsing is allocation-free after the first sample. docs/sampler.md has
- * the measured cost (well under 0.5 % of one core at 250 ms).
+ * Read at every snapshot: stat, diskstats, meminfo, vmstat, pressure/{cpu,memory,io},
+ * net/dev, net/snmp, PID/stat, WORK_PID/stat and WORK_PID/task/TID/{stat,schedstat}.
+ * Read only at the edges of each span (sampler_start's first snapshot and
+ * sampler_stop's last), because they cost more: PID/stat of every other
+ * process (cfg.others) and the counters of the configured limits
+ * (cfg.limits, core/limits.h; discovered at the first start).
+ *
+ * Cost: the files are opened once and re-read with pread() at offset 0
+ * (a work thread's two files are opened at each snapshot, under the open
+ * task directory); parsing is allocation-free after the first sample.
+ * docs/sampler.md has the measured cost (well under 0.5 % of one core at
+ * 250 ms; the edge scan of other processes is paid once per span).
  *
  * Memory: samples are stored in fixed-size chunks allocated as the series
  * grows, never moved (so pointers returned by sampler_get() stay valid),
  * and never more than max_samples of them; past that the sampler keeps
  * summarising but stops storing and counts the drop. With the default of
- * 14400 samples (an hour at 250 ms) and 2 CPUs that is about 3.8 MB.
+ * 14400 samples (an hour at 250 ms) and 2 CPUs that is about 4.4 MB.
  *
  * Threading: one sampler is driven from one thread. sampler_start() and
  * sampler_stop() bracket the background thread; while it runs, only
@@ -26,11 +37,13 @@
 #ifndef ENGPASS_SAMPLER_H
 #define ENGPASS_SAMPLER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "lib/compiler.h"
+#include "core/limits.h"
 #include "core/sysview.h"
 
 struct sampler;
@@ -41,6 +54,9 @@ struct sampler;
 #define SAMPLER_DEFAULT_MAX_SAMPLES	14400
 #define SAMPLER_MAX_CPUS		4096	/* per-CPU series width cap */
 #define SAMPLER_MAX_DEVS		256	/* disks and interfaces tracked, each */
+#define SAMPLER_MAX_THREADS		256	/* work threads read per snapshot, and tracked over a window */
+#define SAMPLER_MAX_PROCS		4096	/* processes read by one edge scan (cfg.others) */
+#define SAMPLER_OTHERS_TRACKED		64	/* other processes whose CPU is kept between spans */
 
 struct sampler_config {
 	const char *proc_root;	/* "/proc" normally (NULL = "/proc"); tests point it at a fixture tree */
@@ -58,6 +74,29 @@ struct sampler_config {
 	 */
 	uint64_t (*now)(void *arg);
 	void *now_arg;
+	/*
+	 * The work: read PROC_ROOT/work_pid/task/TID/{stat,schedstat} at every
+	 * snapshot, the sampler's own thread left out (the thread calling
+	 * start and stop is kept). Threads are matched by TID and starttime.
+	 * A thread born within an interval counts whole (else its first
+	 * snapshot is its baseline); one that exited has its last part from
+	 * WORK_PID/stat, which keeps exited threads' time. At most
+	 * SAMPLER_MAX_THREADS are read per snapshot and tracked over the
+	 * window (later ones are left out). CPU is schedstat's run time, or
+	 * stat's utime + stime without schedstat (wait is then unknown).
+	 * 0 = none.
+	 */
+	pid_t work_pid;
+	/*
+	 * Other processes: scan PROC_ROOT/PID/stat of every process at the
+	 * edges of each span only (the start and the stop snapshots), all but
+	 * work_pid and this process, at most SAMPLER_MAX_PROCS per scan. A
+	 * process born in the span counts whole; one that ended in it is not
+	 * seen. The busiest SAMPLER_OTHERS_TRACKED are kept between spans.
+	 */
+	bool others;
+	/* The limits to discover at the first start and whose counters to read at each edge; NULL = none. */
+	const struct limits_config *limits;
 };
 
 /* Flags of a sample: why some of its values are NaN. */
@@ -96,16 +135,21 @@ struct sample {
 	double net_rx_bytes_per_s, net_tx_bytes_per_s;
 	double proc_cpu_pct;		/* of one CPU */
 	int64_t proc_rss_bytes;		/* -1 unknown */
+	int work_threads;		/* threads of the work at the end of the interval; 0 none watched */
+	double work_cpu_pct;		/* CPU of the work's threads (sampler's left out), of one CPU */
+	double work_wait_pct;		/* their run-queue wait, of one CPU; NaN without schedstat */
+	double udp_rcvbuf_errors, udp_in_errors;	/* counts in the interval; NaN unknown */
 };
 
 /*
  * Create a sampler: validate cfg, open the files under proc_root (stat,
- * diskstats, meminfo, vmstat, pressure/{cpu,memory,io}, net/dev, PID/stat)
- * and keep them open. Only stat is required; a missing optional file
+ * diskstats, meminfo, vmstat, pressure/{cpu,memory,io}, net/dev, net/snmp,
+ * PID/stat, the directory WORK_PID/task) and keep them open. Only stat is required; a missing optional file
  * (pressure/ on a kernel without PSI, diskstats in a container) leaves its
  * fields NaN. cfg is copied; the strings in it need not outlive the call.
+ * cfg.limits and its strings are copied too.
  * Returns 0 with *out set (caller frees with sampler_free()), or -EINVAL
- * for a bad interval, -ESRCH if pid does not exist, -errno if stat cannot
+ * for a bad interval or a negative PID, -ESRCH if pid or work_pid does not exist, -errno if stat cannot
  * be opened. *out is NULL on error.
  */
 MUST_CHECK int sampler_new(struct sampler **out, const struct sampler_config *cfg);
@@ -122,6 +166,9 @@ MUST_CHECK int sampler_new(struct sampler **out, const struct sampler_config *cf
  * sample's t_s still counts from the very first snapshot). This is how one
  * summary covers several spans, e.g. the measured part of each
  * repetition (core/window.h).
+ * After the snapshot, still in the calling thread: the limits are
+ * discovered (first start only) and their counters read, and the other
+ * processes are scanned (cfg.others); that time counts in sampler_cpu_ns().
  * Returns 0; -EALREADY if running; -errno from the snapshot or
  * pthread_create.
  */
@@ -129,8 +176,10 @@ MUST_CHECK int sampler_start(struct sampler *s);
 
 /*
  * Wake the thread at once (no wait for the current interval), join it, and
- * take a final snapshot so the series ends now. Returns 0, -EINVAL if not
- * running, or -errno of the final snapshot (the thread is stopped anyway).
+ * take a final snapshot so the series ends now; then read the limits'
+ * counters and scan the other processes again, adding this span's
+ * differences. Returns 0, -EINVAL if not running, or -errno of the final
+ * snapshot (the thread is stopped anyway).
  */
 MUST_CHECK int sampler_stop(struct sampler *s);
 
@@ -162,10 +211,14 @@ const struct sample *sampler_get(const struct sampler *s, size_t i);
 void sampler_summary(const struct sampler *s, struct sysview *out);
 
 /*
- * CPU time used for sampling, in ns: the background thread's own
- * CLOCK_THREAD_CPUTIME_ID (read by the thread as it exits) plus the thread
- * CPU time of the synchronous snapshots (start, stop, sample_now).
+ * CPU time used for sampling, in ns: the background threads' own
+ * CLOCK_THREAD_CPUTIME_ID (read by each as it exits, summed over spans)
+ * plus the thread CPU time of the synchronous snapshots (start, stop,
+ * sample_now) and of the edge work (limits, other processes).
  */
 uint64_t sampler_cpu_ns(const struct sampler *s);
+
+/* The limits discovered at the first start (cfg.limits), or NULL when none were. Owned by s. */
+const struct limits *sampler_limits(const struct sampler *s);
 
 #endif

@@ -1109,6 +1109,76 @@ static void test_read_line(void **state)
 	assert_int_equal(proc_read_line(path, buf, sizeof(buf)), -ENOENT);
 }
 
+/* schedstat: three numbers; anything else leaves both unknown. */
+static void test_schedstat(void **state)
+{
+	static const struct {
+		const char *text;
+		int ret;
+		uint64_t run, wait;
+	} cases[] = {
+		{ "12345 678 9\n", 0, 12345, 678 },
+		{ "0 0 0\n", 0, 0, 0 },
+		{ "18446744073709551614 1 2\n", 0, 18446744073709551614ULL, 1 },
+		{ "12345 678 9", -EINVAL, PROC_NONE, PROC_NONE },	/* cut */
+		{ "12345 678\n", -EINVAL, PROC_NONE, PROC_NONE },
+		{ "12345 678 9 10\n", -EINVAL, PROC_NONE, PROC_NONE },
+		{ "12345 -678 9\n", -EINVAL, PROC_NONE, PROC_NONE },
+		{ "1x 2 3\n", -EINVAL, PROC_NONE, PROC_NONE },
+		{ "18446744073709551616 1 2\n", -EINVAL, PROC_NONE, PROC_NONE },
+		{ "\n", -EINVAL, PROC_NONE, PROC_NONE },
+		{ "", -ENODATA, PROC_NONE, PROC_NONE },
+	};
+	struct proc_buf b = PROC_BUF_INIT;
+	uint64_t run, wait;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(proc_schedstat_parse(cases[i].text, strlen(cases[i].text), &run, &wait), cases[i].ret);
+		assert_true(run == cases[i].run);
+		assert_true(wait == cases[i].wait);
+	}
+	load(&b, "edge/schedstat.a");
+	assert_int_equal(proc_schedstat_parse(b.data, b.len, &run, &wait), 0);
+	assert_true(run == 12345 && wait == 678);
+	proc_buf_release(&b);
+}
+
+/* /proc/net/snmp: the Udp pair, fields by name; UdpLite is not Udp. */
+static void test_snmp_udp(void **state)
+{
+	static const struct {
+		const char *file;
+		int ret;
+		uint64_t in_errors, rcvbuf_errors;
+	} cases[] = {
+		{ "real/snmp.1", 0, 0, 0 },
+		{ "edge/snmp.a", 0, 7, 3 },
+		{ "edge/snmp.b", 0, 17, 8 },
+		{ "edge/snmp.old", 0, 7, PROC_NONE },	/* before RcvbufErrors */
+		{ "edge/snmp.noudp", -EINVAL, PROC_NONE, PROC_NONE },
+		{ "edge/snmp.garbage", -EINVAL, PROC_NONE, PROC_NONE },
+		{ "edge/snmp.short", -EINVAL, PROC_NONE, PROC_NONE },
+	};
+	static const char cut[] = "Udp: InDatagrams NoPorts InErrors\nUdp: 1 2 3";
+	struct proc_buf b = PROC_BUF_INIT;
+	struct proc_snmp_udp u;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		load(&b, cases[i].file);
+		if (proc_snmp_udp_parse(&u, b.data, b.len) != cases[i].ret)
+			fail_msg("%s: want %d", cases[i].file, cases[i].ret);
+		assert_true(u.in_errors == cases[i].in_errors);
+		assert_true(u.rcvbuf_errors == cases[i].rcvbuf_errors);
+	}
+	/* The values line was cut: no values. */
+	assert_int_equal(proc_snmp_udp_parse(&u, cut, strlen(cut)), -EINVAL);
+	assert_int_equal(u.bad_lines, 1);
+	assert_int_equal(proc_snmp_udp_parse(&u, "", 0), -ENODATA);
+	proc_buf_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1134,6 +1204,8 @@ int main(void)
 		cmocka_unit_test(test_mount_too_long),
 		cmocka_unit_test(test_mount_has_opt),
 		cmocka_unit_test(test_counter_wrap_32bit),
+		cmocka_unit_test(test_schedstat),
+		cmocka_unit_test(test_snmp_udp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

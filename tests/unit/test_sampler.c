@@ -20,11 +20,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/limits.h"
 #include "core/proc.h"
 #include "core/sampler.h"
 #include "lib/xalloc.h"
@@ -129,24 +132,19 @@ static int setup_tree_nopsi(void **state)
 	return 0;
 }
 
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+/* Remove the whole temp tree, with whatever a test added to it. */
 static int teardown_tree(void **state)
 {
 	struct tree *t = *state;
-	int ret;
+	int ret = nftw(t->root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 
-	for (size_t i = 0; i < sizeof(tree_files) / sizeof(tree_files[0]); i++) {
-		char *p = xasprintf("%s/%s", t->root, tree_files[i]);
-
-		unlink(p);
-		free(p);
-	}
-	for (size_t i = 0; i < sizeof(tree_dirs) / sizeof(tree_dirs[0]); i++) {
-		char *p = xasprintf("%s/%s", t->root, tree_dirs[i]);
-
-		rmdir(p);
-		free(p);
-	}
-	ret = rmdir(t->root);
 	free(t);
 	return ret;
 }
@@ -296,6 +294,16 @@ static void check_summary(const struct sysview *v, bool pressure)
 	assert_true(v->have_proc);
 	eq(v->proc_cpu_pct, 35, "proc cpu");
 	assert_int_equal(v->proc_rss_max_bytes, 1500 * 4096);
+	/* vda's 800 weighted ms in its one valid second. */
+	eq(v->disk_queue_avg, 0.8, "disk queue");
+	/* Not asked for, or no such file: unknown. */
+	assert_int_equal(v->work_threads, 0);
+	eq(v->work_cpu_pct, NA, "work cpu");
+	assert_int_equal(v->work_thread_cpu, -1);
+	eq(v->others_cpu_pct, NA, "others cpu");
+	assert_int_equal(v->others[0].pid, 0);
+	eq(v->udp_in_errors, NA, "udp in errors");
+	eq(v->udp_rcvbuf_errors, NA, "udp rcvbuf errors");
 }
 
 static void fixture_series(struct tree *t)
@@ -564,6 +572,359 @@ static void test_real_run(void **state)
 	sampler_free(s);
 }
 
+/* ------------------------------------------------------------------ */
+/* The work's threads, other processes, UDP errors, limits */
+
+#define NONE UINT64_MAX
+
+/* mkdir root/rel, fine if it is there. */
+static void mkdir_rel(const struct tree *t, const char *rel)
+{
+	char *d = xasprintf("%s/%s", t->root, rel);
+
+	if (mkdir(d, 0755) && errno != EEXIST)
+		fail_msg("cannot make '%s': %s", d, strerror(errno));
+	free(d);
+}
+
+/* A whole /proc/PID/stat line (52 fields, as Linux 5.x prints them). */
+static void put_stat(const struct tree *t, const char *rel, int pid, const char *comm, uint64_t ticks,
+		     uint64_t start, int cpu)
+{
+	char *text = xasprintf("%d (%s) S 1 %d %d 0 -1 4194560 100 0 0 0 %llu 0 0 0 20 0 2 0 %llu 10000000 250 "
+			       "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 %d 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+			       pid, comm, pid, pid, (unsigned long long)ticks, (unsigned long long)start, cpu);
+
+	put(t, rel, text, strlen(text));
+	free(text);
+}
+
+/* Thread tid of the work 4242: stat and, unless run is NONE, schedstat. */
+static void put_task(const struct tree *t, int tid, const char *comm, uint64_t ticks, uint64_t run, uint64_t wait,
+		     int cpu)
+{
+	char rel[64];
+
+	mkdir_rel(t, "4242/task");
+	snprintf(rel, sizeof(rel), "4242/task/%d", tid);
+	mkdir_rel(t, rel);
+	snprintf(rel, sizeof(rel), "4242/task/%d/stat", tid);
+	put_stat(t, rel, tid, comm, ticks, 1000 + (uint64_t)tid, cpu);
+	if (run != NONE) {
+		char *text = xasprintf("%llu %llu 42\n", (unsigned long long)run, (unsigned long long)wait);
+
+		snprintf(rel, sizeof(rel), "4242/task/%d/schedstat", tid);
+		put(t, rel, text, strlen(text));
+		free(text);
+	}
+}
+
+/* The thread exits: its directory goes. */
+static void drop_task(const struct tree *t, int tid)
+{
+	char *d = xasprintf("%s/4242/task/%d", t->root, tid);
+
+	assert_int_equal(nftw(d, rm_one, 4, FTW_DEPTH | FTW_PHYS), 0);
+	free(d);
+}
+
+#define MS (1000000ULL)
+
+/*
+ * Two threads with schedstat; a third appears in the second snapshot (a
+ * baseline only: it ran longer than the interval, so it was there before),
+ * a fourth is born in the second interval (all its time counts), and the
+ * second exits before the
+ * third, having run 100 ms more after the second snapshot: that shows only
+ * in the whole work's stat (4242/stat), which keeps exited threads' time,
+ * and is credited to it. The busy one moves from CPU 1 to CPU 0 for a
+ * third of its time.
+ */
+static void work_series(struct tree *t, bool schedstat)
+{
+	struct sampler_config cfg = tree_config(t);
+	struct sampler *s;
+	struct sysview v;
+	/* ms of run time; ticks are run / 10 (USER_HZ 100) so that both ways give the same CPU. */
+#define TASK(tid, comm, run_ms, wait_ms, cpu) \
+	put_task(t, tid, comm, (run_ms) / 10, schedstat ? (run_ms) * MS : NONE, (wait_ms) * MS, cpu)
+
+	cfg.work_pid = 4242;
+	cfg.pid = 0;
+#define WORK(ticks) put_stat(t, "4242/stat", 4242, "work", ticks, 1, 0)
+	WORK(0);
+	TASK(100, "bench", 0, 0, 0);
+	TASK(101, "worker", 0, 0, 1);
+	assert_int_equal(sampler_new(&s, &cfg), 0);
+	assert_int_equal(sampler_sample_now(s), 0);
+	TASK(100, "bench", 200, 100, 0);
+	TASK(101, "worker", 800, 50, 1);
+	WORK(100);
+	t->now += NS_PER_SEC;
+	assert_int_equal(sampler_sample_now(s), 0);
+	TASK(100, "bench", 400, 200, 0);
+	TASK(101, "worker", 1200, 150, 0);
+	TASK(102, "late", 5000, 900, 1);
+	TASK(103, "born", 150, 10, 1);
+	WORK(675);
+	t->now += NS_PER_SEC;
+	assert_int_equal(sampler_sample_now(s), 0);
+	drop_task(t, 101);
+	TASK(100, "bench", 500, 200, 0);
+	TASK(102, "late", 5300, 900, 1);
+	WORK(725);	/* 101 ended at 1300 ms */
+	t->now += NS_PER_SEC;
+	assert_int_equal(sampler_sample_now(s), 0);
+#undef TASK
+#undef WORK
+
+	assert_int_equal(sampler_count(s), 3);
+	assert_int_equal(sampler_get(s, 0)->work_threads, 2);
+	assert_int_equal(sampler_get(s, 1)->work_threads, 4);
+	assert_int_equal(sampler_get(s, 2)->work_threads, 3);
+	eq(sampler_get(s, 0)->work_cpu_pct, 100, "interval 1 cpu");
+	eq(sampler_get(s, 1)->work_cpu_pct, 75, "interval 2 cpu (102 only a baseline, 103 whole)");
+	eq(sampler_get(s, 2)->work_cpu_pct, 50, "interval 3 cpu (101 gone, its last 100 ms found)");
+	eq(sampler_get(s, 0)->work_wait_pct, schedstat ? 15 : NA, "interval 1 wait");
+	eq(sampler_get(s, 1)->work_wait_pct, schedstat ? 21 : NA, "interval 2 wait");
+	eq(sampler_get(s, 2)->work_wait_pct, schedstat ? 0 : NA, "interval 3 wait");
+
+	sampler_summary(s, &v);
+	assert_int_equal(v.work_threads, 4);
+	eq(v.work_cpu_pct, 75, "work cpu");
+	eq(v.work_wait_pct, schedstat ? 12 : NA, "work wait");
+	assert_string_equal(v.work_thread_comm, "worker");
+	eq(v.work_thread_cpu_pct, 130.0 / 3, "busiest thread cpu");
+	eq(v.work_thread_wait_pct, schedstat ? 5 : NA, "busiest thread wait");
+	/* 800 ms seen on CPU 1, 500 ms on CPU 0. */
+	assert_int_equal(v.work_thread_cpu, 1);
+	sampler_free(s);
+}
+
+static void test_work_threads(void **state)
+{
+	work_series(*state, true);
+}
+
+/* Without schedstat (no CONFIG_SCHED_INFO): CPU from the stat ticks, wait unknown. */
+static void test_work_no_schedstat(void **state)
+{
+	work_series(*state, false);
+}
+
+/* The work must exist; a negative PID is refused. */
+static void test_work_errors(void **state)
+{
+	struct tree *t = *state;
+	struct sampler_config cfg = tree_config(t);
+	struct sampler *s;
+
+	cfg.work_pid = 4243;
+	assert_int_equal(sampler_new(&s, &cfg), -ESRCH);
+	assert_null(s);
+	cfg.work_pid = -1;
+	assert_int_equal(sampler_new(&s, &cfg), -EINVAL);
+	/* A work whose task/ is empty or garbage has no threads, and no crash. */
+	mkdir_rel(t, "4242/task");
+	mkdir_rel(t, "4242/task/7");
+	put(t, "4242/task/7/stat", "7 (x) R 1\n", 10);
+	put(t, "4242/task/7/schedstat", "garbage\n", 8);
+	cfg.work_pid = 4242;
+	assert_int_equal(sampler_new(&s, &cfg), 0);
+	assert_int_equal(sampler_sample_now(s), 0);
+	t->now += NS_PER_SEC;
+	assert_int_equal(sampler_sample_now(s), 0);
+	assert_int_equal(sampler_get(s, 0)->work_threads, 0);
+	eq(sampler_get(s, 0)->work_cpu_pct, NA, "no threads");
+	sampler_free(s);
+}
+
+static void put_proc(const struct tree *t, int pid, const char *comm, uint64_t ticks, uint64_t start)
+{
+	char rel[32];
+
+	snprintf(rel, sizeof(rel), "%d", pid);
+	mkdir_rel(t, rel);
+	snprintf(rel, sizeof(rel), "%d/stat", pid);
+	put_stat(t, rel, pid, comm, ticks, start, 0);
+}
+
+/*
+ * Other processes at the edges of two spans: differences since the span's
+ * start; a process new in the span (or a reused PID) counts whole, one that
+ * exited does not; the work (4242) is left out; spans add up by PID.
+ */
+static void test_others(void **state)
+{
+	struct tree *t = *state;
+	struct sampler_config cfg = tree_config(t);
+	struct sampler *s;
+	struct sysview v;
+
+	cfg.interval_ns = SAMPLER_MAX_INTERVAL_NS;	/* only the start and stop snapshots */
+	cfg.work_pid = 4242;
+	cfg.others = true;
+	put_task(t, 4242, "main", 0, NONE, 0, 0);
+	put_proc(t, 500, "compiler", 100, 1);
+	put_proc(t, 501, "daemon", 10, 2);
+	put_proc(t, 503, "leaves", 70, 3);
+	put_proc(t, 504, "idle", 5, 4);
+	put_proc(t, 505, "old", 90, 5);
+	mkdir_rel(t, "506");
+	put(t, "506/stat", "506 (odd) Z\n", 12);	/* unreadable: skipped */
+	assert_int_equal(sampler_new(&s, &cfg), 0);
+	assert_int_equal(sampler_start(s), 0);
+	install(t, 2);		/* the work's own stat moves: not an other */
+	put_proc(t, 500, "compiler", 150, 1);
+	put_proc(t, 501, "daemon", 30, 2);
+	put_proc(t, 502, "born", 4, 6);
+	{
+		char *d = xasprintf("%s/503", t->root);
+
+		assert_int_equal(nftw(d, rm_one, 4, FTW_DEPTH | FTW_PHYS), 0);
+		free(d);
+	}
+	put_proc(t, 505, "reused", 6, 7);
+	t->now += 2 * NS_PER_SEC;
+	assert_int_equal(sampler_stop(s), 0);
+
+	sampler_summary(s, &v);
+	/* 50 + 20 + 4 + 6 ticks in 2 s at USER_HZ 100. */
+	eq(v.others_cpu_pct, 40, "others cpu, span 1");
+	assert_int_equal(v.others[0].pid, 500);
+	assert_string_equal(v.others[0].comm, "compiler");
+	eq(v.others[0].cpu_pct, 25, "500");
+	assert_int_equal(v.others[1].pid, 501);
+	eq(v.others[1].cpu_pct, 10, "501");
+	assert_int_equal(v.others[2].pid, 505);
+	assert_string_equal(v.others[2].comm, "reused");
+	eq(v.others[2].cpu_pct, 3, "505");
+
+	/* A second span after a pause: only its own differences count. */
+	t->now += 100 * NS_PER_SEC;
+	put_proc(t, 501, "daemon", 1000, 2);	/* busy while not sampled */
+	assert_int_equal(sampler_start(s), 0);
+	put_proc(t, 500, "compiler", 250, 1);
+	t->now += 2 * NS_PER_SEC;
+	assert_int_equal(sampler_stop(s), 0);
+	sampler_summary(s, &v);
+	eq(v.others_cpu_pct, 180.0 / 4, "others cpu, two spans");
+	assert_int_equal(v.others[0].pid, 500);
+	eq(v.others[0].cpu_pct, 37.5, "500 over both spans");
+	assert_int_equal(v.others[1].pid, 501);
+	eq(v.others[1].cpu_pct, 5, "501 over both spans");
+	sampler_free(s);
+}
+
+/* net/snmp: the UDP error counts over the window; NaN without the Udp lines. */
+static void snmp_series(struct tree *t, const char *a, const char *b, double in_errors, double rcvbuf_errors)
+{
+	struct sampler_config cfg = tree_config(t);
+	struct proc_buf buf = PROC_BUF_INIT;
+	struct sampler *s;
+	struct sysview v;
+	char *path;
+
+	path = fixture_path(a);
+	assert_int_equal(proc_buf_read_file(&buf, path), 0);
+	free(path);
+	put(t, "net/snmp", buf.data, buf.len);
+	assert_int_equal(sampler_new(&s, &cfg), 0);
+	assert_int_equal(sampler_sample_now(s), 0);
+	path = fixture_path(b);
+	assert_int_equal(proc_buf_read_file(&buf, path), 0);
+	free(path);
+	put(t, "net/snmp", buf.data, buf.len);
+	t->now += NS_PER_SEC;
+	assert_int_equal(sampler_sample_now(s), 0);
+	t->now += NS_PER_SEC;
+	assert_int_equal(sampler_sample_now(s), 0);
+	eq(sampler_get(s, 0)->udp_in_errors, in_errors, "sample in errors");
+	eq(sampler_get(s, 0)->udp_rcvbuf_errors, rcvbuf_errors, "sample rcvbuf errors");
+	sampler_summary(s, &v);
+	eq(v.udp_in_errors, in_errors, "in errors");
+	eq(v.udp_rcvbuf_errors, rcvbuf_errors, "rcvbuf errors");
+	proc_buf_release(&buf);
+	sampler_free(s);
+}
+
+static void test_snmp(void **state)
+{
+	snmp_series(*state, "edge/snmp.a", "edge/snmp.b", 10, 5);
+}
+
+static void test_snmp_no_udp(void **state)
+{
+	snmp_series(*state, "edge/snmp.noudp", "edge/snmp.noudp", NA, NA);
+}
+
+/* The limits hook: discovered at the first start only when configured. */
+static void test_limits_hook(void **state)
+{
+	struct tree *t = *state;
+	struct sampler_config cfg = tree_config(t);
+	char root[64];
+	struct limits_config lc = { .root = root, .dev_name = "vda", .iface = "eth0", .no_netlink = true };
+	struct sampler *s;
+	struct sysview v;
+
+	cfg.interval_ns = SAMPLER_MAX_INTERVAL_NS;
+	assert_int_equal(sampler_new(&s, &cfg), 0);
+	assert_null(sampler_limits(s));
+	sampler_free(s);
+
+	snprintf(root, sizeof(root), "%s", t->root);
+	cfg.limits = &lc;
+	assert_int_equal(sampler_new(&s, &cfg), 0);
+	memset(root, 'x', sizeof(root) - 1);	/* copied at sampler_new */
+	root[sizeof(root) - 1] = '\0';
+	assert_null(sampler_limits(s));
+	assert_int_equal(sampler_start(s), 0);
+	assert_non_null(sampler_limits(s));
+	assert_true(sampler_limits(s)->discovered);
+	t->now += NS_PER_SEC;
+	assert_int_equal(sampler_stop(s), 0);
+	sampler_summary(s, &v);
+	assert_int_equal(v.samples, 1);
+	sampler_free(s);
+}
+
+static void *spin(void *arg)
+{
+	mono_ns end = clock_mono() + 300 * NS_PER_MS;
+	volatile uint64_t *n = arg;
+
+	while (clock_mono() < end)
+		(*n)++;
+	return NULL;
+}
+
+/* The real thing for the work: a thread spins for 300 ms; it is the busiest, on some CPU. */
+static void test_real_work(void **state)
+{
+	struct sampler_config cfg = { .interval_ns = 20 * NS_PER_MS, .work_pid = getpid(), .others = true };
+	volatile uint64_t n = 0;
+	struct sampler *s;
+	struct sysview v;
+	pthread_t th;
+
+	(void)state;
+	assert_int_equal(sampler_new(&s, &cfg), 0);
+	assert_int_equal(sampler_start(s), 0);
+	assert_int_equal(pthread_create(&th, NULL, spin, (void *)&n), 0);
+	pthread_join(th, NULL);
+	assert_int_equal(sampler_stop(s), 0);
+	sampler_summary(s, &v);
+	assert_true(n > 0);
+	assert_true(v.work_threads >= 1);
+	if (!(v.work_thread_cpu_pct > 50))
+		fail_msg("busiest thread %g %% of one CPU", v.work_thread_cpu_pct);
+	assert_true(v.work_thread_cpu >= 0);
+	assert_true(v.work_cpu_pct >= v.work_thread_cpu_pct - 1e-9);
+	assert_true(v.others_cpu_pct >= 0);
+	sampler_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -577,6 +938,14 @@ int main(void)
 		cmocka_unit_test(test_states),
 		cmocka_unit_test(test_prompt_stop),
 		cmocka_unit_test(test_real_run),
+		cmocka_unit_test_setup_teardown(test_work_threads, setup_tree, teardown_tree),
+		cmocka_unit_test_setup_teardown(test_work_no_schedstat, setup_tree, teardown_tree),
+		cmocka_unit_test_setup_teardown(test_work_errors, setup_tree, teardown_tree),
+		cmocka_unit_test_setup_teardown(test_others, setup_tree, teardown_tree),
+		cmocka_unit_test_setup_teardown(test_snmp, setup_tree, teardown_tree),
+		cmocka_unit_test_setup_teardown(test_snmp_no_udp, setup_tree, teardown_tree),
+		cmocka_unit_test_setup_teardown(test_limits_hook, setup_tree, teardown_tree),
+		cmocka_unit_test(test_real_work),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
