@@ -6,7 +6,6 @@
  * interface) and turns it into struct limit with a source a person can
  * look up.
  */
-#define _GNU_SOURCE
 #include "core/limits.h"
 
 #include <errno.h>
@@ -14,6 +13,7 @@
 #include <math.h>
 #include <net/if.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +23,7 @@
 #include "core/cgroup.h"
 #include "core/clock.h"
 #include "core/net_sock.h"
+#include "lib/compiler.h"
 #include "lib/units.h"
 #include "lib/xalloc.h"
 
@@ -31,12 +32,16 @@ static const char *root_of(const struct limits_config *cfg)
 	return cfg && cfg->root ? cfg->root : "";
 }
 
-static void set_unknown(struct limit *l, const char *fmt, const char *arg)
+static void PRINTF_LIKE(2, 3) set_unknown(struct limit *l, const char *fmt, ...)
 {
+	va_list ap;
+
 	memset(l, 0, sizeof(*l));
 	l->state = LIMIT_UNKNOWN;
 	l->value = NAN;
-	snprintf(l->why, sizeof(l->why), fmt, arg ? arg : "");
+	va_start(ap, fmt);
+	vsnprintf(l->why, sizeof(l->why), fmt, ap);
+	va_end(ap);
 }
 
 static void from_cg(struct limit *l, const struct cg_value *v)
@@ -216,7 +221,7 @@ static void discover_iface(const struct limits_config *cfg, struct limits *out)
 	if (buf[0] && units_parse_int64(buf, 1, INT32_MAX, &mtu) == 0) {
 		out->mtu.state = LIMIT_SET;
 		out->mtu.value = (double)mtu;
-		snprintf(out->mtu.source, sizeof(out->mtu.source), "%s", sys);
+		snprintf(out->mtu.source, sizeof(out->mtu.source), "%.190s", sys);
 	} else {
 		set_unknown(&out->mtu, "%s", "no mtu in /sys/class/net");
 	}
