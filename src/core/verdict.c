@@ -16,7 +16,7 @@
 
 const char *const verdict_priority[] = {
 	"own pacing", "cpu quota", "cpuset", "io limit", "memory limit", "shaper", "link", "tcp window",
-	"udp receive buffer", "round trip", "memory latency", "memory bandwidth", "other processes", "steal",
+	"udp receive buffer", "round trip", "memory latency", "memory bandwidth", "cache latency", "other processes", "steal",
 	"memory", "device", "device latency", "cpu", "one core", NULL,
 };
 

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A download's candidate limiters; see fetch_judge.h. The round trip's
- * share is the connection's idle-waiting-a-round-trip share: at depth 1 it
- * is the mean time to first byte over the mean request time, and with a
- * pipeline it leaves out the time a request waited behind the answers
- * before it (that wait is the transfer, not the round trip).
+ * share is the rate over what the round trip allows (DEPTH blocks per TCP
+ * rtt: bytes in flight / RTT), capped by the connection's
+ * idle-waiting-a-round-trip share (at depth 1 the mean time to first
+ * byte over the mean request time; with a pipeline it leaves out the time
+ * a request waited behind the answers before it, which is the transfer).
  */
 #include <math.h>
 #include <stdio.h>
@@ -19,6 +20,22 @@ void fetch_judge(const struct fetch_figures *f, struct result *res)
 {
 	char a[UNITS_FMT_LEN], b[UNITS_FMT_LEN], rtt[48], next[192];
 	double share = isfinite(f->idle_rt_pct) ? f->idle_rt_pct / 100 : NAN;
+	unsigned depth = f->ranged && f->depth ? f->depth : 1;
+
+	/*
+	 * What the round trip allows: DEPTH blocks per TCP round trip. The
+	 * share is the rate over that, when the TCP rtt is known, and never
+	 * more than the time spent waiting: waiting on a server that is slow
+	 * to answer (its own work, not the path) is not the round trip.
+	 */
+	if (isfinite(share) && isfinite(f->rtt_s) && f->rtt_s > 0 && isfinite(f->mean_req_s) && f->mean_req_s > 0) {
+		double by_rtt = f->rtt_s / f->mean_req_s;
+
+		if (f->ranged && isfinite(f->rate) && f->block)
+			by_rtt = f->rate * f->rtt_s / ((double)depth * (double)f->block);
+		if (by_rtt < share)
+			share = by_rtt;
+	}
 
 	if (isfinite(f->rtt_s))
 		snprintf(rtt, sizeof(rtt), "TCP rtt %.3g ms", f->rtt_s * 1e3);
@@ -43,7 +60,7 @@ void fetch_judge(const struct fetch_figures *f, struct result *res)
 	}
 	if (isfinite(share))
 		result_verdict_candidate(res, "round trip", share, next,
-					 "waited for answers %.0f %% of the time: mean time to first byte %.3g ms of "
+					 "%.0f %% of what the round trip allows: mean time to first byte %.3g ms of "
 					 "%.3g ms per request over %llu request%s (%s), depth %u; %s/s; %.0f %% waiting "
 					 "for a server with requests queued",
 					 100 * share, (isfinite(f->mean_ttfb_s) ? f->mean_ttfb_s : NAN) * 1e3,

@@ -495,7 +495,7 @@ join:
 	if (passes_done) {
 		result_headline(res, "triad");
 		mem_bandwidth_offer(res, (double)(kinfo[K_TRIAD].words * sizeof(double) * x->n) /
-					 ((double)best[K_TRIAD] / 1e9), cfg->threads, env->ncpu);
+					 ((double)best[K_TRIAD] / 1e9), cfg->threads, env->ncpu, bytes, caches.llc_bytes);
 	}
 	if (passes_done && !*env->stop && !bw_check(x, &bad))
 		result_set_status(res, RESULT_FAILED, "array check failed at element %zu (a %g b %g c %g, expected 15 3 4)",
@@ -508,11 +508,12 @@ out:
 	free(x);
 }
 
-void mem_bandwidth_offer(struct result *res, double triad, unsigned threads, int ncpu)
+void mem_bandwidth_offer(struct result *res, double triad, unsigned threads, int ncpu, uint64_t bytes,
+			 uint64_t llc_bytes)
 {
 	char next[192];
 
-	if (!isfinite(triad) || triad <= 0)
+	if (!isfinite(triad) || triad <= 0 || 3 * bytes <= (llc_bytes ? llc_bytes : MEM_LLC_ASSUMED))
 		return;
 	if (ncpu > 0 && threads >= (unsigned)ncpu) {
 		result_verdict_candidate(res, "memory bandwidth", 1.0,
@@ -572,20 +573,28 @@ static void link_cycle(unsigned char *buf, uint32_t *idx, uint64_t nlines, uint6
 		*(void **)(void *)(buf + (uint64_t)idx[i] * LINE) = buf + (uint64_t)idx[(i + 1) % nlines] * LINE;
 }
 
-void mem_latency_offer(struct result *res, double ns, uint64_t size, uint64_t llc_bytes)
+void mem_latency_offer(struct result *res, double ns, double first_ns, uint64_t size, uint64_t llc_bytes)
 {
 	char a[UNITS_FMT_LEN], b[UNITS_FMT_LEN], where[128];
+	bool dram;
 
 	if (!isfinite(ns) || !size)
 		return;
-	if (!llc_bytes)
-		snprintf(where, sizeof(where), "the last-level cache size is unknown");
-	else if (size > llc_bytes)
-		snprintf(where, sizeof(where), "%.0f x the %s last-level cache: DRAM", (double)size / (double)llc_bytes,
-			 units_fmt_bytes(b, sizeof(b), llc_bytes));
-	else
-		snprintf(where, sizeof(where), "within the %s last-level cache", units_fmt_bytes(b, sizeof(b), llc_bytes));
-	result_verdict_candidate(res, "memory latency", 1.0,
+	if (llc_bytes) {
+		dram = size > llc_bytes;
+		if (dram)
+			snprintf(where, sizeof(where), "%.0f x the %s last-level cache: DRAM",
+				 (double)size / (double)llc_bytes, units_fmt_bytes(b, sizeof(b), llc_bytes));
+		else
+			snprintf(where, sizeof(where), "within the %s last-level cache",
+				 units_fmt_bytes(b, sizeof(b), llc_bytes));
+	} else {
+		/* No cache sizes (many VMs): DRAM is an order of magnitude past L1. */
+		dram = isfinite(first_ns) && first_ns > 0 && ns >= MEM_DRAM_LATENCY_RATIO * first_ns;
+		snprintf(where, sizeof(where), "the last-level cache size is unknown; %.0f x the %.1f ns at 4 KiB: %s",
+			 isfinite(first_ns) && first_ns > 0 ? ns / first_ns : NAN, first_ns, dram ? "DRAM" : "a cache");
+	}
+	result_verdict_candidate(res, dram ? "memory latency" : "cache latency", 1.0,
 				 "the figure is the latency itself: independent loads (--bandwidth) show how many misses "
 				 "the memory system overlaps",
 				 "%.1f ns per load at a %s working set (%s); each load waits for the previous one "
@@ -601,7 +610,7 @@ void mem_latency_run(const struct bench_env *env, const struct mem_lat_cfg *cfg,
 	uint32_t *idx;
 	volatile uintptr_t sink = 0;
 	char why[160], b1[UNITS_FMT_LEN], b2[UNITS_FMT_LEN], name[48], label[64];
-	double last = NAN;
+	double last = NAN, first = NAN;
 	uint64_t thp_before, thp_after;
 
 	result_set_step(res, "latency");
@@ -672,6 +681,8 @@ void mem_latency_run(const struct bench_env *env, const struct mem_lat_cfg *cfg,
 		snprintf(name, sizeof(name), "lat_%lluk", (unsigned long long)(sizes[i] / 1024));
 		snprintf(label, sizeof(label), "load latency, %s working set", units_fmt_bytes(b1, sizeof(b1), sizes[i]));
 		result_metric(res, name, UNIT_NS, last, label)->higher_is_better = false;
+		if (i == 0)
+			first = last;
 		progress_update(env->progress, clock_mono(), i + 1, nsizes, "latency");
 	}
 	thp_after = anon_huge_bytes();
@@ -683,7 +694,7 @@ void mem_latency_run(const struct bench_env *env, const struct mem_lat_cfg *cfg,
 		snprintf(label, sizeof(label), "largest set (%s): DRAM", units_fmt_bytes(b1, sizeof(b1), largest));
 		result_metric(res, "lat_largest", UNIT_NS, last, label)->higher_is_better = false;
 		result_headline(res, "lat_largest");
-		mem_latency_offer(res, last, largest, caches.llc_bytes);
+		mem_latency_offer(res, last, first, largest, caches.llc_bytes);
 	}
 	if (largest != sizes[nsizes - 1]) {
 		result_set_incomplete(res);

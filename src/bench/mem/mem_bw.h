@@ -59,18 +59,26 @@ void mem_bandwidth_run(const struct bench_env *env, const struct mem_bw_cfg *cfg
 void mem_latency_run(const struct bench_env *env, const struct mem_lat_cfg *cfg, struct result *res);
 
 /*
- * The candidate limiter a latency step offers: "memory latency", share 1
- * (a pointer chase waits for each load before the next: that is the
- * method), with NS per load at the largest set SIZE and where SIZE stands
- * against the last-level cache (LLC_BYTES, 0 unknown).
+ * The candidate limiter a latency step offers, share 1 (a pointer chase
+ * waits for each load before the next: that is the method), with NS per
+ * load at the largest set SIZE: "memory latency" when SIZE is past the
+ * last-level cache (LLC_BYTES; 0 unknown: then when NS is at least
+ * MEM_DRAM_LATENCY_RATIO x FIRST_NS, the latency at the smallest set,
+ * which sits in L1), else "cache latency".
  */
-void mem_latency_offer(struct result *res, double ns, uint64_t size, uint64_t llc_bytes);
+#define MEM_DRAM_LATENCY_RATIO 20.0
+void mem_latency_offer(struct result *res, double ns, double first_ns, uint64_t size, uint64_t llc_bytes);
 
 /*
  * The candidate limiter a bandwidth step offers: "memory bandwidth", share
  * 1, with TRIAD (bytes/s) over THREADS threads of NCPU online; the next
- * step asks for more threads while there are CPUs left.
+ * step asks for more threads while there are CPUs left. Nothing when the
+ * three arrays of BYTES each fit in the last-level cache (LLC_BYTES; 0
+ * unknown: MEM_LLC_ASSUMED): a cache bandwidth is the core's, judged as
+ * such by the runner.
  */
-void mem_bandwidth_offer(struct result *res, double triad, unsigned threads, int ncpu);
+#define MEM_LLC_ASSUMED (32ULL << 20)
+void mem_bandwidth_offer(struct result *res, double triad, unsigned threads, int ncpu, uint64_t bytes,
+			 uint64_t llc_bytes);
 
 #endif

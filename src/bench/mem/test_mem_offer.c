@@ -23,7 +23,7 @@ static void test_latency(void **state)
 	const struct verdict_candidate *k;
 
 	(void)state;
-	mem_latency_offer(r, 92.5, 256ULL << 20, 32ULL << 20);
+	mem_latency_offer(r, 92.5, 1.2, 256ULL << 20, 32ULL << 20);
 	assert_int_equal(r->verdict.ncand, 1);
 	k = &r->verdict.cand[0];
 	assert_string_equal(k->resource, "memory latency");
@@ -36,12 +36,19 @@ static void test_latency(void **state)
 	result_free(r);
 
 	r = result_new("mem", "latency");
-	mem_latency_offer(r, 4.0, 1ULL << 20, 32ULL << 20);
+	mem_latency_offer(r, 4.0, 1.2, 1ULL << 20, 32ULL << 20);
 	assert_non_null(strstr(r->verdict.cand[0].evidence, "within the"));
+	assert_string_equal(r->verdict.cand[0].resource, "cache latency");
 	result_free(r);
 	r = result_new("mem", "latency");
-	mem_latency_offer(r, 80, 64ULL << 20, 0);
+	mem_latency_offer(r, 80, 1.2, 64ULL << 20, 0);
 	assert_non_null(strstr(r->verdict.cand[0].evidence, "last-level cache size is unknown"));
+	assert_string_equal(r->verdict.cand[0].resource, "memory latency");
+	result_free(r);
+	/* Unknown cache sizes and 3.4 x the L1 latency: a cache. */
+	r = result_new("mem", "latency");
+	mem_latency_offer(r, 4.1, 1.2, 256ULL << 10, 0);
+	assert_string_equal(r->verdict.cand[0].resource, "cache latency");
 	result_free(r);
 }
 
@@ -51,7 +58,7 @@ static void test_bandwidth(void **state)
 	const struct verdict_candidate *k;
 
 	(void)state;
-	mem_bandwidth_offer(r, 12.3e9, 1, 8);
+	mem_bandwidth_offer(r, 12.3e9, 1, 8, 64ULL << 20, 0);
 	k = &r->verdict.cand[0];
 	assert_string_equal(k->resource, "memory bandwidth");
 	assert_true(k->share == 1.0);
@@ -61,12 +68,17 @@ static void test_bandwidth(void **state)
 	result_free(r);
 
 	r = result_new("mem", "bandwidth");
-	mem_bandwidth_offer(r, 24.1e9, 8, 8);
+	mem_bandwidth_offer(r, 24.1e9, 8, 8, 256ULL << 20, 32ULL << 20);
 	assert_non_null(strstr(r->verdict.cand[0].evidence, "DRAM bandwidth: 24.1 GB/s (triad) with 8 threads"));
 	result_free(r);
 
 	r = result_new("mem", "bandwidth");
-	mem_bandwidth_offer(r, NAN, 1, 8);
+	mem_bandwidth_offer(r, NAN, 1, 8, 64ULL << 20, 0);
+	assert_int_equal(r->verdict.ncand, 0);
+	result_free(r);
+	/* Arrays that fit in the cache: no memory bandwidth, the core's figure. */
+	r = result_new("mem", "bandwidth");
+	mem_bandwidth_offer(r, 75e9, 1, 8, 64ULL << 10, 0);
 	assert_int_equal(r->verdict.ncand, 0);
 	result_free(r);
 }
