@@ -1020,7 +1020,7 @@ int proc_netif_delta(const struct proc_netif *a, const struct proc_netif *b, dou
 
 /* proc(5) field numbers we read; fields 1 (pid), 2 (comm) and 3 (state) are read by hand. */
 enum {
-	PS_PPID = 4, PS_MINFLT = 10, PS_MAJFLT = 12, PS_UTIME = 14, PS_STIME = 15, PS_NUM_THREADS = 20,
+	PS_PPID = 4, PS_MINFLT = 10, PS_MAJFLT = 12, PS_UTIME = 14, PS_STIME = 15, PS_CUTIME = 16, PS_CSTIME = 17, PS_NUM_THREADS = 20,
 	PS_STARTTIME = 22, PS_VSIZE = 23, PS_RSS = 24, PS_PROCESSOR = 39, PS_LAST = PS_PROCESSOR
 };
 
@@ -1075,6 +1075,8 @@ int proc_pid_stat_parse(struct proc_pid_stat *ps, const char *buf, size_t len)
 	    token_u64(ts[PS_MAJFLT], te[PS_MAJFLT], &ps->majflt) ||
 	    token_u64(ts[PS_UTIME], te[PS_UTIME], &ps->utime) ||
 	    token_u64(ts[PS_STIME], te[PS_STIME], &ps->stime) ||
+	    token_u64(ts[PS_CUTIME], te[PS_CUTIME], &ps->cutime) ||
+	    token_u64(ts[PS_CSTIME], te[PS_CSTIME], &ps->cstime) ||
 	    token_i64(ts[PS_NUM_THREADS], te[PS_NUM_THREADS], 0, INT64_MAX, &ps->num_threads) ||
 	    token_u64(ts[PS_STARTTIME], te[PS_STARTTIME], &ps->starttime) ||
 	    token_u64(ts[PS_VSIZE], te[PS_VSIZE], &ps->vsize) || token_u64(ts[PS_RSS], te[PS_RSS], &ps->rss_pages))

@@ -399,6 +399,7 @@ struct proc_pid_stat {
 	int ppid;
 	uint64_t minflt, majflt;
 	uint64_t utime, stime;	/* USER_HZ ticks */
+	uint64_t cutime, cstime;	/* USER_HZ ticks of the children it has waited for */
 	int64_t num_threads;
 	uint64_t starttime;	/* ticks after boot; with pid, identifies the process */
 	uint64_t vsize;		/* bytes */

@@ -66,6 +66,8 @@ struct proc_edge {
 	int pid;
 	uint64_t start, ticks;
 	char comm[16];
+	bool child;		/* a child of the work or of this process: part of the work */
+	int processor;
 };
 
 struct snap {
@@ -82,6 +84,7 @@ struct snap {
 	bool task_ok;			/* the work's task directory was read */
 	bool work_ok;			/* work_ticks was read */
 	uint64_t work_ticks;		/* utime + stime of the whole work, exited threads included */
+	uint64_t child_ticks;		/* cutime + cstime: its children it has waited for */
 	struct task_snap *task;		/* ntask of SAMPLER_MAX_THREADS; NULL without work_pid */
 	size_t ntask;
 };
@@ -224,6 +227,7 @@ struct sampler {
 	size_t nother;
 	uint64_t others_ticks;
 	double others_time_s;
+	uint64_t work_child_ticks;	/* the work's children reaped during the sampled time (cutime + cstime) */
 	unsigned edge_scans;
 	uint64_t edge_scan_ns;		/* thread CPU time of the edge scans */
 
@@ -422,6 +426,7 @@ static void read_tasks(struct sampler *s, struct snap *n)
 
 		if (!proc_pid_stat_parse(&ps, s->buf.data, s->buf.len)) {
 			n->work_ticks = ps.utime + ps.stime;
+			n->child_ticks = ps.cutime + ps.cstime;
 			n->work_ok = true;
 		}
 	}
@@ -981,6 +986,8 @@ static void work_part(struct sampler *s, const struct snap *a, const struct snap
 		thr_on_cpu(acc, tb->cpu, dc);
 	}
 	cpu_ns += work_exited(s, a, b, cpu_ns + new_ns, tick_ns);
+	if (a->work_ok && b->work_ok && b->child_ticks >= a->child_ticks)
+		s->work_child_ticks += b->child_ticks - a->child_ticks;
 	x->work_cpu_pct = 100.0 * (double)cpu_ns / 1e9 / dt;
 	s->work_cpu_ns += cpu_ns;
 	s->work_time_s += dt;
@@ -1163,6 +1170,8 @@ static size_t scan_procs(struct sampler *s, struct proc_edge *e, bool *full)
 		e[n].pid = pid;
 		e[n].start = ps.starttime;
 		e[n].ticks = ps.utime + ps.stime;
+		e[n].child = ps.ppid == self || (s->work_pid > 0 && ps.ppid == s->work_pid);
+		e[n].processor = ps.processor;
 		copy_comm(e[n].comm, ps.comm);
 		n++;
 	}
@@ -1242,6 +1251,8 @@ static void others_stop(struct sampler *s)
 			} else {
 				d = b->ticks;
 			}
+			if (b->child)
+				continue;	/* the work's own child: counted with the work when reaped (cutime) */
 			s->others_ticks += d;
 			other_add(s, b, d);
 		}
@@ -1684,6 +1695,23 @@ static void summary_work(const struct sampler *s, struct sysview *v)
 			on = &top->on[i];
 	v->work_thread_cpu = on ? on->cpu : -1;
 	snprintf(v->work_thread_comm, sizeof(v->work_thread_comm), "%s", top->comm);
+	/*
+	 * Children the work waited for during the step (mem --ladder's
+	 * measuring child) worked for it: their CPU is the work's. At most
+	 * one CPU of it, it stands for the busiest thread when it out-ran
+	 * every thread (one child at a time: its CPU is unknown, -1).
+	 */
+	if (s->work_child_ticks) {
+		double child = 100.0 * (double)s->work_child_ticks / (double)s->clk_tck / s->work_time_s;
+
+		v->work_cpu_pct += child;
+		if (child > v->work_thread_cpu_pct && child <= 100) {
+			v->work_thread_cpu_pct = child;
+			v->work_thread_wait_pct = NAN;
+			v->work_thread_cpu = -1;
+			snprintf(v->work_thread_comm, sizeof(v->work_thread_comm), "(children)");
+		}
+	}
 }
 
 static void summary_others(const struct sampler *s, struct sysview *v)

@@ -16,8 +16,8 @@
 
 const char *const verdict_priority[] = {
 	"own pacing", "cpu quota", "cpuset", "io limit", "memory limit", "shaper", "link", "tcp window",
-	"udp receive buffer", "round trip", "memory latency", "memory bandwidth", "cache latency", "other processes", "steal",
-	"memory", "device", "device latency", "cpu", "one core", NULL,
+	"udp receive buffer", "round trip", "memory latency", "memory bandwidth", "cache latency",
+	"other processes", "steal", "memory", "device", "device latency", "cpu", "one core", NULL,
 };
 
 static bool known(double v)
@@ -305,7 +305,7 @@ static void device(const struct verdict_input *in, struct verdict *out)
 	 * serve many at once, so this is the latency of one request, not
 	 * saturation.
 	 */
-	offer(out, "device latency", u >= VERDICT_DISK_BUSY_PCT ? u / 100 : u / 100 * 0.5,
+	offer(out, "device latency", u / 100,
 	      "more requests in flight (a deeper queue or more jobs) would use the device's parallelism",
 	      "%s %.0f %% busy with %.1f requests in flight: busy, not saturated; each request waited %.2f ms",
 	      v->busiest_disk, u, known(q) ? q : NAN, v->disk_avg_wait_ms);
@@ -347,9 +347,13 @@ static void cpus(const struct verdict_input *in, struct verdict *out)
 				 "one thread ran its core flat out: a second stream or thread would use an idle core");
 		else
 			snprintf(next, sizeof(next), "one thread ran its core flat out: a faster core");
+		char on[24] = "";
+
+		if (v->work_thread_cpu >= 0)
+			snprintf(on, sizeof(on), " on cpu%d", v->work_thread_cpu);
 		offer(out, "one core", v->work_thread_cpu_pct / 100, next,
-		      "thread %s %.0f %% busy on cpu%d (waited %.0f %%) while all CPUs averaged %.0f %%",
-		      v->work_thread_comm[0] ? v->work_thread_comm : "?", v->work_thread_cpu_pct, v->work_thread_cpu,
+		      "thread %s %.0f %% busy%s (waited %.0f %%) while all CPUs averaged %.0f %%",
+		      v->work_thread_comm[0] ? v->work_thread_comm : "?", v->work_thread_cpu_pct, on,
 		      known(v->work_thread_wait_pct) ? v->work_thread_wait_pct : NAN, v->cpu_busy_pct);
 	}
 	/*

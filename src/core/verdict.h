@@ -26,8 +26,6 @@
 
 /* A candidate at this share or more is named (the USE method's "near saturation"). */
 #define VERDICT_NAMED_SHARE 0.8
-/* A device at or above this %util is busy; saturated only with a queue (below). */
-#define VERDICT_DISK_BUSY_PCT 90.0
 /* Mean requests in flight from which a busy device counts as saturated (queue growth). */
 #define VERDICT_DISK_QUEUE 2.0
 /* Swap traffic at this many pages per second counts as at the limit of memory. */
