@@ -14,7 +14,8 @@
  *
  * By default it watches what engpass watches during a step: this process
  * as the work (its threads, every interval) and the other processes (at
- * the start and stop edges only); --bare watches neither, as the sampler
+ * the start and stop edges only) and discovers the limits (core/limits.h) as
+ * the runner does, with lo as the interface; --bare does none of it, as the sampler
  * did before issue #18. The thread CPU time of sampler_start() and
  * sampler_stop() (a snapshot each, plus the edge scan of the other
  * processes) is printed apart, since it is paid per span, not per interval.
@@ -105,8 +106,13 @@ int main(int argc, char **argv)
 	cfg.interval_ns = (uint64_t)(interval_ms * (double)NS_PER_MS);
 	cfg.pid = getpid();
 	if (!bare) {
+		/* As the runner does: the limits of this process and of lo's qdiscs too. */
+		static struct limits_config lc = { .iface = "lo" };
+
 		cfg.work_pid = getpid();
 		cfg.others = true;
+		lc.pid = getpid();
+		cfg.limits = &lc;
 	}
 	ret = sampler_new(&s, &cfg);
 	if (ret) {
@@ -148,7 +154,8 @@ int main(int argc, char **argv)
 	printf("sampler: %.1f us per sample; process cpu over the run %.1f ms (cross-check, includes start-up)\n",
 	       v.samples ? (double)cpu_ns / 1e3 / v.samples : 0.0, (double)(pcpu1 - pcpu0) / 1e6);
 	printf("sampler: %s, %ld idle threads; sampler_start %.0f us, sampler_stop %.0f us of thread cpu (once per span)\n",
-	       bare ? "bare (no work threads, no other processes)" : "work threads every interval, others at the edges",
+	       bare ? "bare (no work threads, no other processes, no limits)" :
+		      "work threads every interval, others and the limits' counters at the edges (limits discovered at the first)",
 	       idle, (double)start_ns / 1e3, (double)stop_ns / 1e3);
 	sampler_free(s);
 	return 0;

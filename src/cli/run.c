@@ -144,9 +144,9 @@ static void method_limits(struct result *res, const struct limits *l)
 		{ "limit io write iops", "", &l->io_wiops, l->io_dev[0] && l->io_wiops.state == LIMIT_SET },
 		{ "limit shaper", "bits/s", &l->shaper, l->iface[0] },
 		{ "limit link", "bits/s", &l->link, l->iface[0] },
-		{ "limit mtu", "bytes", &l->mtu, false },
-		{ "limit memlock", "bytes", &l->memlock, false },
-		{ "limit nofile", "", &l->nofile, false },
+		{ "limit mtu", "bytes", &l->mtu, l->iface[0] },
+		{ "limit memlock", "bytes", &l->memlock, true },
+		{ "limit nofile", "", &l->nofile, true },
 	};
 	char buf[320];
 

@@ -475,5 +475,6 @@ void verdict_judge(const struct verdict_input *in, struct verdict *out)
 	snprintf(out->evidence, sizeof(out->evidence), "no limit reached 80 %%: %.120s%s%.100s", list[0] ? list : "no candidate",
 		 chk[0] ? "; limits: " : "", chk);
 	snprintf(out->next_step, sizeof(out->next_step), "%s",
-		 out->ncand ? "nothing here bounded it: the figure is the work's own pace on this box" : "");
+		 "no limit held it back: the work set its own pace (more load -- threads, streams, requests in "
+		 "flight -- would find the limit)");
 }
