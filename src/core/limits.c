@@ -142,7 +142,7 @@ static void discover_cpus(const struct limits_config *cfg, const struct cgroup_l
 				memset(&out->cpuset, 0, sizeof(out->cpuset));
 				out->cpuset.state = LIMIT_SET;
 				snprintf(out->cpuset.source, sizeof(out->cpuset.source),
-					 "CPU affinity (sched_getaffinity) %s%s%s", l,
+					 "CPU affinity (sched_getaffinity) %s%s%.64s", l,
 					 cs.state == CG_SET ? "; cpuset " : "", cs.state == CG_SET ? list : "");
 			}
 			allowed = both;
