@@ -123,6 +123,16 @@ else
 	check "--output -: exit 0, stdout is the body" sh -c "[ $RC = 0 ] && [ \"\$(sha256sum <'$T_TMP/out' | cut -d' ' -f1)\" = $WANT ]"
 	jqt "--output -: the result on stderr" '.results[0].metrics.body_bytes == 300007' "$T_TMP/err"
 
+	# --output to a FIFO (as to /dev/null): written in place, the node stays a FIFO
+	mkfifo "$T_TMP/fifo"
+	sha256sum <"$T_TMP/fifo" | cut -d' ' -f1 >"$T_TMP/fifo.sum" &
+	FIFO_READER=$!
+	PIDS="$PIDS $FIFO_READER"
+	run fetch "$B/data" --output "$T_TMP/fifo" --no-history --no-sample --timeout 5s
+	wait $FIFO_READER
+	check "--output FIFO: exit 0, the body went through the FIFO" sh -c "[ $RC = 0 ] && [ \"\$(cat '$T_TMP/fifo.sum')\" = $WANT ]"
+	check "--output FIFO: still a FIFO (not renamed over)" [ -p "$T_TMP/fifo" ]
+
 	# bad: NAME SAYS ARGS... ; exit 1, one line on stderr, nothing left in dl/
 	bad() {
 		b_name=$1; says=$2; shift 2

@@ -20,7 +20,8 @@
  * --output FILE writes the body to a temp name beside FILE and renames it
  * when the download is complete and checked; on failure or a signal the
  * temp file is removed (tmpfile registry), so FILE never holds a wrong
- * byte. --output - writes the body to standard output, and then the
+ * byte. A FILE that is a device or a FIFO (/dev/null) is written in place,
+ * since renaming over it would replace the node. --output - writes the body to standard output, and then the
  * result goes to standard error (output_open() moves fd 1 there).
  *
  * Figures: bytes over the time from the first request sent to the last
@@ -576,6 +577,7 @@ static int output_open(struct fetch_ctx *c)
 {
 	const char *out = c->o->output;
 	char *dir, *slash;
+	struct stat st;
 	int r;
 
 	c->out_fd = -1;
@@ -593,6 +595,20 @@ static int output_open(struct fetch_ctx *c)
 			r = -errno;
 			snprintf(c->err, sizeof(c->err), "cannot set up standard output for the body: %s",
 				 strerror(errno));
+			return r;
+		}
+		return 0;
+	}
+	if (stat(out, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		/*
+		 * A device or a FIFO (/dev/null, a pipe): written in place, as
+		 * curl -o does. A temp file renamed over it would replace the
+		 * device node with a regular file.
+		 */
+		c->out_fd = open(out, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+		if (c->out_fd < 0) {
+			r = -errno;
+			snprintf(c->err, sizeof(c->err), "cannot open '%s': %s", out, strerror(errno));
 			return r;
 		}
 		return 0;
