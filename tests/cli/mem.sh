@@ -78,14 +78,17 @@ jqt "six kernels with rates" '.results[0].metrics | [.write_bytes_per_second, .r
 jqt "the method names STREAM-like and its byte counting" '.results[0].method | (.kernels | test("STREAM-like")) and
 	(.bytes | test("write-allocate"))' "$T_TMP/out"
 jqt "two threads are recorded" '.results[0].parameters.threads == "2"' "$T_TMP/out"
-jqcand "bandwidth offers memory bandwidth" "memory bandwidth" 1 "$T_TMP/out"
+jqt "arrays that fit the (assumed 32 MiB) cache offer no memory bandwidth" \
+	'[.results[0].verdict.candidates[] | select(.resource == "memory bandwidth")] | length == 0' "$T_TMP/out"
+run mem --bandwidth --size 16M --passes 1 --json --no-sample
+jqcand "arrays past the cache offer memory bandwidth" "memory bandwidth" 1 "$T_TMP/out"
 
 run mem --latency --size 1M --passes 1 --json --no-sample
 check "latency exits 0" [ "$RC" = 0 ]
 jqt "17 sizes from 4 KiB to 1 MiB" '[.results[0].metrics | keys[] | select(test("^lat_[0-9]+k_ns$"))] | length == 17' "$T_TMP/out"
 jqt "every size has a positive ns per load" '[.results[0].metrics | to_entries[] | select(.key | test("^lat_")) | .value > 0] | all' "$T_TMP/out"
 jqt "the largest set is the last size" '.results[0].metrics | .lat_largest_ns == .lat_1024k_ns' "$T_TMP/out"
-jqcand "latency offers memory latency" "memory latency" 1 "$T_TMP/out"
+jqcand "a chase within 1 MiB offers cache latency" "cache latency" 1 "$T_TMP/out"
 
 run mem --size 4M --passes 1 --json --no-sample
 check "no mode runs bandwidth and latency" [ "$RC" = 0 ]
