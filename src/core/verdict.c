@@ -250,6 +250,14 @@ static void others(const struct verdict_input *in, struct verdict *out)
 	 * CPU for the wait to be theirs.
 	 */
 	share = 2 * lost;
+	/*
+	 * A work that was runnable for little of the step (an rr client
+	 * waiting on its peer) loses little to the run queue, whatever share
+	 * of that little it waited: the share counts in full from half a CPU
+	 * of runnable time.
+	 */
+	if (run < VERDICT_RUNNABLE_PCT)
+		share *= run / VERDICT_RUNNABLE_PCT;
 	if (known(v->others_cpu_pct) && v->others_cpu_pct < VERDICT_OTHERS_MIN_PCT)
 		share = 0;
 	snprintf(next, sizeof(next), "%s%.150s", top[0] ? "stop or move the other processes: " : "other processes took the CPU",

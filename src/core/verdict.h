@@ -36,6 +36,8 @@
 #define VERDICT_STEAL_PCT 10.0
 /* Run-queue wait of this share of a CPU counts as the work queueing (cpuset, other processes). */
 #define VERDICT_QUEUED_PCT 25.0
+/* Runnable time (CPU + run-queue wait, % of one CPU) from which "other processes" counts in full. */
+#define VERDICT_RUNNABLE_PCT 50.0
 /* Other processes at less than this share of one CPU cannot be what the work waited for. */
 #define VERDICT_OTHERS_MIN_PCT 10.0
 

@@ -88,7 +88,9 @@ check "latency exits 0" [ "$RC" = 0 ]
 jqt "17 sizes from 4 KiB to 1 MiB" '[.results[0].metrics | keys[] | select(test("^lat_[0-9]+k_ns$"))] | length == 17' "$T_TMP/out"
 jqt "every size has a positive ns per load" '[.results[0].metrics | to_entries[] | select(.key | test("^lat_")) | .value > 0] | all' "$T_TMP/out"
 jqt "the largest set is the last size" '.results[0].metrics | .lat_largest_ns == .lat_1024k_ns' "$T_TMP/out"
-jqcand "a chase within 1 MiB offers cache latency" "cache latency" 1 "$T_TMP/out"
+# Which one depends on this box's caches (the unit test checks the rule): the step offers its latency.
+jqt "the chase offers cache or memory latency at 1" \
+	'[.results[0].verdict.candidates[] | select((.resource == "cache latency" or .resource == "memory latency") and .share >= 1)] | length == 1' "$T_TMP/out"
 
 run mem --size 4M --passes 1 --json --no-sample
 check "no mode runs bandwidth and latency" [ "$RC" = 0 ]
@@ -282,13 +284,15 @@ elif ! command -v unshare >/dev/null || ! unshare -m true 2>/dev/null; then
 	skip "default swap directory on tmpfs: rungs skipped with the reason" "no mount namespace (unshare -m)"
 else
 	RC=0
-	(cd / && unshare -m sh -c 'mount -t tmpfs tmpfs /var/tmp && exec "$0" mem --ladder --sandbox 64M \
-		--swapfile 128M --sizes 0.5x --no-history --json' "$ENGPASS") >"$T_TMP/out" 2>"$T_TMP/err" </dev/null || RC=$?
+	# The binary is opened before the mount: the build may itself live under /var/tmp.
+	(cd / && unshare -m sh -c 'exec 9<"$0" && mount -t tmpfs tmpfs /var/tmp && exec /proc/self/fd/9 mem --ladder \
+		--sandbox 64M --swapfile 128M --sizes 0.5x --no-history --json' "$ENGPASS") >"$T_TMP/out" 2>"$T_TMP/err" </dev/null || RC=$?
 	check "default swap directory on tmpfs: rungs skipped with the reason" sh -c \
 		"[ $RC = 0 ] && jq -e '.results[0].status == \"skipped\" and (.results[0].reason | test(\"default swap directory .* tmpfs\"))' '$T_TMP/out' >/dev/null"
 	RC=0
-	(cd / && unshare -m sh -c 'mount -t tmpfs tmpfs /var/tmp && mkdir /var/tmp/d && exec "$0" mem --ladder \
-		--sandbox 64M --swapfile 128M --sizes 0.5x --swapdir /var/tmp/d --no-history' "$ENGPASS") \
+	(cd / && unshare -m sh -c 'exec 9<"$0" && mount -t tmpfs tmpfs /var/tmp && mkdir /var/tmp/d && \
+		exec /proc/self/fd/9 mem --ladder --sandbox 64M --swapfile 128M --sizes 0.5x --swapdir /var/tmp/d \
+		--no-history' "$ENGPASS") \
 		>"$T_TMP/out" 2>"$T_TMP/err" </dev/null || RC=$?
 	check "an explicit --swapdir on tmpfs is a usage error" sh -c "[ $RC = 2 ] && grep -q 'on tmpfs' '$T_TMP/err'"
 fi

@@ -250,6 +250,14 @@ static void test_other_processes(void **state)
 	f.v.others[0].cpu_pct = 98;
 	assert_string_equal(judge(&f), "other processes");
 	assert_non_null(strstr(f.out.next_step, "hog 98 % (pid 4242)"));
+	/* Half of a little runnable time (an rr client waiting on its peer) is not the limit. */
+	memset(&f.out, 0, sizeof(f.out));
+	f.v.work_cpu_pct = f.v.work_thread_cpu_pct = 4;
+	f.v.work_wait_pct = f.v.work_thread_wait_pct = 4;
+	assert_string_not_equal(judge(&f), "other processes");
+	assert_true(cand(&f, "other processes")->share < 0.2);
+	f.v.work_cpu_pct = f.v.work_thread_cpu_pct = 50;
+	f.v.work_wait_pct = f.v.work_thread_wait_pct = 49;
 	/* Waiting with nobody else busy is not the others' doing. */
 	memset(&f.out, 0, sizeof(f.out));
 	f.v.others_cpu_pct = 2;

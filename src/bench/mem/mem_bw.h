@@ -66,7 +66,7 @@ void mem_latency_run(const struct bench_env *env, const struct mem_lat_cfg *cfg,
  * MEM_DRAM_LATENCY_RATIO x FIRST_NS, the latency at the smallest set,
  * which sits in L1), else "cache latency".
  */
-#define MEM_DRAM_LATENCY_RATIO 20.0
+#define MEM_DRAM_LATENCY_RATIO 40.0
 void mem_latency_offer(struct result *res, double ns, double first_ns, uint64_t size, uint64_t llc_bytes);
 
 /*
