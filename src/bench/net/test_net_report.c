@@ -318,6 +318,11 @@ static void test_tcp_info_socket(void **state)
 	char buf[4096];
 
 	(void)state;
+	if (getenv("ENGPASS_EMULATED")) {
+		/* qemu-user does not translate TCP_INFO's struct for a foreign ABI. */
+		print_message("# SKIP TCP_INFO under user-mode emulation (%s)\n", getenv("ENGPASS_EMULATED"));
+		skip();
+	}
 	assert_int_equal(net_listen("127.0.0.1", 0, SOCK_STREAM, NULL, &l), 0);
 	assert_int_equal(getsockname(l, (struct sockaddr *)&ss, &sl), 0);
 	port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
