@@ -883,6 +883,20 @@ static void fetch_run(const struct bench_env *env, const void *p, struct result 
 		result_param(res, "depth", "%lld", (long long)o->depth);
 	}
 	result_param(res, "output", "%s", o->output ? o->output : "(discarded)");
+	{
+		char r1[UNITS_FMT_LEN], d1[UNITS_FMT_LEN];
+
+		if (o->speed_time_ns && o->speed_limit > 0)
+			result_param(res, "speed_limit", "below %s for %s gives up",
+				     units_fmt_rate(r1, sizeof(r1), o->speed_limit),
+				     units_fmt_duration(d1, sizeof(d1), o->speed_time_ns));
+		else
+			result_param(res, "speed_limit", "off");
+		if (o->max_time_ns)
+			result_param(res, "max_time", "%s", units_fmt_duration(d1, sizeof(d1), o->max_time_ns));
+		if (o->max_size)
+			result_param(res, "max_size", "%llu", (unsigned long long)o->max_size);
+	}
 	if (fetch_url_parse(o->url, &c->url, err, sizeof(err)) < 0) {
 		result_set_status(res, RESULT_FAILED, "%s", err);
 		free(c);
