@@ -405,8 +405,9 @@ for dir in "sending|" "reading|-R"; do
 	el=$(secs_since "$t0")
 	kill -9 "$CP"
 	wait "$CP" 2>/dev/null
-	check "a client that stops $label mid-test keeps the next one out less than 3 s + its 1 s test + 2 s (took $el s)" \
-		within "$el" 6
+	# The slack: buffers fill before nothing moves, and retries every 0.25 s.
+	check "a client that stops $label mid-test keeps the next one out less than 3 s + its 1 s test + 3 s (took $el s)" \
+		within "$el" 7
 	wait_tests "$T_TMP/h.srv" $((before + 2))
 	jqs "stopped $label: the server's result is incomplete, nothing moved for 3 x --read-timeout" \
 		"$TESTS | .[$before] | .incomplete == true and (.notes | any(test(\"nothing moved on the data streams for 3\")))" \
