@@ -68,6 +68,13 @@ check "--block 6O: exit 2" [ "$RC" = 2 ]
 run fetch --help
 check "--help names --block, --depth, --output, --timeout" sh -c \
 	"grep -q -- --block '$T_TMP/out' && grep -q -- --depth '$T_TMP/out' && grep -q -- --output '$T_TMP/out' && grep -q -- --timeout '$T_TMP/out'"
+for o in --speed-limit --speed-time --max-time --max-size; do
+	check "--help names $o" grep -q -- "$o" "$T_TMP/out"
+done
+run fetch http://127.0.0.1/x --speed-limit 1q
+check "--speed-limit 1q: exit 2, names the option" sh -c "[ $RC = 2 ] && grep -q \"'--speed-limit'\" '$T_TMP/err'"
+run fetch http://127.0.0.1/x --max-size 0
+check "--max-size 0: exit 2" [ "$RC" = 2 ]
 
 if "$ENGPASS" fetch http://127.0.0.1:1/ --no-history --no-sample 2>&1 | grep -q "built without support"; then
 	skip "fetch against servers" "this engpass was built without libhttp-parser"

@@ -24,6 +24,13 @@
  * since renaming over it would replace the node. --output - writes the body to standard output, and then the
  * result goes to standard error (output_open() moves fd 1 there).
  *
+ * A server that stalls or sends too much is given up on (fetch_rules()):
+ * --timeout bounds each connect and each wait for bytes; --speed-limit
+ * over --speed-time (curl's low-speed rule, by default below 1 KiB/s for
+ * 10 s) catches a server that drips a byte now and then; --max-time bounds
+ * the whole download; --max-size the body, announced or received; bytes
+ * beyond the last announced body are an error. Each says which rule fired.
+ *
  * Figures: bytes over the time from the first request sent to the last
  * byte; per-request latency (request sent to last byte) into a histogram;
  * time to first byte; reconnects and re-sent requests; the depth actually
