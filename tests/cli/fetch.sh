@@ -5,8 +5,10 @@
 # pipeline, a server that closes without saying so, one that ignores Range,
 # chunked and until-EOF bodies, redirects, --output -, then a wrong
 # Content-Range, a truncated body, a head over 64 KiB, a reset mid-body,
-# redirect loops, a redirect to https, a server that never answers (exit 1,
-# one line, no output file left behind); and a real nginx with
+# redirect loops, a redirect to https, a server that never answers, a
+# server that drips one byte a second (the --speed-limit/--speed-time rule
+# and --max-time end it in time), --max-size, a body longer than announced
+# (exit 1, one line naming the rule, no output file left behind); and a real nginx with
 # keepalive_requests 100 serving 20 MiB: 60 KiB blocks at depth 1 and 4
 # and a whole GET, each byte-identical to the source, the ranged runs
 # having reconnected.
@@ -66,6 +68,13 @@ check "--block 6O: exit 2" [ "$RC" = 2 ]
 run fetch --help
 check "--help names --block, --depth, --output, --timeout" sh -c \
 	"grep -q -- --block '$T_TMP/out' && grep -q -- --depth '$T_TMP/out' && grep -q -- --output '$T_TMP/out' && grep -q -- --timeout '$T_TMP/out'"
+for o in --speed-limit --speed-time --max-time --max-size; do
+	check "--help names $o" grep -q -- "$o" "$T_TMP/out"
+done
+run fetch http://127.0.0.1/x --speed-limit 1q
+check "--speed-limit 1q: exit 2, names the option" sh -c "[ $RC = 2 ] && grep -q \"'--speed-limit'\" '$T_TMP/err'"
+run fetch http://127.0.0.1/x --max-size 0
+check "--max-size 0: exit 2" [ "$RC" = 2 ]
 
 if "$ENGPASS" fetch http://127.0.0.1:1/ --no-history --no-sample 2>&1 | grep -q "built without support"; then
 	skip "fetch against servers" "this engpass was built without libhttp-parser"
@@ -159,6 +168,47 @@ else
 	start=$(date +%s)
 	bad "a server that never answers, --timeout 1s" "no answer from 127.0.0.1:[0-9]+ within 1 s" "$B/slow" --timeout 1s
 	check "never answering: gave up within 8 s" [ $(($(date +%s) - start)) -lt 8 ]
+
+	# The stall rules against /drip (a valid head announcing 100 bytes, then
+	# one byte a second): each ends the download with exit 1, one line naming
+	# the rule, no file left, within the rule's time + 2 s (the time taken is
+	# in the test's name, for docs/security.md).
+	secs_since() { awk -v t="$1" -v n="$(date +%s.%N)" 'BEGIN { printf "%.2f", n - t }'; }
+	within() { awk -v e="$1" -v l="$2" 'BEGIN { exit !(e < l) }'; }
+	t0=$(date +%s.%N)
+	bad "a 1-byte-per-second drip, --speed-limit 1K --speed-time 3s" \
+		"stalled: [0-9]+ B/s for 3\\.000 s, below --speed-limit 1\\.00 KiB/s" \
+		"$B/drip" --speed-limit 1K --speed-time 3s
+	el=$(secs_since "$t0")
+	check "drip, speed rule: gave up within 3 + 2 s (took $el s)" within "$el" 5
+	check "drip, speed rule: not before 3 s (took $el s)" within 2.99 "$el"
+	t0=$(date +%s.%N)
+	bad "a 1-byte-per-second drip, --max-time 2s" "took too long: .* over --max-time 2\\.000 s" \
+		"$B/drip" --max-time 2s
+	el=$(secs_since "$t0")
+	check "drip, max-time: gave up within 2 + 2 s (took $el s)" within "$el" 4
+	# The per-read --timeout alone never fires on a drip: with the speed
+	# rule off, only --max-time ends it.
+	t0=$(date +%s.%N)
+	bad "drip, --speed-time 0 --timeout 2s: --timeout alone does not stop it" "over --max-time 4\\.000 s" \
+		"$B/drip" --speed-time 0 --timeout 2s --max-time 4s
+	el=$(secs_since "$t0")
+	check "drip, speed rule off: ran until --max-time 4 s, not ended by --timeout 2s (took $el s)" within 3.99 "$el"
+	check "drip, speed rule off: gave up within 4 + 2 s (took $el s)" within "$el" 6
+	run fetch "$B/drip" --speed-time 1s --json --no-history --no-sample
+	jqt "drip, --json: the result failed with the rule as its reason, the rule in the parameters" \
+		'.results[0] | .status == "failed" and (.reason | test("^stalled: .* below --speed-limit")) and
+		 .parameters.speed_limit == "below 1.00 KiB/s for 1.000 s gives up"' "$T_TMP/out"
+	bad "--max-size under the announced Content-Length" "announced 300007 bytes, over --max-size 1000" \
+		"$B/data" --max-size 1000
+	bad "--max-size under the Content-Range total" "announced 300007 bytes, over --max-size 102400" \
+		"$B/data" --max-size 100K --block 60K
+	bad "--max-size under a chunked body (no length announced)" \
+		"more than 102400 body bytes arrived, over --max-size 102400" "$B/chunked" --max-size 100K
+	bad "a body longer than its Content-Length" "more body than announced: at least 1000 bytes beyond Content-Length 1000" \
+		"$B/long"
+	good "the default rules and --max-size at the exact size do not stop a normal download" "$B/data" \
+		--max-size 300007 --max-time 60s
 fi
 
 # --- a real nginx ---

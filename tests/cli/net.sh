@@ -4,8 +4,10 @@
 # (TCP, -R, --bidir, UDP, --capacity, pinning), interop both ways with the
 # stock iperf3 (TCP -P 1/-P 4/-R/--bidir/-Z/-w, UDP both directions, -J),
 # the server facing hostile peers (garbage, oversized frames, half-open
-# handshakes, a second client while busy, a client killed mid-test, 200
-# back-to-back tests without growing), and soft stop on both sides.
+# handshakes, a second client while busy, a client killed mid-test, a
+# client stopped mid-test sending or reading, a silent or trickled handshake
+# holding the next client no longer than --read-timeout, 200 back-to-back
+# tests without growing), and soft stop on both sides.
 #
 # Never asserts a speed: it asserts that both sides of one test agree on
 # what was moved (the receiver counted 95..100 % of what the sender sent),
@@ -379,6 +381,39 @@ jqs "killed client: the server's result is marked incomplete and says why" \
 run net client 127.0.0.1 --port "$PORT" --time 300ms -q
 check "after a killed client the server serves the next one" [ "$RC" = 0 ]
 
+# A client that stops mid-test (SIGSTOP: it neither sends nor reads, its
+# sockets stay open), sending and then receiving (-R): the server abandons
+# the test once nothing moved for 3 x --read-timeout (3 s here) and serves
+# the next client, which until then is turned away (ACCESS_DENIED).
+secs_since() { awk -v t="$1" -v n="$(date +%s.%N)" 'BEGIN { printf "%.2f", n - t }'; }
+within() { awk -v e="$1" -v l="$2" 'BEGIN { exit !(e < l) }'; }
+for dir in "sending|" "reading|-R"; do
+	label=${dir%%|*}
+	before=$(jq -s "$TESTS | length" "$T_TMP/h.srv")
+	# shellcheck disable=SC2086
+	"$ENGPASS" net client 127.0.0.1 --port "$PORT" --time 60s ${dir#*|} -q --no-history >/dev/null 2>&1 </dev/null &
+	CP=$!
+	sleep 1
+	kill -STOP "$CP"
+	t0=$(date +%s.%N)
+	n=0
+	until "$ENGPASS" net client 127.0.0.1 --port "$PORT" --time 1s -q --no-history >/dev/null 2>&1 </dev/null; do
+		n=$((n + 1))
+		[ $n -lt 40 ] || break
+		sleep 0.25
+	done
+	el=$(secs_since "$t0")
+	kill -9 "$CP"
+	wait "$CP" 2>/dev/null
+	# The slack: buffers fill before nothing moves, and retries every 0.25 s.
+	check "a client that stops $label mid-test keeps the next one out less than 3 s + its 1 s test + 3 s (took $el s)" \
+		within "$el" 7
+	wait_tests "$T_TMP/h.srv" $((before + 2))
+	jqs "stopped $label: the server's result is incomplete, nothing moved for 3 x --read-timeout" \
+		"$TESTS | .[$before] | .incomplete == true and (.notes | any(test(\"nothing moved on the data streams for 3\")))" \
+		"$T_TMP/h.srv" 2>/dev/null
+done
+
 # 200 short tests back to back: no growth in open files or memory.
 fds() { ls /proc/"$SPID"/fd | wc -l; }
 rss() { awk '/^VmRSS/ { print $2 }' /proc/"$SPID"/status; }
@@ -407,6 +442,39 @@ fi
 stop_server "$SPID"
 jqt "the summary counts denials and dropped handshakes" \
 	'.results[-1].metrics | .denied >= 2 and .bad_handshakes >= 3 and .tests_ended_early >= 1' "$T_TMP/h.srv"
+
+# ---------------------------------------------------------------- a stalled handshake
+# The whole handshake has one deadline, --read-timeout (3 s here) from the
+# accept, however the peer trickles it: a silent connection, and one that
+# sends the cookie a byte at a time over 2.5 s and then the parameters a
+# byte a second (each message alone within its timeout), keep the next
+# client waiting in the backlog at most 3 s; it then runs its 1 s test.
+start_server "$T_TMP/hs.srv" --read-timeout 3s
+bash -c "exec 3<>/dev/tcp/127.0.0.1/$PORT; sleep 15" 2>/dev/null &
+HOLD=$!
+PIDS="$PIDS $HOLD"
+sleep 0.2
+t0=$(date +%s.%N)
+run net client 127.0.0.1 --port "$PORT" --time 1s -q --no-history
+el=$(secs_since "$t0")
+check "behind a silent connection: the client's test ran" [ "$RC" = 0 ]
+check "behind a silent connection: served within 3 s + its 1 s test + 1.5 s (took $el s)" within "$el" 5.5
+kill "$HOLD" 2>/dev/null
+bash -c "exec 3<>/dev/tcp/127.0.0.1/$PORT; for i in \$(seq 1 36); do printf a >&3; sleep 0.05; done; sleep 0.7;
+	printf '\0' >&3; dd bs=1 count=1 <&3 >/dev/null 2>&1; printf '\0\0\0\100' >&3;
+	for i in \$(seq 1 15); do printf ' ' >&3 || exit; sleep 1; done" 2>/dev/null &
+HOLD=$!
+PIDS="$PIDS $HOLD"
+sleep 0.2
+t0=$(date +%s.%N)
+run net client 127.0.0.1 --port "$PORT" --time 1s -q --no-history
+el=$(secs_since "$t0")
+check "behind a trickled handshake: the client's test ran" [ "$RC" = 0 ]
+check "behind a trickled handshake: served within 3 s + its 1 s test + 1.5 s (took $el s)" within "$el" 5.5
+kill "$HOLD" 2>/dev/null
+stop_server "$SPID"
+jqt "the stalled handshakes count as dropped" \
+	'.results[-1].metrics | .bad_handshakes >= 2 and .tests == 2' "$T_TMP/hs.srv"
 
 # ---------------------------------------------------------------- soft stop and one-off
 start_server "$T_TMP/o.srv" --one-off

@@ -4,7 +4,9 @@
 # server --delay, the exact counts (requests, bytes), the round trip seen
 # through the delay, the depth kept, the server's accounting and verdict,
 # server pacing; an iperf3 server facing an rr client; a client killed
-# mid-test and garbage after the rr hello (the server survives both).
+# mid-test and garbage after the rr hello (the server survives both); a
+# trickled rr hello and a stopped rr client keep the next one out no longer
+# than --read-timeout.
 # As root: seed 002 reproduced between two network namespaces joined by a
 # veth pair limited to 1 Gbit/s with tbf, server --delay 1ms, 60 KiB
 # blocks: depth 2 >= 1.6 x depth 1, stream >= depth 2, depth 1 within 25 %
@@ -130,6 +132,42 @@ jqt "--rate: the welcome tells the client" '.results[0].parameters.server_rate =
 check "--rate: throughput near 20 MB/s (pacing, not speed: 15..21)" \
 	jqq '.results[0].metrics.throughput_bytes_per_second | (. > 15e6 and . < 21e6)' "$T_TMP/out"
 kill "$SPID"
+
+# --- stalled peers: --read-timeout 2s ---
+# An rr hello trickled a byte every 0.2 s (the handshake has one deadline,
+# --read-timeout from the accept), then an rr client stopped mid-session
+# (SIGSTOP: the session ends once nothing moved for --read-timeout): each
+# keeps the next client out less than 2 s + its own run + 2 s.
+secs_since() { awk -v t="$1" -v n="$(date +%s.%N)" 'BEGIN { printf "%.2f", n - t }'; }
+within() { awk -v e="$1" -v l="$2" 'BEGIN { exit !(e < l) }'; }
+start_server "$T_TMP/srv3.json" --read-timeout 2s
+bash -c "exec 3<>/dev/tcp/127.0.0.1/$PORT; printf 'EPASSRR\000' >&3;
+	for i in \$(seq 1 56); do printf '\000' >&3 || exit; sleep 0.2; done" 2>/dev/null &
+HOLD=$!
+PIDS="$PIDS $HOLD"
+sleep 0.2
+t0=$(date +%s.%N)
+run net client 127.0.0.1 --port "$PORT" --mode rr --size 600K --json --no-history
+el=$(secs_since "$t0")
+jqt "behind a trickled rr hello: the client ran" '.results[0].metrics.requests == 10' "$T_TMP/out"
+check "behind a trickled rr hello: served within 2 s + 2 s (took $el s)" within "$el" 4
+kill "$HOLD" 2>/dev/null
+"$ENGPASS" net client 127.0.0.1 --port "$PORT" --mode rr --time 60s --no-history -q >/dev/null 2>&1 </dev/null &
+KPID=$!
+sleep 0.5
+kill -STOP "$KPID"
+t0=$(date +%s.%N)
+run net client 127.0.0.1 --port "$PORT" --mode rr --size 600K --json --no-history --connect-timeout 10s
+el=$(secs_since "$t0")
+kill -9 "$KPID" 2>/dev/null
+wait "$KPID" 2>/dev/null
+jqt "behind a stopped rr client: the next client ran" '.results[0].metrics.requests == 10' "$T_TMP/out"
+check "behind a stopped rr client: served within 2 s + 2 s (took $el s)" within "$el" 4
+kill "$SPID"
+wait "$SPID" 2>/dev/null
+check "server: the stopped session ended early, nothing moved for --read-timeout" \
+	jqq -s 'map(.results[0] | select(.parameters.mode == "rr" and .incomplete)) | length == 1 and
+		(.[0].notes | any(test("nothing moved for 2 s")))' "$T_TMP/srv3.json"
 
 # --- an iperf3 server facing an rr client: one line, exit 1, no hang ---
 if command -v iperf3 >/dev/null 2>&1; then

@@ -19,6 +19,10 @@
  *   /loop       302 to itself
  *   /tls        302 to https://127.0.0.1/x
  *   /slow       never answers
+ *   /drip       a valid head with Content-Length: 100, then one body byte
+ *               a second (it stops by itself after DRIP_MAX_S seconds,
+ *               and closes, the body then truncated)
+ *   /long       Content-Length: 1000, then 2000 body bytes
  *   anything else: 404
  *
  * Usage: http_bad_server PORTFILE CONTENTFILE. Listens on 127.0.0.1 on a
@@ -44,6 +48,9 @@
 #define CONTENT_SIZE 300007
 #define LIFETIME_S 120
 #define IO_TIMEOUT_S 20
+/* /drip: the announced body, and how long it drips at most. */
+#define DRIP_LENGTH 100
+#define DRIP_MAX_S 30
 
 static char content[CONTENT_SIZE];
 static unsigned port;
@@ -228,6 +235,23 @@ static bool answer(int fd, const char *req, unsigned *served)
 		while (read(fd, sink, sizeof(sink)) > 0)
 			;
 		return false;
+	}
+	if (!strcmp(path, "/drip")) {
+		putf(fd, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n", DRIP_LENGTH);
+		for (unsigned i = 0; i < DRIP_MAX_S && i < DRIP_LENGTH; i++) {
+			put(fd, content + i, 1);
+			sleep(1);
+		}
+		return false;
+	}
+	if (!strcmp(path, "/long")) {
+		static char buf[2100];
+		int h = snprintf(buf, sizeof(buf), "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n");
+
+		/* One write: the excess arrives with the body. */
+		memcpy(buf + h, content, 2000);
+		put(fd, buf, (size_t)h + 2000);
+		return true;
 	}
 	putf(fd, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n");
 	return true;

@@ -24,6 +24,13 @@
  * since renaming over it would replace the node. --output - writes the body to standard output, and then the
  * result goes to standard error (output_open() moves fd 1 there).
  *
+ * A server that stalls or sends too much is given up on (fetch_rules()):
+ * --timeout bounds each connect and each wait for bytes; --speed-limit
+ * over --speed-time (curl's low-speed rule, by default below 1 KiB/s for
+ * 10 s) catches a server that drips a byte now and then; --max-time bounds
+ * the whole download; --max-size the body, announced or received; bytes
+ * beyond the last announced body are an error. Each says which rule fired.
+ *
  * Figures: bytes over the time from the first request sent to the last
  * byte; per-request latency (request sent to last byte) into a histogram;
  * time to first byte; reconnects and re-sent requests; the depth actually
@@ -56,6 +63,9 @@
 
 #define FETCH_DEPTH_MAX 64
 #define FETCH_DEFAULT_TIMEOUT_NS (10 * NS_PER_SEC)
+/* The low-speed rule by default: below 1 KiB/s for 10 s gives up. */
+#define FETCH_DEFAULT_SPEED_LIMIT 1024.0
+#define FETCH_DEFAULT_SPEED_TIME_NS (10 * NS_PER_SEC)
 #define FETCH_RBUF (256 * 1024)
 /* Connections in a row the server closed before answering anything. */
 #define FETCH_BARREN_MAX 3
@@ -65,6 +75,10 @@ struct fetch_opts {
 	int64_t depth;		/* requests in flight (ranges only) */
 	const char *output;	/* NULL, "-" or a file name */
 	uint64_t timeout_ns;	/* per connect and per read */
+	double speed_limit;	/* bytes/s; with speed_time_ns, the low-speed rule */
+	uint64_t speed_time_ns;	/* 0: no low-speed rule */
+	uint64_t max_time_ns;	/* 0: no overall limit */
+	uint64_t max_size;	/* body bytes; 0: no limit */
 	/* set by check() */
 	const char *url;
 	char iface[NET_IFNAME_LEN];
@@ -80,6 +94,14 @@ static const struct opt fetch_options[] = {
 		   "and the result to standard error"),
 	OPT_DURATION("timeout", 0, struct fetch_opts, timeout_ns, NS_PER_MS, 3600 * NS_PER_SEC,
 		     "longest wait to connect and for each read (default 10s)"),
+	OPT_RATE("speed-limit", 0, struct fetch_opts, speed_limit,
+		 "give up when fewer than RATE bytes/s arrive for --speed-time (default 1K = 1 KiB/s)"),
+	OPT_DURATION("speed-time", 0, struct fetch_opts, speed_time_ns, 0, 3600 * NS_PER_SEC,
+		     "the window of --speed-limit (default 10s; 0 turns the rule off)"),
+	OPT_DURATION("max-time", 0, struct fetch_opts, max_time_ns, NS_PER_MS, 30 * 24 * 3600 * NS_PER_SEC,
+		     "give up when the whole download takes longer (default: no limit)"),
+	OPT_SIZE("max-size", 0, struct fetch_opts, max_size, 1, INT64_MAX,
+		 "give up when the body is (or is announced) larger than SIZE (default: no limit)"),
 	OPT_END,
 };
 
@@ -88,6 +110,8 @@ static void fetch_defaults(void *p)
 	struct fetch_opts *o = p;
 
 	o->timeout_ns = FETCH_DEFAULT_TIMEOUT_NS;
+	o->speed_limit = FETCH_DEFAULT_SPEED_LIMIT;
+	o->speed_time_ns = FETCH_DEFAULT_SPEED_TIME_NS;
 }
 
 static int fetch_check(void *p, const struct bench_env *env, char *err, size_t errlen)
@@ -184,6 +208,11 @@ struct fetch_ctx {
 	struct net_tcp_stats tcp;
 	char iface[NET_IFNAME_LEN];
 	double link_bps;
+
+	/* the rules that end a stalled download */
+	struct fetch_speed speed;	/* --speed-limit over --speed-time */
+	mono_ns t_begin;		/* the first connect; --max-time counts from here */
+	mono_ns last_rx;		/* the last bytes received; --timeout counts from here */
 	char err[512];
 };
 
@@ -220,6 +249,22 @@ static int write_all(int fd, const char *p, size_t n)
 		n -= (size_t)w;
 	}
 	return 0;
+}
+
+/*
+ * How long one connect or write may take: --timeout, cut to what is left
+ * of --max-time (at least 1 ms; the rules look at the time afterwards).
+ */
+static uint64_t io_timeout(const struct fetch_ctx *c)
+{
+	uint64_t t = c->o->timeout_ns, used;
+
+	if (!c->o->max_time_ns || !c->t_begin)
+		return t;
+	used = elapsed_ns(c->t_begin, clock_mono());
+	if (used >= c->o->max_time_ns)
+		return NS_PER_MS;
+	return c->o->max_time_ns - used < t ? c->o->max_time_ns - used : t;
 }
 
 /* Queues what may go next: the first request alone, then ranges up to the depth. */
@@ -287,7 +332,7 @@ static int send_queued(struct fetch_ctx *c, char *err, size_t errlen)
 		c->q[i].sent = now;
 	c->requests += c->nq - c->nsent;
 	c->nsent = c->nq;
-	r = net_write_full(c->fd, buf, len, c->o->timeout_ns, c->env->stop);
+	r = net_write_full(c->fd, buf, len, io_timeout(c), c->env->stop);
 	free(buf);
 	if (r == -EPIPE || r == -ECONNRESET) {
 		c->broken = true;
@@ -347,6 +392,11 @@ static int on_head(void *ctx, const struct fetch_head *h, char *err, size_t errl
 		c->have_total = h->have_length;
 		c->total = h->length;
 	}
+	if (c->o->max_size && c->have_total && c->total > c->o->max_size) {
+		snprintf(err, errlen, "too large: the server announced %llu bytes, over --max-size %llu",
+			 (unsigned long long)c->total, (unsigned long long)c->o->max_size);
+		return -EFBIG;
+	}
 	/*
 	 * The connection sat idle from the later of request sent and previous
 	 * response done. Sent after that response: a full round trip (plus the
@@ -381,6 +431,11 @@ static int on_body(void *ctx, const char *p, size_t n, char *err, size_t errlen)
 		snprintf(err, errlen, "more body than Content-Range 'bytes %llu-%llu' announced",
 			 (unsigned long long)q->first, (unsigned long long)q->last);
 		return -EPROTO;
+	}
+	if (c->o->max_size && c->bytes + n > c->o->max_size) {
+		snprintf(err, errlen, "too large: more than %llu body bytes arrived, over --max-size %llu",
+			 (unsigned long long)c->o->max_size, (unsigned long long)c->o->max_size);
+		return -EFBIG;
 	}
 	if (c->out_fd >= 0 && (r = write_all(c->out_fd, p, n)) < 0) {
 		snprintf(err, errlen, "cannot write '%s': %s", c->o->output, strerror(-r));
@@ -444,7 +499,8 @@ static int fetch_connect(struct fetch_ctx *c)
 	struct net_sockopts so = { .nodelay = true };
 	int r;
 
-	r = net_connect(c->url.host, c->url.port, SOCK_STREAM, &so, c->o->timeout_ns, c->env->stop, &c->fd);
+	r = net_connect(c->url.host, c->url.port, SOCK_STREAM, &so, io_timeout(c), c->env->stop, &c->fd);
+	c->last_rx = clock_mono();
 	if (r < 0)
 		snprintf(c->err, sizeof(c->err), "cannot connect to '%s' port %u: %s", c->url.host, (unsigned)c->url.port,
 			 net_connect_strerror(r));
@@ -489,14 +545,87 @@ static int fetch_reconnect(struct fetch_ctx *c)
 	return fetch_connect(c);
 }
 
+/*
+ * The download is complete and nothing more was asked for: bytes beyond
+ * the last response (EXCESS of them in the last read, or already waiting
+ * on the socket) are a body longer than announced, an error rather than
+ * a file that silently lacks what the server meant to send. Returns 0 or
+ * -EPROTO with c->err.
+ */
+static int check_excess(struct fetch_ctx *c, size_t excess)
+{
+	ssize_t more = recv(c->fd, c->rbuf, FETCH_RBUF, MSG_DONTWAIT | MSG_PEEK);
+
+	if (more > 0)
+		excess += (size_t)more;
+	if (!excess)
+		return 0;
+	if (c->have_total && !c->ranged)
+		snprintf(c->err, sizeof(c->err), "more body than announced: at least %zu bytes beyond Content-Length %llu",
+			 excess, (unsigned long long)c->total);
+	else
+		snprintf(c->err, sizeof(c->err), "more body than announced: at least %zu bytes after the last response",
+			 excess);
+	return -EPROTO;
+}
+
+/*
+ * The rules that end a download that is too slow, at NOW: --max-time over
+ * the whole download, the low-speed rule (--speed-limit over the last
+ * --speed-time), and --timeout since the last bytes arrived. Returns 0, or
+ * -ETIMEDOUT with the rule and its figures in c->err. *WAIT gets how long
+ * the caller may wait for the socket before looking again: until the next
+ * deadline, and at most one slot of the speed window.
+ */
+static int fetch_rules(struct fetch_ctx *c, mono_ns now, uint64_t *wait)
+{
+	const struct fetch_opts *o = c->o;
+	char a[UNITS_FMT_LEN], b[UNITS_FMT_LEN], lim[UNITS_FMT_LEN];
+	uint64_t bytes, w = o->timeout_ns;
+
+	if (o->max_time_ns) {
+		if (now - c->t_begin >= o->max_time_ns) {
+			snprintf(c->err, sizeof(c->err), "took too long: %s of body in %s, over --max-time %s",
+				 units_fmt_size(a, sizeof(a), (double)c->bytes, UNITS_FMT_DEC1),
+				 units_fmt_duration(b, sizeof(b), now - c->t_begin),
+				 units_fmt_duration(lim, sizeof(lim), o->max_time_ns));
+			return -ETIMEDOUT;
+		}
+		if (o->max_time_ns - (now - c->t_begin) < w)
+			w = o->max_time_ns - (now - c->t_begin);
+	}
+	if (fetch_speed_stalled(&c->speed, now, &bytes)) {
+		snprintf(c->err, sizeof(c->err), "stalled: %s for %s, below --speed-limit %s",
+			 units_fmt_rate(a, sizeof(a), (double)bytes / ((double)o->speed_time_ns / 1e9)),
+			 units_fmt_duration(b, sizeof(b), o->speed_time_ns),
+			 units_fmt_rate(lim, sizeof(lim), o->speed_limit));
+		return -ETIMEDOUT;
+	}
+	if (c->speed.window_ns && c->speed.slot_ns < w)
+		w = c->speed.slot_ns;
+	if (now - c->last_rx >= o->timeout_ns) {
+		snprintf(c->err, sizeof(c->err), "no answer from %s:%u within %.3g s", c->url.host,
+			 (unsigned)c->url.port, (double)o->timeout_ns / 1e9);
+		return -ETIMEDOUT;
+	}
+	if (o->timeout_ns - (now - c->last_rx) < w)
+		w = o->timeout_ns - (now - c->last_rx);
+	*wait = w;
+	return 0;
+}
+
 /* Downloads; returns 0, -EINTR when stopped by a signal, or -errno with c->err. */
 static int fetch_download(struct fetch_ctx *c)
 {
 	int r;
 
+	c->t_begin = c->last_rx = clock_mono();
+	fetch_speed_init(&c->speed, c->o->speed_limit, c->o->speed_time_ns, c->t_begin);
 	if ((r = fetch_connect(c)) < 0)
 		return r;
 	while (!c->finished) {
+		uint64_t wait;
+		mono_ns now;
 		ssize_t n;
 
 		if (*c->env->stop)
@@ -504,22 +633,24 @@ static int fetch_download(struct fetch_ctx *c)
 		plan(c);
 		if ((r = send_queued(c, c->err, sizeof(c->err))) < 0)
 			return r;
-		r = net_wait_readable(c->fd, c->o->timeout_ns);
-		if (r == -EINTR)
+		if ((r = fetch_rules(c, clock_mono(), &wait)) < 0)
+			return r;
+		r = net_wait_readable(c->fd, wait);
+		if (r == -EINTR || r == 0)
 			continue;
 		if (r < 0) {
 			snprintf(c->err, sizeof(c->err), "cannot wait for %s:%u: %s", c->url.host,
 				 (unsigned)c->url.port, strerror(-r));
 			return r;
 		}
-		if (r == 0) {
-			snprintf(c->err, sizeof(c->err), "no answer from %s:%u within %.3g s", c->url.host,
-				 (unsigned)c->url.port, (double)c->o->timeout_ns / 1e9);
-			return -ETIMEDOUT;
-		}
 		n = recv(c->fd, c->rbuf, FETCH_RBUF, MSG_DONTWAIT);
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			continue;
+		now = clock_mono();
+		if (n > 0) {
+			c->last_rx = now;
+			fetch_speed_add(&c->speed, now, (uint64_t)n);
+		}
 		if (n < 0 && errno != ECONNRESET) {
 			r = -errno;
 			snprintf(c->err, sizeof(c->err), "cannot read from %s:%u: %s", c->url.host,
@@ -555,7 +686,7 @@ static int fetch_download(struct fetch_ctx *c)
 			return r;
 		if (r == FETCH_STOP) {
 			if (c->finished)
-				break;
+				return check_excess(c, fetch_parser_excess(c->fp));
 			/* A redirect (c->url is the new one) or a server that closes. */
 			if (c->redirect) {
 				fetch_disconnect(c);
@@ -759,6 +890,20 @@ static void fetch_run(const struct bench_env *env, const void *p, struct result 
 		result_param(res, "depth", "%lld", (long long)o->depth);
 	}
 	result_param(res, "output", "%s", o->output ? o->output : "(discarded)");
+	{
+		char r1[UNITS_FMT_LEN], d1[UNITS_FMT_LEN];
+
+		if (o->speed_time_ns && o->speed_limit > 0)
+			result_param(res, "speed_limit", "below %s for %s gives up",
+				     units_fmt_rate(r1, sizeof(r1), o->speed_limit),
+				     units_fmt_duration(d1, sizeof(d1), o->speed_time_ns));
+		else
+			result_param(res, "speed_limit", "off");
+		if (o->max_time_ns)
+			result_param(res, "max_time", "%s", units_fmt_duration(d1, sizeof(d1), o->max_time_ns));
+		if (o->max_size)
+			result_param(res, "max_size", "%llu", (unsigned long long)o->max_size);
+	}
 	if (fetch_url_parse(o->url, &c->url, err, sizeof(err)) < 0) {
 		result_set_status(res, RESULT_FAILED, "%s", err);
 		free(c);
@@ -806,6 +951,12 @@ static void fetch_run(const struct bench_env *env, const void *p, struct result 
 		result_note(res, "the body was written by the first repetition only");
 	show_progress(c, clock_mono());
 	r = fetch_download(c);
+	if (r == -ETIMEDOUT && o->max_time_ns && elapsed_ns(c->t_begin, clock_mono()) >= o->max_time_ns) {
+		uint64_t wait;
+
+		/* A connect or write cut short by --max-time: say so, not "timed out". */
+		(void)fetch_rules(c, clock_mono(), &wait);
+	}
 	fetch_disconnect(c);
 	if (r == -EINTR || (r < 0 && *env->stop)) {
 		(void)output_close(c, false);
@@ -839,7 +990,8 @@ out:
 const struct bench bench_fetch = {
 	.name = "fetch",
 	.summary = "HTTP/1.1 download, whole or in pipelined Range blocks, with dl's progress line",
-	.usage = "URL [--block SIZE [--depth N]] [--output FILE|-] [--timeout D]",
+	.usage = "URL [--block SIZE [--depth N]] [--output FILE|-] [--timeout D] [--speed-limit RATE] "
+		 "[--speed-time D] [--max-time D] [--max-size SIZE]",
 	.description =
 		"Downloads URL (http:// only, no TLS) from any HTTP/1.1 server: one GET of the whole\n"
 		"resource, or with --block Range requests of that size, --depth of them pipelined on\n"
@@ -849,7 +1001,9 @@ const struct bench bench_fetch = {
 		"Content-Range, length). Reports the rate, request latencies, time to first byte,\n"
 		"reconnects, the depth actually kept, and whether the download was round-trip bound.\n"
 		"--output FILE gets the body only when it is complete; with --output - the body goes\n"
-		"to standard output and the result to standard error. See docs/fetch.md.",
+		"to standard output and the result to standard error. A stalled download ends:\n"
+		"below --speed-limit (1 KiB/s) for --speed-time (10s), past --max-time, or with a\n"
+		"body over --max-size. See docs/fetch.md.",
 	.flags = BENCH_NETWORK | BENCH_NO_TIME,
 	.opts = fetch_options,
 	.opts_size = sizeof(struct fetch_opts),

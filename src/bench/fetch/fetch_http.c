@@ -371,6 +371,58 @@ void fetch_progress_format(char *buf, size_t len, uint64_t done, uint64_t total,
 		 done >= total ? 100.0 : 100.0 * (double)done / (double)total, got, all, el, rate, left);
 }
 
+void fetch_speed_init(struct fetch_speed *s, double limit, uint64_t window_ns, uint64_t now)
+{
+	memset(s, 0, sizeof(*s));
+	if (limit <= 0 || window_ns == 0)
+		return;
+	s->limit = limit;
+	s->window_ns = window_ns;
+	/* Rounded up: the slots together span at least the window. */
+	s->slot_ns = (window_ns + FETCH_SPEED_SLOTS - 1) / FETCH_SPEED_SLOTS;
+	s->start = now;
+}
+
+/* Moves the current slot to NOW's, emptying the slots passed on the way. */
+static void speed_advance(struct fetch_speed *s, uint64_t now)
+{
+	uint64_t idx = now > s->start ? (now - s->start) / s->slot_ns : 0;
+
+	if (idx <= s->cur)
+		return;
+	if (idx - s->cur > FETCH_SPEED_SLOTS) {
+		memset(s->slot, 0, sizeof(s->slot));
+	} else {
+		for (uint64_t i = s->cur + 1; i <= idx; i++)
+			s->slot[i % (FETCH_SPEED_SLOTS + 1)] = 0;
+	}
+	s->cur = idx;
+}
+
+void fetch_speed_add(struct fetch_speed *s, uint64_t now, uint64_t n)
+{
+	if (!s->window_ns)
+		return;
+	speed_advance(s, now);
+	s->slot[s->cur % (FETCH_SPEED_SLOTS + 1)] += n;
+}
+
+bool fetch_speed_stalled(struct fetch_speed *s, uint64_t now, uint64_t *bytes)
+{
+	uint64_t sum = 0;
+
+	*bytes = 0;
+	if (!s->window_ns)
+		return false;
+	speed_advance(s, now);
+	for (unsigned i = 0; i <= FETCH_SPEED_SLOTS; i++)
+		sum += s->slot[i];
+	*bytes = sum;
+	if (now < s->start || now - s->start < s->window_ns)
+		return false;
+	return (double)sum < s->limit * ((double)s->window_ns / 1e9);
+}
+
 #if HAVE_HTTP_PARSER
 
 /* Bytes a header line costs beyond its name and value: ": " and CRLF. */
@@ -385,6 +437,7 @@ struct fetch_parser {
 	bool in_message;
 	bool in_value;		/* the last header callback was a value */
 	bool stopped;
+	size_t excess;		/* bytes of the last feed after the response it stopped at */
 	uint64_t body_bytes;
 	char field[32];		/* the current header's name, cut (we need short ones only) */
 	size_t field_len;
@@ -581,6 +634,7 @@ void fetch_parser_reset(struct fetch_parser *fp)
 	fp->p.data = fp;
 	fp->in_message = false;
 	fp->stopped = false;
+	fp->excess = 0;
 	fp->body_bytes = 0;
 }
 
@@ -596,8 +650,10 @@ int fetch_parser_feed(struct fetch_parser *fp, const char *buf, size_t len, char
 	fp->rc = 0;
 	n = http_parser_execute(&fp->p, &fp->s, buf, len);
 	e = HTTP_PARSER_ERRNO(&fp->p);
-	if (fp->stopped)
+	if (fp->stopped) {
+		fp->excess = n < len ? len - n : 0;
 		return FETCH_STOP;
+	}
 	if (fp->rc)
 		return fp->rc;
 	if (e == HPE_HEADER_OVERFLOW) {
@@ -631,6 +687,11 @@ bool fetch_parser_in_message(const struct fetch_parser *fp)
 uint64_t fetch_parser_body_bytes(const struct fetch_parser *fp)
 {
 	return fp->body_bytes;
+}
+
+size_t fetch_parser_excess(const struct fetch_parser *fp)
+{
+	return fp->excess;
 }
 
 #else /* !HAVE_HTTP_PARSER */
@@ -668,6 +729,12 @@ bool fetch_parser_in_message(const struct fetch_parser *fp)
 }
 
 uint64_t fetch_parser_body_bytes(const struct fetch_parser *fp)
+{
+	(void)fp;
+	return 0;
+}
+
+size_t fetch_parser_excess(const struct fetch_parser *fp)
 {
 	(void)fp;
 	return 0;

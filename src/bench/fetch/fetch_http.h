@@ -134,6 +134,40 @@ void fetch_progress_format(char *buf, size_t len, uint64_t done, uint64_t total,
 /* units_fmt_size() style of dl's 1024-based byte counts: "512B", "60.0KiB", "694.7MiB". */
 #define FETCH_FMT (UNITS_FMT_DEC1 | UNITS_FMT_TIGHT)
 
+/* Slots of the low-speed window: the rule fires at most WINDOW / SLOTS late. */
+#define FETCH_SPEED_SLOTS 16
+
+/*
+ * The low-speed rule (curl's --speed-limit / --speed-time): bytes received
+ * over the last WINDOW_NS, kept in FETCH_SPEED_SLOTS + 1 slots of
+ * WINDOW_NS / FETCH_SPEED_SLOTS each. The sum of the slots covers at least
+ * the last WINDOW_NS (at most one slot more), so a sum below LIMIT x WINDOW
+ * means the bytes of the last WINDOW_NS were below it too: the rule never
+ * fires early, and at most one slot late when the caller looks at least
+ * once a slot.
+ */
+struct fetch_speed {
+	double limit;			/* bytes per second; 0: off */
+	uint64_t window_ns;		/* 0: off */
+	uint64_t slot_ns;
+	uint64_t start;			/* when the window began (a mono_ns) */
+	uint64_t cur;			/* the slot number now being filled, from START */
+	uint64_t slot[FETCH_SPEED_SLOTS + 1];
+};
+
+/* Starts the rule at NOW: LIMIT bytes/s over WINDOW_NS (either 0: off). */
+void fetch_speed_init(struct fetch_speed *s, double limit, uint64_t window_ns, uint64_t now);
+
+/* Counts N bytes received at NOW (NOW never goes back). */
+void fetch_speed_add(struct fetch_speed *s, uint64_t now, uint64_t n);
+
+/*
+ * True when the rule fires at NOW: a whole window has passed since the
+ * start and fewer than LIMIT x WINDOW bytes arrived in it. *BYTES gets the
+ * bytes counted over (at least) the last window.
+ */
+bool fetch_speed_stalled(struct fetch_speed *s, uint64_t now, uint64_t *bytes);
+
 /*
  * Events of the response parser. Each returns 0 to go on, a negative
  * errno with a message in ERR to fail, or (done only) FETCH_STOP to stop
@@ -175,6 +209,13 @@ MUST_CHECK int fetch_parser_feed(struct fetch_parser *fp, const char *buf, size_
 
 /* True while a response has begun but is not complete. */
 bool fetch_parser_in_message(const struct fetch_parser *fp);
+
+/*
+ * Bytes of the last fetch_parser_feed() buffer left after the response at
+ * which a done event stopped the parser: on a connection with nothing more
+ * asked for, bytes beyond the announced body.
+ */
+size_t fetch_parser_excess(const struct fetch_parser *fp);
 
 /* Body bytes of the current (or last) response so far. */
 uint64_t fetch_parser_body_bytes(const struct fetch_parser *fp);

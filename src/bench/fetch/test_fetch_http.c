@@ -501,6 +501,43 @@ static void test_parser_bad(void **state)
 }
 #endif
 
+/* The low-speed window: never early, at most one slot late, off when 0. */
+static void test_speed_window(void **state)
+{
+	struct fetch_speed s;
+	uint64_t b, t;
+
+	(void)state;
+	/* 1 KiB/s over 3 s: a 1-byte-per-second drip fires at 3 s, not before. */
+	fetch_speed_init(&s, 1024, 3 * NS_PER_SEC, 1000);
+	for (t = 0; t < 3; t++) {
+		fetch_speed_add(&s, 1000 + t * NS_PER_SEC, 1);
+		assert_false(fetch_speed_stalled(&s, 1000 + t * NS_PER_SEC + NS_PER_SEC / 2, &b));
+	}
+	assert_true(fetch_speed_stalled(&s, 1000 + 3 * NS_PER_SEC, &b));
+	assert_int_equal(b, 3);
+	/* Enough bytes in the last window: no stall, however long it ran. */
+	fetch_speed_init(&s, 1024, 3 * NS_PER_SEC, 0);
+	for (t = 0; t < 100; t++) {
+		fetch_speed_add(&s, t * NS_PER_SEC / 10, 200);
+		assert_false(fetch_speed_stalled(&s, t * NS_PER_SEC / 10, &b));
+	}
+	/* ... then silence: fires, at the latest one slot after a whole window of it. */
+	assert_false(fetch_speed_stalled(&s, 10 * NS_PER_SEC, &b));
+	assert_true(b >= 3072);
+	assert_true(fetch_speed_stalled(&s, 9900 * NS_PER_MS + 3 * NS_PER_SEC + 3 * NS_PER_SEC / FETCH_SPEED_SLOTS, &b));
+	assert_int_equal(b, 0);
+	/* A long gap empties every slot. */
+	fetch_speed_add(&s, 1000 * NS_PER_SEC, 5);
+	assert_true(fetch_speed_stalled(&s, 1000 * NS_PER_SEC, &b));
+	assert_int_equal(b, 5);
+	/* Off: speed-time 0 or limit 0. */
+	fetch_speed_init(&s, 1024, 0, 0);
+	assert_false(fetch_speed_stalled(&s, 1000 * NS_PER_SEC, &b));
+	fetch_speed_init(&s, 0, NS_PER_SEC, 0);
+	assert_false(fetch_speed_stalled(&s, 1000 * NS_PER_SEC, &b));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -511,6 +548,7 @@ int main(void)
 		cmocka_unit_test(test_request_format),
 		cmocka_unit_test(test_head_check),
 		cmocka_unit_test(test_progress_line),
+		cmocka_unit_test(test_speed_window),
 #if HAVE_HTTP_PARSER
 		cmocka_unit_test(test_parser_pipelined),
 		cmocka_unit_test(test_parser_chunked_and_close),

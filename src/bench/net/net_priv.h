@@ -69,6 +69,13 @@ struct net_opts {
 #define NET_SERVER_GRACE_S 30
 /* A byte- or block-count test (time 0) is given at most this long. */
 #define NET_SERVER_MAX_UNTIMED_S 600
+/*
+ * A running test whose data streams move no byte for this many read
+ * timeouts (30 s by default; longer when the test's own pace leaves more
+ * between two blocks) is abandoned, so a client that stops sending or
+ * reading keeps the next one out no longer than that.
+ */
+#define NET_SERVER_STALL_RTO 3
 
 /* One finished (or abandoned) test as one side saw it. */
 struct net_test {
@@ -201,11 +208,12 @@ void net_client_run(const struct bench_env *env, const struct net_opts *o, struc
 /*
  * The server side of an rr session whose first IPERF3_COOKIE_LEN bytes
  * (read in place of a cookie) are FIRST, on connection CFD from PEER.
- * Returns the session's result to emit, or NULL for a bad or silent
- * handshake. net_rr_server.c.
+ * The rest of the hello and the welcome must go within HELLO_NS (what is
+ * left of the handshake's deadline). Returns the session's result to
+ * emit, or NULL for a bad or silent handshake. net_rr_server.c.
  */
 struct result *net_rr_serve(const struct bench_env *env, const struct net_opts *o, int cfd,
-			    const uint8_t first[IPERF3_COOKIE_LEN], const char *peer);
+			    const uint8_t first[IPERF3_COOKIE_LEN], const char *peer, uint64_t hello_ns);
 
 /* The client of --mode rr and --mode stream; net_rr_client.c. */
 void net_rr_client_run(const struct bench_env *env, const struct net_opts *o, struct result *res);

@@ -306,7 +306,7 @@ static int send_stats(struct session *s, const struct bench_env *env, uint64_t r
 }
 
 struct result *net_rr_serve(const struct bench_env *env, const struct net_opts *o, int cfd,
-			    const uint8_t first[IPERF3_COOKIE_LEN], const char *peer)
+			    const uint8_t first[IPERF3_COOKIE_LEN], const char *peer, uint64_t hello_ns)
 {
 	uint8_t hello[RR_HELLO_LEN], welcome[RR_WELCOME_LEN];
 	struct rr_hello h;
@@ -318,15 +318,14 @@ struct result *net_rr_serve(const struct bench_env *env, const struct net_opts *
 	int r, fl, slack;
 
 	memcpy(hello, first, IPERF3_COOKIE_LEN);
-	if (net_read_full(cfd, hello + IPERF3_COOKIE_LEN, RR_HELLO_LEN - IPERF3_COOKIE_LEN, o->read_timeout_ns,
-			  env->stop) < 0 ||
+	if (net_read_full(cfd, hello + IPERF3_COOKIE_LEN, RR_HELLO_LEN - IPERF3_COOKIE_LEN, hello_ns, env->stop) < 0 ||
 	    rr_hello_decode(hello, &h, err, sizeof(err)) < 0)
 		return NULL;
 	w.delay_ns = o->delay_ns;
 	w.rate = o->rate > 0 ? (uint64_t)o->rate : 0;
 	snprintf(w.peer_version, sizeof(w.peer_version), "engpass %s", ENGPASS_VERSION_STRING);
 	rr_welcome_encode(&w, welcome);
-	if (net_write_full(cfd, welcome, sizeof(welcome), o->read_timeout_ns, env->stop) < 0)
+	if (net_write_full(cfd, welcome, sizeof(welcome), hello_ns, env->stop) < 0)
 		return NULL;
 
 	memset(&s, 0, sizeof(s));

@@ -15,8 +15,13 @@
  * protocol and the benchmark payload.
  *
  * One connection is handled at a time: while a handshake waits for a slow
- * client (at most the read timeout), later connections wait in the
- * backlog, as with iperf3.
+ * client, later connections wait in the backlog, as with iperf3. So the
+ * handshake as a whole (cookie, parameters, or an rr hello and welcome)
+ * has one deadline, the read timeout from the accept, whatever the peer
+ * trickles; the data streams must connect within another; a running test
+ * whose streams move nothing for NET_SERVER_STALL_RTO read timeouts is
+ * abandoned (a client that stops sending or reading), and one that never
+ * sees TEST_END ends at its time + NET_SERVER_GRACE_S.
  */
 #include <errno.h>
 #include <math.h>
@@ -332,6 +337,25 @@ static bool test_start(struct test_run *x)
 }
 
 /*
+ * How long test P's data streams may move nothing before the test is
+ * abandoned: NET_SERVER_STALL_RTO read timeouts, or three of the gaps the
+ * test's own pace (--bandwidth with blocks of --len) leaves between two
+ * blocks, whichever is longer.
+ */
+static uint64_t stall_limit(const struct server *sv, const struct iperf3_params *p)
+{
+	uint64_t ns = NET_SERVER_STALL_RTO * sv->rto;
+
+	if (p->bandwidth_bps > 0) {
+		double gap = 3.0 * (double)p->len * 8.0 / p->bandwidth_bps * 1e9;
+
+		if (gap > (double)ns)
+			ns = gap > 1e18 ? (uint64_t)1e18 : (uint64_t)gap;
+	}
+	return ns;
+}
+
+/*
  * Waits for TEST_END while the streams run: restarts the counts when the
  * omitted start ends, turns away other connections, and gives up at the
  * test time + NET_SERVER_GRACE_S, on a signal or on a vanished client.
@@ -346,11 +370,30 @@ static void test_wait(struct test_run *x)
 	mono_ns omit_end = x->t0 + (uint64_t)(p->omit_s * (double)NS_PER_SEC);
 	mono_ns safety = x->t0 + (uint64_t)((p->time_s > 0 ? p->time_s + p->omit_s + NET_SERVER_GRACE_S
 							  : NET_SERVER_MAX_UNTIMED_S) * (double)NS_PER_SEC);
+	uint64_t stall = stall_limit(sv, p), moved = 0;
+	uint64_t step = stall / 4 < NS_PER_SEC ? stall / 4 : NS_PER_SEC;
+	mono_ns last_move = clock_mono();
 
 	while (!t->incomplete) {
 		struct pollfd pf[2] = { { .fd = x->cfd, .events = POLLIN }, { .fd = sv->lfd, .events = POLLIN } };
 		mono_ns now = clock_mono(), wake = safety;
+		uint64_t sum = 0;
 		int k, r, s;
+
+		for (size_t i = 0; i < x->n; i++)
+			sum += net_stream_bytes(&x->st[i]);
+		if (sum != moved) {
+			moved = sum;
+			last_move = now;
+		} else if (now - last_move >= stall) {
+			snprintf(t->why, sizeof(t->why), "nothing moved on the data streams for %.3g s (%d x --read-timeout)",
+				 (double)(now - last_move) / 1e9, NET_SERVER_STALL_RTO);
+			t->incomplete = true;
+			break;
+		}
+		/* Look again soon enough for the stall rule: it fires at most a quarter late. */
+		if (now + step < wake)
+			wake = now + step;
 
 		if (!omitted && now >= omit_end) {
 			for (size_t i = 0; i < x->n; i++)
@@ -507,6 +550,14 @@ static bool run_test(struct server *sv, int cfd, const char *cookie, struct net_
 	return x.started;
 }
 
+/* What is left until DEADLINE: at least 1 ns, so a call past it times out at once. */
+static uint64_t left_until(mono_ns deadline)
+{
+	mono_ns now = clock_mono();
+
+	return now < deadline ? deadline - now : 1;
+}
+
 /* Handles one accepted control connection, from the cookie to the end. */
 static void serve_one(struct server *sv, int cfd)
 {
@@ -516,6 +567,8 @@ static void serve_one(struct server *sv, int cfd)
 	char *msg = NULL;
 	size_t len = 0;
 	int r, one = 1;
+	/* The whole handshake, however the peer trickles it, within one read timeout. */
+	mono_ns deadline = clock_mono() + sv->rto;
 
 	memset(&t, 0, sizeof(t));
 	net_side_init(&t.me);
@@ -523,13 +576,14 @@ static void serve_one(struct server *sv, int cfd)
 	if (setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0) {
 		/* Only latency of the state bytes suffers. */
 	}
-	if ((r = net_read_full(cfd, cookie, sizeof(cookie), sv->rto, env->stop)) < 0) {
+	if ((r = net_read_full(cfd, cookie, sizeof(cookie), left_until(deadline), env->stop)) < 0) {
 		sv->bad_handshakes++;
 		close(cfd);
 		return;
 	}
 	if (rr_is_hello(cookie, sizeof(cookie))) {
-		struct result *res = net_rr_serve(env, sv->o, cfd, (const uint8_t *)cookie, t.peer);
+		struct result *res = net_rr_serve(env, sv->o, cfd, (const uint8_t *)cookie, t.peer,
+						  left_until(deadline));
 
 		if (res) {
 			sv->tests++;
@@ -542,8 +596,8 @@ static void serve_one(struct server *sv, int cfd)
 		close(cfd);
 		return;
 	}
-	if ((r = iperf3_send_state(cfd, IPERF3_PARAM_EXCHANGE, sv->rto, env->stop)) < 0 ||
-	    (r = iperf3_recv_json(cfd, IPERF3_PARAMS_MAX, sv->rto, env->stop, &msg, &len)) < 0) {
+	if ((r = iperf3_send_state(cfd, IPERF3_PARAM_EXCHANGE, left_until(deadline), env->stop)) < 0 ||
+	    (r = iperf3_recv_json(cfd, IPERF3_PARAMS_MAX, left_until(deadline), env->stop, &msg, &len)) < 0) {
 		sv->bad_handshakes++;
 		close(cfd);
 		return;
