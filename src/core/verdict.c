@@ -381,6 +381,7 @@ static void cpus(const struct verdict_input *in, struct verdict *out)
 		      v->busiest_cpu, v->busiest_cpu_busy_pct, v->cpu_busy_pct);
 }
 
+
 static int priority(const char *resource)
 {
 	for (int i = 0; verdict_priority[i]; i++)
@@ -389,10 +390,21 @@ static int priority(const char *resource)
 	return 1000;
 }
 
-/* The ranking key: the share capped at 1 (past the limit is at it); NaN last. */
+/*
+ * The ranking key: the share capped at 1 (past the limit is at it); NaN
+ * last. A configured limit (the first VERDICT_CONFIGURED entries of
+ * verdict_priority[]) reached to VERDICT_LIMIT_REACHED counts as at it: a
+ * hard cap cannot be passed, and what is measured through a shaper or a
+ * throttle reads a little under it (headers, accounting granularity), so
+ * it ranks with a saturated resource and wins the tie by priority.
+ */
 static double key(const struct verdict_candidate *c)
 {
-	return isnan(c->share) ? -1 : c->share > 1 ? 1 : c->share;
+	if (isnan(c->share))
+		return -1;
+	if (c->share >= VERDICT_LIMIT_REACHED && priority(c->resource) < VERDICT_CONFIGURED)
+		return 1;
+	return c->share > 1 ? 1 : c->share;
 }
 
 static int rank(const void *pa, const void *pb)

@@ -26,6 +26,13 @@
 
 /* A candidate at this share or more is named (the USE method's "near saturation"). */
 #define VERDICT_NAMED_SHARE 0.8
+/*
+ * A configured limit (own pacing, cpu quota, cpuset, io limit, memory
+ * limit, shaper: the first VERDICT_CONFIGURED of verdict_priority[])
+ * reached to this share ranks as at the limit.
+ */
+#define VERDICT_LIMIT_REACHED 0.9
+#define VERDICT_CONFIGURED 6
 /* Mean requests in flight from which a busy device counts as saturated (queue growth). */
 #define VERDICT_DISK_QUEUE 2.0
 /* Swap traffic at this many pages per second counts as at the limit of memory. */

@@ -52,6 +52,17 @@ static void base(struct fx *f)
 	f->l.io_riops.state = f->l.io_wiops.state = f->l.link.state = LIMIT_NONE;
 }
 
+/* A benchmark's candidate straight into a verdict (what result_verdict_candidate() does on a result). */
+static void result_verdict_candidate_into(struct verdict *v, const char *resource, double share)
+{
+	struct verdict_candidate *c = &v->cand[v->ncand++];
+
+	memset(c, 0, sizeof(*c));
+	snprintf(c->resource, sizeof(c->resource), "%s", resource);
+	c->share = share;
+	snprintf(c->evidence, sizeof(c->evidence), "all CPUs of this box busy");
+}
+
 static const char *judge(struct fx *f)
 {
 	struct verdict_input in = { .view = &f->v, .limits = &f->l };
@@ -231,6 +242,12 @@ static void test_shaper(void **state)
 	f.v.qdisc_drops = 0;
 	assert_string_equal(judge(&f), "shaper");
 	assert_non_null(strstr(f.out.next_step, "tbf on veth0"));
+	/* Reached to 95 % while the box is busy with others: the cap still ranks first. */
+	memset(&f.out, 0, sizeof(f.out));
+	result_verdict_candidate_into(&f.out, "cpu", 1.0);
+	f.v.qdisc_bytes_per_s = 11.9e6;
+	assert_string_equal(judge(&f), "shaper");
+	memset(&f.out, 0, sizeof(f.out));
 	f.v.qdisc_bytes_per_s = 2e6;	/* 16 % of the rate: not the limit */
 	memset(&f.out, 0, sizeof(f.out));
 	assert_string_not_equal(judge(&f), "shaper");
