@@ -10,7 +10,7 @@
  *             byte every 200 ms, forever (the head never ends)
  *   stall     sends a whole request with a 4 KiB receive buffer and never
  *             reads the answer
- *   slow      sends a whole request and reads the answer 64 KiB every
+ *   slow      sends a whole request and reads the answer 128 KiB every
  *             10 ms
  *
  * Usage: tcp_hold MODE PORT N SECONDS. Prints "held N" once all N are
@@ -42,7 +42,7 @@
 #include <unistd.h>
 
 #define RCVBUF 4096
-#define SLOW_CHUNK 65536
+#define SLOW_CHUNK 131072
 #define SLOW_PAUSE_MS 10
 #define DRIP_PAUSE_MS 200
 #define EARLY_S 0.5
