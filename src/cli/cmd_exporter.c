@@ -19,8 +19,9 @@
  *  - the response is written as the peer drains it, in pieces.
  *
  * Only GET (or HEAD) of /metrics and / are answered, and every response
- * closes the connection. The history is read afresh for every scrape
- * (one read of the newest runs), so new runs show up without a restart.
+ * closes the connection. The history is read afresh for a scrape (one
+ * read of the newest runs; the body rendered then also answers the
+ * requests of the next second), so new runs show up without a restart.
  * SIGINT or SIGTERM ends it with status 0, after one line of counts.
  */
 #include <arpa/inet.h>
@@ -48,6 +49,11 @@
 #define FD_RESERVE 16
 /* At most this many accepts per turn of the loop, so reads keep their turn. */
 #define ACCEPT_BURST 64
+/*
+ * A rendered /metrics body serves the requests of the next second too, so
+ * a burst of requests reads and renders the history once.
+ */
+#define BODY_REUSE_NS (1 * NS_PER_SEC)
 /* How long the listener rests after accept() ran out of descriptors. */
 #define ACCEPT_REST_NS (100 * NS_PER_MS)
 
@@ -213,6 +219,8 @@ struct exporter {
 	struct conn *conns;
 	struct pollfd *pfd;		/* [0] the listener, [1 + i] conns[i] */
 	mono_ns listen_rest_until;	/* accept() ran out of descriptors */
+	char *body;			/* the newest /metrics body, or NULL */
+	mono_ns body_at;		/* when it was rendered */
 	struct exporter_counts n;
 };
 
@@ -278,6 +286,26 @@ static void conn_reply(struct exporter *ex, struct conn *c, int code, const char
 	conn_flush(ex, c);
 }
 
+/*
+ * The /metrics body: the one rendered less than BODY_REUSE_NS ago, else a
+ * new one. It belongs to EX. On failure returns NULL with ERR filled.
+ */
+static const char *exporter_body(struct exporter *ex, char *err, size_t errlen)
+{
+	mono_ns now = clock_mono();
+	char *body;
+
+	if (ex->body && now - ex->body_at < BODY_REUSE_NS)
+		return ex->body;
+	body = metrics_body(ex->db, err, errlen);
+	if (!body)
+		return NULL;
+	free(ex->body);
+	ex->body = body;
+	ex->body_at = now;
+	return body;
+}
+
 /* Answers the complete request head of C. */
 static void conn_answer(struct exporter *ex, struct conn *c)
 {
@@ -295,11 +323,10 @@ static void conn_answer(struct exporter *ex, struct conn *c)
 	}
 	head_only = !strcmp(method, "HEAD");
 	if (!strcmp(path, "/metrics")) {
-		char *body = metrics_body(ex->db, err, sizeof(err));
+		const char *body = exporter_body(ex, err, sizeof(err));
 
 		if (body) {
 			conn_reply(ex, c, 200, "OK", "text/plain; version=0.0.4; charset=utf-8", body, head_only);
-			free(body);
 		} else {
 			char *msg = xasprintf("history unavailable: %s\n", err);
 
@@ -589,6 +616,7 @@ int cmd_exporter(int argc, char **argv)
 			conn_close(&ex, &ex.conns[i], false);
 	free(ex.conns);
 	free(ex.pfd);
+	free(ex.body);
 	close(fd);
 	free(db);
 	return EXIT_OK;

@@ -164,7 +164,6 @@ check "--header-timeout takes a duration, strictly" [ "$RC" = 2 ]
 # larger than the socket buffers (net.ipv4.tcp_wmem allows 4 MiB).
 if sqlite3 "$DB" "UPDATE runs SET document = json_set(document, '\$.host', replace(hex(zeroblob(300000)), '0', 'h'))"; then
 	start_exporter --request-timeout 3s
-	MAX_TIME=5	# 5 MB rendered and sent while other peers are served: not the 2 s rule
 	hold stall 4 6 stall
 	P1=$HPID
 	hold slow 2 6 slow
