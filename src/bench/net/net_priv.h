@@ -145,6 +145,9 @@ struct net_judge_in {
 	double udp_lost, udp_sent;	/* datagrams, the receivers' count; -1 unknown */
 };
 
+/* A throughput past this many times the link speed says the speed is nominal (veth): no "link" candidate. */
+#define NET_LINK_NOMINAL 1.1
+
 /*
  * Offers RES the candidate limiters a test knows of (the runner ranks
  * them with the system's): "link" (throughput / link speed), "cpu" (a

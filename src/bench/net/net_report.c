@@ -415,7 +415,11 @@ void net_judge(const struct net_judge_in *in, struct result *res)
 			link_if = s->iface;
 		}
 	}
-	if (link > 0 && isfinite(thr))
+	/*
+	 * A figure well past the link speed says the speed is nominal (veth
+	 * and other virtual devices report 10 Gbit/s): not a limit then.
+	 */
+	if (link > 0 && isfinite(thr) && thr <= NET_LINK_NOMINAL * link)
 		result_verdict_candidate(res, "link", thr / link,
 					 "the link is full: only a faster link (or another path) would move it",
 					 "%s of the %s link speed (%s)", units_fmt_bits(a, sizeof(a), thr),
