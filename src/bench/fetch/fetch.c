@@ -995,7 +995,7 @@ const struct bench bench_fetch = {
 	.description =
 		"Downloads URL (http:// only, no TLS) from any HTTP/1.1 server: one GET of the whole\n"
 		"resource, or with --block Range requests of that size, --depth of them pipelined on\n"
-		"one keep-alive connection (depth 1: request, wait, next; seed 002). Reconnects and\n"
+		"one keep-alive connection (depth 1: request, wait, next, as SMB does). Reconnects and\n"
 		"re-sends when the server closes after K requests; follows up to 5 redirects; falls\n"
 		"back to one GET when the server ignores Range. Checks every response (status,\n"
 		"Content-Range, length). Reports the rate, request latencies, time to first byte,\n"

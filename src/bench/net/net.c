@@ -76,7 +76,7 @@ static const struct opt net_client_options[] = {
 	OPT_RATE("bitrate", 'b', struct net_opts, bitrate,
 		 "rate per stream, e.g. 100Mbit/s (UDP default 1.048576Mbit/s; TCP unpaced)"),
 	OPT_FLAG("capacity", 0, struct net_opts, capacity,
-		 "add the seed-004 capacity estimate (per core, per GHz, x cores, capped by the link)"),
+		 "add the rule-of-three capacity estimate (per core, per GHz, x cores, capped by the link)"),
 	OPT_DURATION("connect-timeout", 0, struct net_opts, connect_timeout_ns, 10 * NS_PER_MS, 600 * NS_PER_SEC,
 		     "longest wait to connect and for each server message (default 10s)"),
 	OPT_END,
@@ -227,13 +227,14 @@ const struct bench bench_net = {
 		"--time (default 10s). Both report sender and receiver byte counts and rates per\n"
 		"direction and each side's process CPU. When both ends are engpass, each side's\n"
 		"per-CPU view during the test (busiest core, softirq share), CPU time per GB, link\n"
-		"speed and a verdict are added; --capacity extrapolates as seed 004 did.\n"
+		"speed and a verdict are added; --capacity extrapolates to a full core, per GHz and\n"
+		"all cores, as fastd VPN operators estimated their supernodes' capacity.\n"
 		"--pin CPUS pins the client's stream threads (stream i to the i-th CPU of the list,\n"
 		"cycling); --server-pin CPU asks an engpass server to pin its stream threads.\n"
 		"--interval sets the system sampling interval.\n"
-		"--mode rr asks for --block bytes at a time with --depth requests in flight (seed\n"
-		"002: stop-and-wait vs pipelined); --mode stream fetches the same as one stream. An\n"
-		"engpass server answers them, after --delay and paced to --rate when given.\n"
+		"--mode rr asks for --block bytes at a time with --depth requests in flight (as an\n"
+		"SMB file fetch: stop-and-wait vs pipelined); --mode stream fetches the same as one\n"
+		"stream. An engpass server answers them, after --delay and paced to --rate when given.\n"
 		"See docs/net.md and docs/net-rr.md.",
 	.flags = BENCH_NETWORK,
 	.opts = net_options,

@@ -898,7 +898,7 @@ void net_report_fill(struct result *res, const struct net_test *t, bool capacity
 		result_metric(res, "capacity_total", UNIT_BITS_PER_S, c.total_bps,
 			      c.capped ? "ESTIMATE: all cores, capped by link" : "ESTIMATE: all cores");
 		result_method(res, "capacity",
-			      "estimate, not a measurement (seed 004 rule of three): throughput / busiest-core share "
+			      "estimate, not a measurement (rule of three): throughput / busiest-core share "
 			      "of the %s (cpu%d %.0f %%) = per core; / %.0f MHz (%s) = per GHz; x %d cores, %s",
 			      c.side, c.cpu, c.busy_pct, c.freq_mhz, c.freq_source[0] ? c.freq_source : "frequency unknown",
 			      c.cores, c.link_bps > 0 ? (c.capped ? "capped by the link speed" : "below the link speed")

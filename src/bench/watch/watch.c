@@ -505,7 +505,7 @@ static void check_core(struct result *res, const struct procwatch_summary *s, co
 	}
 	if (e->cpu == -2)
 		result_note(res, "warning: the busiest core changed between the intervals used, so the estimate "
-			    "mixes loads; pin the process to one core (taskset -a -p) as seed 004 did");
+			    "mixes loads; pin the process to one core (taskset -a -p)");
 	else if (e->cpu >= 0 && e->cpu != main_cpu)
 		result_note(res, "warning: the estimate divides by cpu%d's load, but the process ran mostly on cpu%d "
 			    "(%.0f %% of its thread time): something else kept cpu%d busy, so the estimate does not "
@@ -551,7 +551,7 @@ static void estimate(struct result *res, const struct bench_env *env, const stru
 	}
 	freq_src = sysinfo_freq_source_name(si.cpu.freq_source);
 	result_method(res, "estimate",
-		      "seed 004 rule of three: traffic / busiest-core busy * 100 over the intervals with the busiest "
+		      "rule of three: traffic / busiest-core busy * 100 over the intervals with the busiest "
 		      "core at %lld %% or more; per GHz = that / clock; total = that * online cores, capped by the "
 		      "link; assumes a cost linear in traffic", (long long)o->min_busy);
 	if (!isnan(si.cpu.freq_mhz))
@@ -585,7 +585,7 @@ static void estimate(struct result *res, const struct bench_env *env, const stru
 	units_fmt_bits(g, sizeof(g), e.per_ghz_bits_per_s);
 	units_fmt_bits(t, sizeof(t), e.total_bits_per_s);
 	units_fmt_bits(l, sizeof(l), e.link_bits_per_s);
-	result_note(res, "ESTIMATE, not a measurement (seed 004 rule of three, assumes a cost linear in traffic): "
+	result_note(res, "ESTIMATE, not a measurement (rule of three, assumes a cost linear in traffic): "
 		    "%s carried %s while the busiest core was %.0f %% busy (%u of %u intervals%s) -> %s per core at "
 		    "100 %%", o->iface, m, e.measured_busy_pct, e.used, e.intervals, where, p);
 	if (!isnan(e.per_ghz_bits_per_s))
@@ -779,7 +779,7 @@ const struct bench bench_watch = {
 		"threads ran on; an interface's bits/s; a disk's requests. On a terminal the current\n"
 		"interval is shown on one line (stderr); the result holds the totals and the time series.\n"
 		"Runs for --time, or until Ctrl-C (the normal end of a watch). A process that exits ends\n"
-		"the watch with a note. At the end, seed 004's capacity ESTIMATE: the interface's traffic\n"
+		"the watch with a note. At the end, a capacity ESTIMATE: the interface's traffic\n"
 		"divided by the busiest core's load (only intervals at least --min-busy busy), extrapolated\n"
 		"to 100 %, per GHz (the frequency source is named), times the online cores, capped by the\n"
 		"link speed (or --uplink). See docs/watch.md.",
