@@ -492,7 +492,8 @@ int cmd_bench(const struct bench *b, int argc, char **argv)
 	struct tmpfile_reg *tmp;
 	static volatile sig_atomic_t stop;
 	struct run *run;
-	bool failed = false;
+	bool failed = false, table;
+	size_t nfailed = 0;
 	int rc = EXIT_OK, r;
 
 	r = bench_call_prepare(&call, b, argc, argv, err, sizeof(err));
@@ -523,7 +524,16 @@ int cmd_bench(const struct bench *b, int argc, char **argv)
 	tmpfile_reg_free(tmp);
 
 	run_collect_info(run);
-	render(&call.common, run);
+	for (size_t i = 0; i < run->nresults; i++)
+		nfailed += run->results[i]->status == RESULT_FAILED;
+	table = !call.common.json && call.common.format != FORMAT_JSON;
+	/*
+	 * A table of nothing but failures would repeat the reasons said on
+	 * stderr below: a run that only failed is its error lines. JSON is
+	 * always written whole.
+	 */
+	if (!table || !run->nresults || nfailed < run->nresults)
+		render(&call.common, run);
 	if (call.common.prom && (r = prom_write(call.common.prom, run)) < 0) {
 		fprintf(stderr, "engpass %s: cannot write '%s': %s\n", b->name, call.common.prom, strerror(-r));
 		failed = true;
@@ -531,14 +541,19 @@ int cmd_bench(const struct bench *b, int argc, char **argv)
 	/* A run that could not be stored is still a measurement: a warning, not a failure. */
 	if (!call.common.no_history)
 		(void)cmd_store_run(b->name, run, call.common.db);
-	for (size_t i = 0; i < run->nresults; i++) {
-		if (run->results[i]->status != RESULT_FAILED)
-			continue;
-		failed = true;
-		fprintf(stderr, "engpass %s: failed: %s\n", b->name,
-			run->results[i]->reason ? run->results[i]->reason : "unknown error");
+	/*
+	 * Each failure is said once: on stderr, unless the table printed
+	 * OK steps too and with them the failed steps' reasons.
+	 */
+	if (table && nfailed && nfailed < run->nresults)
+		fprintf(stderr, "engpass %s: %zu of %zu steps failed; the table says why\n", b->name, nfailed,
+			run->nresults);
+	for (size_t i = 0; i < run->nresults && (!table || nfailed == run->nresults); i++) {
+		if (run->results[i]->status == RESULT_FAILED)
+			fprintf(stderr, "engpass %s: failed: %s\n", b->name,
+				run->results[i]->reason ? run->results[i]->reason : "unknown error");
 	}
-	if (failed)
+	if (failed || nfailed)
 		rc = EXIT_MEASURE_FAILED;
 	if (stop && !(b->flags & BENCH_UNTIL_SIGNAL)) {
 		fprintf(stderr, "engpass %s: stopped by signal %d; the figures cover what ran\n", b->name, (int)stop);

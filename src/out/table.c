@@ -151,6 +151,7 @@ static void view_block(FILE *f, const struct result *r)
 	}
 }
 
+/* One result on its own: its status line, then what it measured and why it ran as it did. */
 static void result_block(FILE *f, const struct result *r)
 {
 	fprintf(f, "%s", r->bench);
@@ -164,6 +165,15 @@ static void result_block(FILE *f, const struct result *r)
 	if (r->reps > 1)
 		fprintf(f, " (%u repetitions)", r->reps);
 	fputc('\n', f);
+	/*
+	 * A failed step is its reason: what it set up, the system while it
+	 * failed and a verdict over that are noise here (--json keeps them).
+	 */
+	if (r->status == RESULT_FAILED) {
+		for (size_t i = 0; i < r->nnotes; i++)
+			fprintf(f, "  %-10s  %s\n", i ? "" : "note", r->notes[i]);
+		return;
+	}
 	kv_line(f, "parameters", r->params, r->nparams);
 	kv_line(f, "method", r->method, r->nmethod);
 	metrics_block(f, r);
@@ -318,7 +328,8 @@ static void grid_block(FILE *f, const struct result *const *g, size_t n)
 		fprintf(f, "  %-10s  (the first %d figures of each step; --json has them all)\n", "", GRID_MAX_COLS);
 	printed = false;
 	for (size_t i = 0; i < n; i++) {
-		if (!g[i]->verdict.resource[0])
+		/* A failed step's row says why; it measured nothing to judge. */
+		if (!g[i]->verdict.resource[0] || g[i]->status == RESULT_FAILED)
 			continue;
 		fprintf(f, "%s  %-10s  %s: bound by %s -- %s\n", printed ? "" : "\n", printed ? "" : "verdict",
 			g[i]->step, g[i]->verdict.resource, g[i]->verdict.evidence);

@@ -165,6 +165,14 @@ run net client 127.0.0.1 --port "$PORT" --time 1s --json --connect-timeout 2s
 check "refused: exit 1" [ "$RC" = 1 ]
 check "refused: one clear line" grep -q "cannot connect to '127.0.0.1'" "$T_TMP/err"
 jqt "refused: result marked failed" '.results[0].status == "failed"' "$T_TMP/out"
+# In the table, a refused connection is one error line and exit 1: no table of
+# the failure, no system block, no verdict (issue 23).
+run net client 127.0.0.1 --port "$PORT" --time 1s --connect-timeout 2s
+check "refused (table): exit 1" [ "$RC" = 1 ]
+check "refused (table): one line in all, naming the refusal" \
+	sh -c "[ \$(cat '$T_TMP/out' '$T_TMP/err' | wc -l) = 1 ] && grep -q 'cannot connect to .127.0.0.1. port $PORT: Connection refused' '$T_TMP/err'"
+check "refused (table): no system block and no verdict" \
+	sh -c "! grep -qE 'system|bound by|verdict' '$T_TMP/out' '$T_TMP/err'"
 
 # A server busy with a silent connection leaves the next client waiting in its
 # backlog: the client gives up after --connect-timeout with one line.

@@ -46,6 +46,10 @@ run null --outcome fail --json --no-sample
 check "a failed step exits 1" [ "$RC" = 1 ]
 jqt "a failed step is marked failed with its reason" '.results[0].status == "failed" and (.results[0].reason | test("fail"))' "$T_TMP/out"
 check "a failed step says why on stderr" grep -q "failed" "$T_TMP/err"
+# In the table, a run that only failed is its error line, said once.
+run null --outcome fail --no-sample --no-history
+check "a failed step in the table: exit 1, one line on stderr, nothing on stdout" \
+	sh -c "[ '$RC' = 1 ] && [ ! -s '$T_TMP/out' ] && [ \$(wc -l <'$T_TMP/err') = 1 ] && grep -q '^engpass null: failed: ' '$T_TMP/err'"
 
 run null --outcome skip --json --no-sample
 check "a skipped step exits 0" [ "$RC" = 0 ]

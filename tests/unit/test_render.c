@@ -114,6 +114,49 @@ static void test_table(void **state)
 	run_free(run);
 }
 
+/* How many times NEEDLE occurs in HAY. */
+static int count(const char *hay, const char *needle)
+{
+	size_t len = strlen(hay), nlen = strlen(needle);
+	int n = 0;
+
+	for (size_t i = 0; i + nlen <= len; i++)
+		n += !strncmp(hay + i, needle, nlen);
+	return n;
+}
+
+/*
+ * A failed step prints its reason and notes, once; not what it set up, the
+ * system while it failed, or a verdict over that (issue 23).
+ */
+static void test_table_failed(void **state)
+{
+	struct run *run = sample_run(1);
+	char *s;
+
+	(void)state;
+	result_set_status(run->results[0], RESULT_FAILED, "cannot connect: Connection refused");
+	s = to_string(run, false);
+	assert_non_null(strstr(s, "disk / seq-read: failed: cannot connect: Connection refused\n"));
+	assert_non_null(strstr(s, "note        a loop device may still cache"));
+	assert_null(strstr(s, "system"));
+	assert_null(strstr(s, "bound by"));
+	assert_null(strstr(s, "method"));
+	assert_null(strstr(s, "100.00 MiB/s"));
+	assert_int_equal(count(s, "Connection refused"), 1);	/* said once */
+	free(s);
+
+	/* In a grid of steps: a row with the reason, and no verdict for it. */
+	run_add(run, result_new("disk", "rand-read"));
+	snprintf(run->results[1]->verdict.resource, sizeof(run->results[1]->verdict.resource), "device");
+	s = to_string(run, false);
+	assert_non_null(strstr(s, "failed: cannot connect: Connection refused\n"));
+	assert_non_null(strstr(s, "rand-read: bound by device"));
+	assert_null(strstr(s, "seq-read: bound by"));
+	free(s);
+	run_free(run);
+}
+
 static const struct {
 	double v;
 	enum unit u;
@@ -152,6 +195,7 @@ int main(void)
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_json_reps),
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_table_failed),
 		cmocka_unit_test(test_values),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
