@@ -85,6 +85,8 @@ struct quick {
 	char port[16];			/* "@PORT": for the loopback peers, away from iperf3's 5201 */
 	struct tmpfile_reg *tmp;
 	volatile sig_atomic_t *stop;
+	uint64_t *est_ns;		/* per step: what its declared --time adds up to, 0 unknown or not run */
+	bool *runs;			/* per step: it will run (not left out, not skipped here) */
 };
 
 /* The profile: every benchmark's declared steps, by their part's order, then registry order. */
@@ -251,18 +253,26 @@ static pid_t peer_start(struct quick *q, const struct qstep *s)
 	return 0;
 }
 
+/* The arguments step S runs with into ARGV (BENCH_QUICK_MAXARGS + 2 long); returns their count. */
+static size_t step_argv(const struct quick *q, const struct qstep *s, char **argv)
+{
+	size_t argc = fill_args(argv, 0, s->s->args, q->port);
+
+	argv[argc++] = (char *)"--quiet";
+	argv[argc] = NULL;
+	return argc;
+}
+
 /* Runs step I of the profile into Q->run, with its peer when it declares one. */
 static void run_step(struct quick *q, size_t i)
 {
 	const struct qstep *s = &q->steps[i];
 	char *argv[BENCH_QUICK_MAXARGS + 2], err[256];
-	size_t argc = fill_args(argv, 0, s->s->args, q->port), first = q->run->nresults;
+	size_t argc = step_argv(q, s, argv), first = q->run->nresults;
 	struct bench_call call;
 	pid_t peer = -1;
 	int r;
 
-	argv[argc++] = (char *)"--quiet";
-	argv[argc] = NULL;
 	if (bench_call_prepare(&call, s->b, (int)argc, argv, err, sizeof(err))) {
 		char *why = xasprintf("its benchmark refuses the declared arguments: %s", err);
 
@@ -299,9 +309,82 @@ static void run_step(struct quick *q, size_t i)
 	}
 }
 
+/*
+ * Plans the profile: which steps will run (not left out by --skip or
+ * --no-net, not skipped in this build or for want of root), and for each
+ * what its declared arguments make it last: --time applies to each of a
+ * benchmark's steps, so the parsed call's step count times its --time.
+ * A step without a declared --time (its size sets its length) is unknown.
+ * Parsing twice is harmless: bench_call_prepare() only reads and checks.
+ */
+static void plan(struct quick *q)
+{
+	q->est_ns = xcalloc(q->nsteps ? q->nsteps : 1, sizeof(*q->est_ns));
+	q->runs = xcalloc(q->nsteps ? q->nsteps : 1, sizeof(*q->runs));
+	for (size_t i = 0; i < q->nsteps; i++) {
+		const struct qstep *s = &q->steps[i];
+		char *argv[BENCH_QUICK_MAXARGS + 2], err[256];
+		size_t argc = step_argv(q, s, argv);
+		struct bench_call call;
+
+		if (skipped(&q->o.skip, s->s->group) || (q->o.no_net && (s->b->flags & BENCH_NETWORK)) ||
+		    s->b->unsupported_reason || (s->s->needs_root && geteuid() != 0))
+			continue;
+		q->runs[i] = true;
+		if (bench_call_prepare(&call, s->b, (int)argc, argv, err, sizeof(err)) == 0 && call.common.time_ns)
+			q->est_ns[i] = call.common.time_ns * (s->b->nsteps ? s->b->nsteps(call.opts) : 1);
+		bench_call_release(&call);
+	}
+}
+
+/* "m:ss" for NS. */
+static void fmt_mss(char *buf, size_t len, uint64_t ns)
+{
+	uint64_t sec = (ns + NS_PER_SEC / 2) / NS_PER_SEC;
+
+	snprintf(buf, len, "%llu:%02u", (unsigned long long)(sec / 60), (unsigned)(sec % 60));
+}
+
+/*
+ * The line that names step I when it starts, on stderr: "step K of N",
+ * the time so far, and what the declared times of this and the later
+ * steps add up to -- "about" when every one of them declares its time,
+ * "at least" when some do not (their sizes set their length).
+ */
+static void announce(const struct quick *q, size_t i, mono_ns t0)
+{
+	const struct qstep *s = &q->steps[i];
+	size_t k = 0, n = 0;
+	uint64_t left = 0;
+	bool unknown = false;
+	char el[24], lf[24];
+
+	for (size_t j = 0; j < q->nsteps; j++) {
+		if (!q->runs[j])
+			continue;
+		n++;
+		k += j <= i;
+		if (j >= i) {
+			left += q->est_ns[j];
+			unknown |= !q->est_ns[j];
+		}
+	}
+	fmt_mss(el, sizeof(el), elapsed_ns(t0, clock_mono()));
+	fmt_mss(lf, sizeof(lf), left);
+	if (!left)
+		fprintf(stderr, "engpass quick: step %zu of %zu (%s elapsed): %s (%s)\n", k, n, el, s->s->group,
+			s->s->why);
+	else
+		fprintf(stderr, "engpass quick: step %zu of %zu (%s elapsed, %s %s left): %s (%s)\n", k, n, el,
+			unknown ? "at least" : "about", lf, s->s->group, s->s->why);
+}
+
 /* Runs the profile, minus what --skip and --no-net leave out. Returns 0, or 128 + the signal that stopped it. */
 static int run_profile(struct quick *q)
 {
+	mono_ns t0 = clock_mono();
+
+	plan(q);
 	for (size_t i = 0; i < q->nsteps; i++) {
 		const struct qstep *s = &q->steps[i];
 
@@ -323,7 +406,7 @@ static int run_profile(struct quick *q)
 			continue;
 		}
 		if (!q->o.json)
-			fprintf(stderr, "engpass quick: %s (%s)\n", s->s->group, s->s->why);
+			announce(q, i, t0);
 		run_step(q, i);
 		if (*q->stop) {
 			fprintf(stderr, "engpass quick: stopped by signal %d during %s; its figures cover what ran\n",
@@ -553,6 +636,8 @@ int cmd_quick(int argc, char **argv)
 		rc = r;
 	free(report);
 	free(q.origin);
+	free(q.est_ns);
+	free(q.runs);
 	free(q.steps);
 	run_free(q.run);
 	return rc;

@@ -40,7 +40,12 @@ else
 	check "quick says the report was not written without jansson" grep -q "^report: not written: .*without jansson" "$T_TMP/out"
 	check "... and writes none" [ ! -e "$T_TMP/q.html" ]
 fi
-check "the profile's progress names each part on stderr" sh -c "grep -q '^engpass quick: cpu (' '$T_TMP/err' && grep -q '^engpass quick: net (' '$T_TMP/err'"
+check "the profile's progress names each part on stderr" \
+	sh -c "grep -q '^engpass quick: step [0-9]* of [0-9]* (.*): cpu (' '$T_TMP/err' && grep -q '^engpass quick: step [0-9]* of [0-9]* (.*): net (' '$T_TMP/err'"
+check "... counting the steps, the first with no time elapsed" grep -q "^engpass quick: step 1 of [0-9]* (0:00 elapsed" "$T_TMP/err"
+check "... and with what the declared times leave" grep -q "^engpass quick: step 1 of [0-9]* (0:00 elapsed, \(about\|at least\) [0-9]*:[0-5][0-9] left)" "$T_TMP/err"
+N=$(grep -c "^engpass quick: step " "$T_TMP/err")
+check "... the last step is step N of N" grep -q "^engpass quick: step $N of $N (" "$T_TMP/err"
 check "the profile is stored as one run" sh -c "[ \$(sqlite3 '$DB' 'SELECT count(*) FROM runs') = 1 ] && [ \$(sqlite3 '$DB' 'SELECT count(*) FROM results') -ge 5 ]"
 if promtool check metrics <"$T_TMP/q.prom" >"$T_TMP/lint" 2>&1; then
 	ok "promtool accepts quick's --prom"

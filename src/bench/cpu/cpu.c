@@ -1061,8 +1061,10 @@ const struct bench bench_cpu = {
 		"boot value) and cycles per byte where a cycle counter exists. One result per\n"
 		"cipher, library, size and thread count; a cipher this build or CPU lacks is\n"
 		"listed as skipped with the reason. --threads N pins thread i to the i-th allowed\n"
-		"CPU, runs a 1-thread baseline first and reports scaling efficiency. --time is the\n"
-		"time per measurement (default 1s).",
+		"CPU, runs a 1-thread baseline first and reports scaling efficiency. --time applies\n"
+		"to each step, one per cipher, library, size and thread count (default 1s): the\n"
+		"defaults can be 27 steps, so --time 200ms measures for 5 s or more, plus each\n"
+		"step's setup. --cipher, --lib, --size and --threads choose the steps.",
 	.flags = BENCH_NO_IO | BENCH_NETWORK,
 	.opts = cpu_options,
 	.opts_size = sizeof(struct cpu_opts),

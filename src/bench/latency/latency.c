@@ -471,8 +471,8 @@ const struct bench bench_latency = {
 		"% Deadlines Met) with the true SD, then p50 p90 p99 p99.9, the wake-up latency without\n"
 		"the missed-frame penalty, the task's run-queue wait and the PSI stalls while measuring.\n"
 		"Latency counts from the absolute deadline the task slept to (as cyclictest); the work\n"
-		"of a frame is thread CPU time, not a calibrated loop. --time is the measured time per\n"
-		"cell, at least one task period (default 10s; x's ramp takes 10s). docs/latency.md\n"
+		"of a frame is thread CPU time, not a calibrated loop. --time is the measured time of\n"
+		"each cell (task x load), at least one task period (default 10s; x's ramp takes 10s). docs/latency.md\n"
 		"defines it all.",
 	.opts = latency_options,
 	.opts_size = sizeof(struct latency_opts),
