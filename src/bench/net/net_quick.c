@@ -38,7 +38,8 @@ static void net_findings(const struct bench_quick_result *r, size_t n, struct be
 			bench_finding(out, "one TCP stream over loopback moved %.1f Gbit/s.", x / 1e9);
 		else
 			bench_finding(out, "one TCP stream over loopback moved %.1f Gbit/s; divided by the busiest "
-				      "core's share and its clock, that is an ESTIMATED %.2f Gbit/s per GHz of one core.", x / 1e9, y / 1e9);
+				      "core's share and its clock, that is an ESTIMATED %.2f Gbit/s per GHz of one core.",
+				      x / 1e9, y / 1e9);
 	}
 	x = bench_quick_metric(bench_quick_find(r, n, Q_RR_1, NULL), "throughput");
 	y = bench_quick_metric(bench_quick_find(r, n, Q_RR_2, NULL), "throughput");
