@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "cli/cmd.h"
+#include "cli/histfmt.h"
 #include "lib/units.h"
 #include "core/proc.h"
 #include "lib/xalloc.h"
@@ -40,6 +41,7 @@ int cmd_store_run(const char *cmd, const struct run *run, const char *db)
 struct history_opts {
 	int64_t limit;
 	const char *command;
+	const char *bench;
 	const char *db;
 	bool json;
 	bool help;
@@ -47,7 +49,10 @@ struct history_opts {
 
 static const struct opt history_options[] = {
 	OPT_INT("limit", 'n', struct history_opts, limit, 1, 1000000, "N", "list at most N runs (default 20)"),
-	OPT_STRING("command", 0, struct history_opts, command, "NAME", "only runs of this benchmark"),
+	OPT_STRING("command", 0, struct history_opts, command, "NAME",
+		   "history: only runs of this command as typed (quick, disk, ...)"),
+	OPT_STRING("bench", 0, struct history_opts, bench, "NAME",
+		   "history: only runs with a result of this benchmark (quick runs several)"),
 	OPT_STRING("db", 0, struct history_opts, db, "PATH",
 		   "history database (default $XDG_DATA_HOME/engpass/history.db)"),
 	OPT_FLAG("json", 0, struct history_opts, json, "show: print the stored JSON document"),
@@ -97,6 +102,39 @@ static int parse_run_id(const char *s, int64_t *id)
 	return units_parse_int64(s, 1, INT64_MAX, id);
 }
 
+/* "2026-12-04 14:41" (UTC) of T_NS into BUF; SECONDS adds ":SS". */
+static void fmt_time(char *buf, size_t len, int64_t t_ns, bool seconds)
+{
+	time_t t = (time_t)(t_ns / 1000000000);
+	struct tm tm;
+
+	snprintf(buf, len, "?");
+	if (gmtime_r(&t, &tm))
+		strftime(buf, len, seconds ? "%Y-%m-%d %H:%M:%S" : "%Y-%m-%d %H:%M", &tm);
+}
+
+/*
+ * A run's status in a few words: "failed: REASON" (the first failure),
+ * "incomplete" (a step stopped early), "skipped: REASON" (every step was
+ * skipped), "ok (2 skipped)" or "ok".
+ */
+static void run_status(char *buf, size_t len, const struct history_run *r)
+{
+	if (r->nfailed)
+		snprintf(buf, len, "failed: %s", r->reason ? r->reason : "?");
+	else if (r->nincomplete)
+		snprintf(buf, len, "incomplete");
+	else if (r->nskipped && r->nskipped == r->nresults)
+		snprintf(buf, len, "skipped: %s", r->reason ? r->reason : "?");
+	else if (r->nskipped)
+		snprintf(buf, len, "ok (%zu skipped)", r->nskipped);
+	else
+		snprintf(buf, len, "ok");
+}
+
+/* Column widths of `history`: the line fits 100 columns. */
+enum { HW_RUN = 5, HW_TIME = 16, HW_HOST = 10, HW_CMD = 20, HW_STEPS = 5, HW_VERDICT = 13, HW_STATUS = 19 };
+
 int cmd_history(int argc, char **argv)
 {
 	struct history_opts o;
@@ -106,44 +144,111 @@ int cmd_history(int argc, char **argv)
 	size_t npos, n;
 	int rc;
 
-	if ((rc = parse("history", argc, argv, &o, pos, 0, &npos, "[--limit N] [--command NAME] [--db PATH]",
-			"Lists the stored runs, newest first.")) >= 0)
+	if ((rc = parse("history", argc, argv, &o, pos, 0, &npos,
+			"[--limit N] [--command NAME] [--bench NAME] [--db PATH]",
+			"Lists the stored runs, newest first, one line each: run id, time (UTC), host, the\n"
+			"command as typed, its step count, the worst verdict (the first step bound by\n"
+			"something) and its status (ok, incomplete, or failed with the first reason).\n"
+			"Long fields are cut with ...; 'engpass show RUN' has them whole.")) >= 0)
 		return rc;
 	if ((rc = open_db("history", &o, &h)) >= 0)
 		return rc;
-	if (history_list(h, (size_t)o.limit, o.command, &runs, &n, err, sizeof(err)) < 0) {
+	if (history_list(h, (size_t)o.limit, o.command, o.bench, &runs, &n, err, sizeof(err)) < 0) {
 		fprintf(stderr, "engpass history: %s\n", err);
 		history_close(h);
 		return EXIT_MEASURE_FAILED;
 	}
-	printf("%6s  %-20s  %-10s  %s\n", "run", "time (UTC)", "host", "results");
+	printf("%*s  %-*s  %-*s  %-*s  %*s  %-*s  %s\n", HW_RUN, "run", HW_TIME, "time (UTC)", HW_HOST, "host",
+	       HW_CMD, "command", HW_STEPS, "steps", HW_VERDICT, "bound by", "status");
 	for (size_t i = 0; i < n; i++) {
-		char when[32] = "?";
-		time_t t = (time_t)(runs[i].time_ns / 1000000000);
-		struct tm tm;
+		char when[32], st[320], host[64], cmd[96], verdict[64], status[96];
 
-		if (gmtime_r(&t, &tm))
-			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
-		printf("%6" PRId64 "  %-20s  %-10s  %s\n", runs[i].id, when, runs[i].host ? runs[i].host : "?",
-		       runs[i].summary ? runs[i].summary : (runs[i].command ? runs[i].command : ""));
+		fmt_time(when, sizeof(when), runs[i].time_ns, false);
+		run_status(st, sizeof(st), &runs[i]);
+		printf("%*" PRId64 "  %-*s  %s  %s  %*zu  %s  %s\n", HW_RUN, runs[i].id, HW_TIME, when,
+		       hist_fit(host, sizeof(host), runs[i].host ? runs[i].host : "?", HW_HOST, true),
+		       hist_fit(cmd, sizeof(cmd), runs[i].command, HW_CMD, true), HW_STEPS, runs[i].nresults,
+		       hist_fit(verdict, sizeof(verdict), runs[i].worst ? runs[i].worst : "-", HW_VERDICT, true),
+		       hist_fit(status, sizeof(status), st, HW_STATUS, false));
 	}
 	history_runs_free(runs, n);
 	history_close(h);
 	return EXIT_OK;
 }
 
+/*
+ * The header of `show`: run id and command, time, host and tool version,
+ * the status, and every failed or skipped step with its reason whole.
+ */
+static void show_header(FILE *f, int64_t id, const struct run *run)
+{
+	size_t failed = 0, skipped = 0, incomplete = 0;
+	char when[32];
+
+	for (size_t i = 0; i < run->nresults; i++) {
+		failed += run->results[i]->status == RESULT_FAILED;
+		skipped += run->results[i]->status == RESULT_SKIPPED;
+		incomplete += run->results[i]->incomplete;
+	}
+	fmt_time(when, sizeof(when), run->time_ns, true);
+	fprintf(f, "run %" PRId64 ": engpass %s\n", id, run->command ? run->command : "?");
+	fprintf(f, "  %-8s  %s UTC on %s, engpass %s\n", "time", when, run->host ? run->host : "?",
+		run->tool_version ? run->tool_version : "?");
+	fprintf(f, "  %-8s  ", "status");
+	if (failed)
+		fprintf(f, "failed (%zu of %zu steps)", failed, run->nresults);
+	else if (incomplete)
+		fprintf(f, "incomplete (%zu of %zu steps stopped early; figures cover what ran)", incomplete,
+			run->nresults);
+	else if (skipped)
+		fprintf(f, "%s (%zu of %zu steps skipped)", skipped == run->nresults ? "skipped" : "ok", skipped,
+			run->nresults);
+	else
+		fprintf(f, "ok (%zu step%s)", run->nresults, run->nresults == 1 ? "" : "s");
+	fputc('\n', f);
+	for (size_t i = 0; i < run->nresults; i++) {
+		const struct result *r = run->results[i];
+
+		if (r->status == RESULT_OK || !r->reason)
+			continue;
+		fprintf(f, "  %-8s  %s%s%s: %s\n", result_status_name(r->status), r->bench,
+			strcmp(r->bench, r->step) ? " / " : "", strcmp(r->bench, r->step) ? r->step : "", r->reason);
+	}
+	fputc('\n', f);
+}
+
+/* The stored metrics as rows: `show` without jansson to rebuild the run. */
+static int show_metrics(struct history *h, int64_t id, char *err, size_t errlen)
+{
+	struct history_metrics m;
+	int rc = history_metrics(h, id, &m, err, errlen);
+
+	if (rc < 0)
+		return rc;
+	printf("run %" PRId64 "\n", id);
+	for (size_t i = 0; i < m.n; i++) {
+		char v[48];
+
+		render_value(v, sizeof(v), m.v[i].value, m.v[i].unit);
+		printf("  %-28s %-28s %16s\n", m.v[i].step, m.v[i].name, v);
+	}
+	history_metrics_release(&m);
+	return 0;
+}
+
 int cmd_show(int argc, char **argv)
 {
 	struct history_opts o;
 	struct history *h;
-	struct history_metrics m;
-	char *pos[1], err[256], *doc;
+	char *pos[1], err[384], *doc;
 	size_t npos;
 	int64_t id;
 	int rc;
 
 	if ((rc = parse("show", argc, argv, &o, pos, 1, &npos, "RUN [--json] [--db PATH]",
-			"Shows a stored run: its metrics, or with --json the whole stored document.")) >= 0)
+			"Shows a stored run: a header (command, time, host, version, status and every\n"
+			"failure's reason), then its results as the command printed them; with --json the\n"
+			"whole stored document.")) >= 0)
 		return rc;
 	if (npos != 1)
 		return usage_error("show", "needs one run id (see 'engpass history')");
@@ -151,25 +256,25 @@ int cmd_show(int argc, char **argv)
 		return usage_error("show", "'%s' is not a run id", pos[0]);
 	if ((rc = open_db("show", &o, &h)) >= 0)
 		return rc;
-	if (o.json) {
-		rc = history_document(h, id, &doc, err, sizeof(err));
-		if (!rc) {
-			fputs(doc, stdout);
-			free(doc);
-		}
-	} else {
-		rc = history_metrics(h, id, &m, err, sizeof(err));
-		if (!rc) {
-			printf("run %" PRId64 "\n", id);
-			for (size_t i = 0; i < m.n; i++) {
-				char v[48];
+	rc = history_document(h, id, &doc, err, sizeof(err));
+	if (!rc && o.json) {
+		fputs(doc, stdout);
+	} else if (!rc) {
+		struct run *run;
+		char lerr[256];
 
-				render_value(v, sizeof(v), m.v[i].value, m.v[i].unit);
-				printf("  %-28s %-28s %16s\n", m.v[i].step, m.v[i].name, v);
-			}
-			history_metrics_release(&m);
+		rc = run_from_json(doc, &run, lerr, sizeof(lerr));
+		if (!rc) {
+			show_header(stdout, id, run);
+			render_table(stdout, run);
+			run_free(run);
+		} else if (rc == -ENOTSUP) {
+			rc = show_metrics(h, id, err, sizeof(err));
+		} else {
+			snprintf(err, sizeof(err), "run %" PRId64 ": stored document unreadable: %s", id, lerr);
 		}
 	}
+	free(doc);
 	history_close(h);
 	if (rc < 0) {
 		fprintf(stderr, "engpass show: %s\n", err);

@@ -65,6 +65,8 @@ int history_metrics_from_json(const char *text, const char *label, struct histor
 			return -EPROTO;
 		}
 		spread = json_object_get(r, "spread");
+		out->nincomplete += json_is_true(json_object_get(r, "incomplete"));
+		out->nfailed += !strcmp(json_string_value(json_object_get(r, "status")) ?: "", "failed");
 		json_object_foreach(metrics, key, v) {
 			struct history_metric *m;
 			json_t *s = spread ? json_object_get(spread, key) : NULL;

@@ -19,10 +19,19 @@ run history --db "$DB"
 check "history exits 0" [ "$RC" = 0 ]
 check "history lists three runs, newest first" sh -c "sed -n 2p '$T_TMP/out' | grep -q '^ *3 ' && [ \$(wc -l <'$T_TMP/out') = 4 ]"
 run history --db "$DB" --command null --limit 1
-check "history --command --limit filters" sh -c "[ \$(wc -l <'$T_TMP/out') = 2 ] && grep -q '^ *2 .*null: ok' '$T_TMP/out'"
+check "history --command --limit filters" sh -c "[ \$(wc -l <'$T_TMP/out') = 2 ] && grep -q '^ *2 .* null --no-sample' '$T_TMP/out'"
+run history --db "$DB" --command info
+check "history --command matches the command as typed" \
+	sh -c "[ \$(wc -l <'$T_TMP/out') = 2 ] && grep -q '^ *3 .* info --no-calibrate.* 0  -  *ok\$' '$T_TMP/out'"
+run history --db "$DB" --command nul
+check "history --command matches a whole word" [ "$(wc -l <"$T_TMP/out")" = 1 ]
+run history --db "$DB" --bench null
+check "history --bench filters by benchmark" [ "$(wc -l <"$T_TMP/out")" = 3 ]
 
 run show 1 --db "$DB"
-check "show lists the metrics of a run" grep -q "lat_p99 .*ms" "$T_TMP/out"
+check "show starts with a header" sh -c "head -1 '$T_TMP/out' | grep -q '^run 1: engpass null --no-sample --values 1000 --repeat 3' &&
+	sed -n 2p '$T_TMP/out' | grep -q '^  time  .* UTC on .*, engpass [0-9]' && sed -n 3p '$T_TMP/out' | grep -q '^  status  *ok (1 step)'"
+check "show renders the run as the command did" grep -q "^  p99  *1.81 ms" "$T_TMP/out"
 run show 2 --json --db "$DB"
 jqt "show --json returns the stored document" '.schema == "engpass/1" and .results[0].parameters.values == "2000"' "$T_TMP/out"
 
