@@ -318,19 +318,73 @@ static const char *noise(const struct history_metric *a, const struct history_me
 	return a->max < b->min || b->max < a->min ? "beyond noise" : "within noise";
 }
 
+/* Metrics of SETS[0] that set S also has. */
+static size_t common_metrics(const struct history_metrics *sets, size_t s)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < sets[0].n; i++)
+		k += find(&sets[s], &sets[0].v[i]) != NULL;
+	return k;
+}
+
+/* "bench" or "bench / step" of M into BUF. */
+static const char *step_name(char *buf, size_t len, const struct history_metric *m)
+{
+	if (strcmp(m->bench, m->step))
+		snprintf(buf, len, "%s / %s", m->bench, m->step);
+	else
+		snprintf(buf, len, "%s", m->bench);
+	return buf;
+}
+
+/*
+ * One line per warning that makes the comparison less than it looks:
+ * inputs with nothing in common with the first, incomplete or failed
+ * inputs, metrics the first input lacks.
+ */
+static void compare_warnings(const struct history_metrics *sets, size_t nsets)
+{
+	for (size_t s = 0; s < nsets; s++) {
+		char a[160], b[160];
+
+		if (s && sets[0].n && sets[s].n && !common_metrics(sets, s))
+			printf("warning: %c and A have no step and metric in common (%s vs %s): every ratio is n/a\n",
+			       (int)('A' + s), step_name(b, sizeof(b), &sets[s].v[0]), step_name(a, sizeof(a), &sets[0].v[0]));
+		else if (s && sets[s].n > common_metrics(sets, s))
+			printf("warning: %c has %zu metrics that A lacks (not shown; compare %c first to see them)\n",
+			       (int)('A' + s), sets[s].n - common_metrics(sets, s), (int)('A' + s));
+		if (sets[s].nincomplete)
+			printf("warning: %c is incomplete: %zu step%s stopped early, %s figures cover only what ran\n",
+			       (int)('A' + s), sets[s].nincomplete, sets[s].nincomplete == 1 ? "" : "s",
+			       sets[s].nincomplete == 1 ? "its" : "their");
+		if (sets[s].nfailed)
+			printf("warning: %c has %zu failed step%s (no figures from %s)\n", (int)('A' + s), sets[s].nfailed,
+			       sets[s].nfailed == 1 ? "" : "s", sets[s].nfailed == 1 ? "it" : "them");
+		if (!sets[s].n)
+			printf("warning: %c has no metrics\n", (int)('A' + s));
+	}
+}
+
+/* Width of the metric column: the longest name, at most CMP_NAME_MAX. */
+#define CMP_NAME_MAX 30
+#define CMP_VALUE_W 13
+
 int cmd_compare(int argc, char **argv)
 {
 	struct history_opts o;
 	struct history *h = NULL;
 	struct history_metrics sets[8];
-	char *pos[8], err[256];
-	size_t npos, nsets = 0;
+	char *pos[8], err[256], prev[160] = "";
+	size_t npos, nsets = 0, namew = 6;
+	bool judged = false;
 	int rc;
 
 	if ((rc = parse("compare", argc, argv, &o, pos, 8, &npos, "RUN|FILE.json RUN|FILE.json ... [--db PATH]",
-			"Puts runs side by side per metric, with the ratio to the first and, where --repeat\n"
+			"Puts runs side by side per metric of the first (A): which direction is better, each\n"
+			"input's value, the ratio to A, whether B is better or worse and, where --repeat\n"
 			"measured the spread, whether the difference is beyond the noise (min..max ranges\n"
-			"that do not overlap).")) >= 0)
+			"that do not overlap). Warns on inputs with nothing in common, incomplete or failed.")) >= 0)
 		return rc;
 	if (npos < 2)
 		return usage_error("compare", "needs at least two runs or JSON files");
@@ -359,37 +413,71 @@ int cmd_compare(int argc, char **argv)
 		}
 		nsets++;
 	}
-	printf("%-24s %-22s", "step", "metric");
+	/* The inputs by letter, their names whole. */
 	for (size_t s = 0; s < nsets; s++)
-		printf(" %16.16s", sets[s].label);
+		printf("%c  %s\n", (int)('A' + s), sets[s].label);
+	compare_warnings(sets, nsets);
+	for (size_t i = 0; i < sets[0].n; i++) {
+		size_t l = strlen(sets[0].v[i].name);
+
+		if (l > namew)
+			namew = l > CMP_NAME_MAX ? CMP_NAME_MAX : l;
+	}
+	printf("\n  %-*s  %-6s", (int)namew, "metric", "better");
+	for (size_t s = 0; s < nsets; s++)
+		printf(" %*c", CMP_VALUE_W, (int)('A' + s));
 	for (size_t s = 1; s < nsets; s++)
-		printf(" %8s", "ratio");
-	printf("  %s\n", nsets == 2 ? "noise" : "");
+		printf("  %8c/A", (int)('A' + s));
+	if (nsets == 2)
+		printf("  %-6s  %s", "B is", "noise");
+	putchar('\n');
 	for (size_t i = 0; i < sets[0].n; i++) {
 		const struct history_metric *a = &sets[0].v[i], *b = NULL;
-		char v[48];
+		enum better dir = metric_better(a->name, a->unit);
+		char v[48], step[160];
 
-		printf("%-24.24s %-22.22s", a->step, a->name);
+		step_name(step, sizeof(step), a);
+		if (strcmp(step, prev)) {
+			printf("%s\n", step);
+			snprintf(prev, sizeof(prev), "%s", step);
+		}
+		/* A name longer than the column has a line of its own: never cut. */
+		if (strlen(a->name) > namew)
+			printf("  %s\n  %-*s", a->name, (int)namew, "");
+		else
+			printf("  %-*s", (int)namew, a->name);
+		printf("  %-6s", better_name(dir));
 		render_value(v, sizeof(v), a->value, a->unit);
-		printf(" %16s", v);
+		printf(" %*s", CMP_VALUE_W, v);
 		for (size_t s = 1; s < nsets; s++) {
 			const struct history_metric *x = find(&sets[s], a);
 
 			render_value(v, sizeof(v), x ? x->value : NAN, a->unit);
-			printf(" %16s", v);
+			printf(" %*s", CMP_VALUE_W, v);
 			if (s == 1)
 				b = x;
 		}
 		for (size_t s = 1; s < nsets; s++) {
 			const struct history_metric *x = find(&sets[s], a);
 
-			if (x && a->value != 0 && !isnan(a->value) && !isnan(x->value))
-				printf(" %7.2fx", x->value / a->value);
-			else
-				printf(" %8s", "n/a");
+			printf("  %10s", compare_ratio(v, sizeof(v), a->value, x ? x->value : NAN));
 		}
-		printf("  %s\n", nsets == 2 && b ? noise(a, b) : "");
+		if (nsets == 2) {
+			const char *nz = b ? noise(a, b) : "";
+
+			const char *ch = b ? compare_change(a->value, b->value, dir) : "";
+
+			judged |= *nz != 0;
+			/* No trailing blanks. */
+			if (*nz)
+				printf("  %-6s  %s", ch, nz);
+			else if (*ch)
+				printf("  %s", ch);
+		}
+		putchar('\n');
 	}
+	if (nsets == 2 && !judged && common_metrics(sets, 1))
+		printf("noise: not judged; it needs --repeat N (N >= 2) on both runs\n");
 	rc = EXIT_OK;
 out:
 	for (size_t s = 0; s < nsets; s++)

@@ -37,11 +37,37 @@ jqt "show --json returns the stored document" '.schema == "engpass/1" and .resul
 
 run compare 1 2 --db "$DB"
 check "compare exits 0" [ "$RC" = 0 ]
-check "compare gives the ratio" grep -q "^null  *values  *1000  *2000  *2.00x" "$T_TMP/out"
+check "compare names its inputs by letter" sh -c "sed -n 1p '$T_TMP/out' | grep -q '^A  run 1\$' && sed -n 2p '$T_TMP/out' | grep -q '^B  run 2\$'"
+check "compare gives the ratio" grep -q "^  values  *-  *1000  *2000  *2.00x" "$T_TMP/out"
+check "compare says which direction is better" grep -q "^  lat_p99  *lower  " "$T_TMP/out"
+check "compare says whether B is better or worse" grep -Eq "^  lat_mean  *lower .*x  (better|worse)  " "$T_TMP/out"
 check "compare says whether a difference is beyond the noise" grep -q "beyond noise" "$T_TMP/out"
+check "compare of like, complete runs warns of nothing" sh -c "! grep -q warning '$T_TMP/out'"
 run compare 2 "$T_TMP/run2.json" --db "$DB"
-check "compare reads a JSON file" grep -q "values  *2000  *2000  *1.00x" "$T_TMP/out"
+check "compare reads a JSON file" grep -q "values  *-  *2000  *2000  *1.00x" "$T_TMP/out"
 
+# Unlike and incomplete inputs, a long name: JSON files edited from run 2.
+sed 's/"bench": "null"/"bench": "other"/' "$T_TMP/run2.json" >"$T_TMP/other.json"
+run compare 2 "$T_TMP/other.json" --db "$DB"
+check "compare warns in one line on unlike runs" \
+	sh -c "[ \$(grep -c '^warning: B and A have no step and metric in common (other / null vs null)' '$T_TMP/out') = 1 ]"
+sed 's/"incomplete": false/"incomplete": true/; s/lat_p99_ns/lat_p99_named_longer_than_the_column_is_wide_ns/g' \
+	"$T_TMP/run2.json" >"$T_TMP/incomplete.json"
+sed 's/lat_p99_ns/lat_p99_named_longer_than_the_column_is_wide_ns/g' "$T_TMP/run2.json" >"$T_TMP/long.json"
+run compare "$T_TMP/long.json" "$T_TMP/incomplete.json"
+check "compare warns on an incomplete run" grep -q "^warning: B is incomplete: 1 step stopped early" "$T_TMP/out"
+check "compare never cuts a name (a long one has its own line)" \
+	grep -q "^  lat_p99_named_longer_than_the_column_is_wide\$" "$T_TMP/out"
+
+# A failed run, in a database of its own: history and show give its reason.
+F="$T_TMP/failed.db"
+run null --no-sample --values 10 --outcome fail --db "$F"
+run history --db "$F"
+check "history gives a failed run's reason" grep -q "^ *1 .* 1  -  *failed: asked to f" "$T_TMP/out"
+check "history lines fit 100 columns" sh -c "sed \"s/\$(printf '\\342\\200\\246')/./g\" '$T_TMP/out' | awk 'length > 100 { bad = 1 } END { exit bad }'"
+run show 1 --db "$F"
+check "show of a failed run prints its reason" \
+	sh -c "sed -n 3,4p '$T_TMP/out' | tr '\n' '|' | grep -q '^  status  *failed (1 of 1 steps)|  failed  *null: asked to fail with --outcome fail|'"
 bad() {
 	want=$1; code=$2; shift 2
 	run "$@"
