@@ -59,15 +59,40 @@ check "compare warns on an incomplete run" grep -q "^warning: B is incomplete: 1
 check "compare never cuts a name (a long one has its own line)" \
 	grep -q "^  lat_p99_named_longer_than_the_column_is_wide\$" "$T_TMP/out"
 
-# A failed run, in a database of its own: history and show give its reason.
+# Golden files: a failed run and two ok runs in a database of their own,
+# with host, time, version and the database path made stable.
+G="$ENGPASS_TESTS/cli/golden"
+golden() {
+	name=$1
+	if [ -n "${ENGPASS_UPDATE_GOLDEN:-}" ]; then
+		cp "$T_TMP/out" "$G/$name"
+	fi
+	if diff -u "$G/$name" "$T_TMP/out" >"$T_TMP/diff"; then
+		ok "$name matches golden"
+	else
+		not_ok "$name matches golden" "$(head -40 "$T_TMP/diff")"
+	fi
+}
 F="$T_TMP/failed.db"
 run null --no-sample --values 10 --outcome fail --db "$F"
+run null --no-sample --values 1000 --repeat 3 --db "$F"
+run null --no-sample --values 2000 --repeat 3 --db "$F"
+sqlite3 "$F" "UPDATE runs SET host = 'testhost', time_ns = 0, command = replace(command, '$F', 'h.db'),
+	document = json_set(document, '\$.host', 'testhost', '\$.time_unix_ns', 0, '\$.tool.version', 'VERSION',
+	'\$.command', replace(json_extract(document, '\$.command'), '$F', 'h.db'))"
 run history --db "$F"
+golden history-list.txt
 check "history gives a failed run's reason" grep -q "^ *1 .* 1  -  *failed: asked to f" "$T_TMP/out"
 check "history lines fit 100 columns" sh -c "sed \"s/\$(printf '\\342\\200\\246')/./g\" '$T_TMP/out' | awk 'length > 100 { bad = 1 } END { exit bad }'"
 run show 1 --db "$F"
+golden history-show-failed.txt
 check "show of a failed run prints its reason" \
 	sh -c "sed -n 3,4p '$T_TMP/out' | tr '\n' '|' | grep -q '^  status  *failed (1 of 1 steps)|  failed  *null: asked to fail with --outcome fail|'"
+run show 2 --db "$F"
+golden history-show.txt
+run compare 2 3 --db "$F"
+golden history-compare.txt
+
 bad() {
 	want=$1; code=$2; shift 2
 	run "$@"
