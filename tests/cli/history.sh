@@ -92,6 +92,13 @@ run show 2 --db "$F"
 golden history-show.txt
 run compare 2 3 --db "$F"
 golden history-compare.txt
+sqlite3 "$F" "UPDATE results SET incomplete = 1, resource = 'disk' WHERE run_id = 3;
+	UPDATE results SET resource = 'none observed' WHERE run_id = 2"
+run history --db "$F"
+check "history says incomplete, with the worst verdict" grep -q "^ *3 .* 1  disk  *incomplete\$" "$T_TMP/out"
+check "history says none observed when no step was bound" grep -q "^ *2 .* 1  none observed  ok\$" "$T_TMP/out"
+run compare 2 3 --db "$F"
+check "compare warns on an incomplete stored run" grep -q "^warning: B is incomplete: 1 step stopped early" "$T_TMP/out"
 
 bad() {
 	want=$1; code=$2; shift 2
