@@ -366,6 +366,36 @@ static void compare_warnings(const struct history_metrics *sets, size_t nsets)
 	}
 }
 
+/*
+ * The metrics of stored run ID, read from its stored document (they carry
+ * their human labels there); from the database rows when this engpass
+ * cannot read JSON. Returns 0 or -errno with ERR filled.
+ */
+static int run_metrics(struct history *h, int64_t id, struct history_metrics *out, char *err, size_t errlen)
+{
+	char *doc, label[32];
+	int rc = history_document(h, id, &doc, err, errlen);
+
+	if (rc < 0) {
+		memset(out, 0, sizeof(*out));
+		return rc;
+	}
+	snprintf(label, sizeof(label), "run %" PRId64, id);
+	rc = history_metrics_from_json(doc, label, out, err, errlen);
+	free(doc);
+	if (rc == -ENOTSUP)
+		rc = history_metrics(h, id, out, err, errlen);
+	else if (rc < 0)
+		rc = -EIO;	/* a stored document that does not read back is not a usage error */
+	return rc;
+}
+
+/* What a row of compare calls metric M: its human label, else its name. */
+static const char *metric_shown(const struct history_metric *m)
+{
+	return m->label && *m->label ? m->label : m->name;
+}
+
 /* Width of the metric column: the longest name, at most CMP_NAME_MAX. */
 #define CMP_NAME_MAX 30
 #define CMP_VALUE_W 13
@@ -394,7 +424,7 @@ int cmd_compare(int argc, char **argv)
 		if (!parse_run_id(pos[i], &id)) {
 			if (!h && (rc = open_db("compare", &o, &h)) >= 0)
 				goto out;
-			rc = history_metrics(h, id, &sets[nsets], err, sizeof(err));
+			rc = run_metrics(h, id, &sets[nsets], err, sizeof(err));
 		} else {
 			char *text = slurp(pos[i]);
 
@@ -418,7 +448,7 @@ int cmd_compare(int argc, char **argv)
 		printf("%c  %s\n", (int)('A' + s), sets[s].label);
 	compare_warnings(sets, nsets);
 	for (size_t i = 0; i < sets[0].n; i++) {
-		size_t l = strlen(sets[0].v[i].name);
+		size_t l = hist_cols(metric_shown(&sets[0].v[i]));
 
 		if (l > namew)
 			namew = l > CMP_NAME_MAX ? CMP_NAME_MAX : l;
@@ -434,7 +464,7 @@ int cmd_compare(int argc, char **argv)
 	for (size_t i = 0; i < sets[0].n; i++) {
 		const struct history_metric *a = &sets[0].v[i], *b = NULL;
 		enum better dir = metric_better(a->name, a->unit);
-		char v[48], step[160];
+		char v[160], step[160];
 
 		step_name(step, sizeof(step), a);
 		if (strcmp(step, prev)) {
@@ -442,10 +472,10 @@ int cmd_compare(int argc, char **argv)
 			snprintf(prev, sizeof(prev), "%s", step);
 		}
 		/* A name longer than the column has a line of its own: never cut. */
-		if (strlen(a->name) > namew)
-			printf("  %s\n  %-*s", a->name, (int)namew, "");
+		if (hist_cols(metric_shown(a)) > namew)
+			printf("  %s\n  %-*s", metric_shown(a), (int)namew, "");
 		else
-			printf("  %-*s", (int)namew, a->name);
+			printf("  %s", hist_fit(v, sizeof(v), metric_shown(a), namew, true));
 		printf("  %-6s", better_name(dir));
 		render_value(v, sizeof(v), a->value, a->unit);
 		printf(" %*s", CMP_VALUE_W, v);

@@ -15,6 +15,15 @@ static bool char_start(unsigned char c)
 	return (c & 0xc0) != 0x80;
 }
 
+size_t hist_cols(const char *s)
+{
+	size_t n = 0;
+
+	for (; s && *s; s++)
+		n += char_start((unsigned char)*s);
+	return n;
+}
+
 char *hist_fit(char *buf, size_t len, const char *s, size_t width, bool pad)
 {
 	static const char ell[] = "\xe2\x80\xa6";	/* "…", one column */

@@ -21,6 +21,9 @@
  */
 char *hist_fit(char *buf, size_t len, const char *s, size_t width, bool pad);
 
+/* Columns of UTF-8 string S (its characters); 0 for NULL. */
+size_t hist_cols(const char *s);
+
 enum better {
 	BETTER_UNKNOWN = 0,
 	BETTER_HIGHER = 1,

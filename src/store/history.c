@@ -47,6 +47,7 @@ void history_metrics_release(struct history_metrics *m)
 		free(m->v[i].bench);
 		free(m->v[i].step);
 		free(m->v[i].name);
+		free(m->v[i].label);
 	}
 	free(m->v);
 	free(m->label);
@@ -504,6 +505,7 @@ int history_metrics(struct history *h, int64_t id, struct history_metrics *out, 
 		m->min = sqlite3_column_type(st, 5) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 5);
 		m->max = sqlite3_column_type(st, 6) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 6);
 		m->reps = (unsigned)sqlite3_column_int(st, 7);
+		m->label = NULL;
 	}
 	sqlite3_finalize(st);
 	out->label = xasprintf("run %lld", (long long)id);

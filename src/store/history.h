@@ -44,6 +44,7 @@ struct history_run {
 /* One stored metric of a run, for compare. Strings owned by the set. */
 struct history_metric {
 	char *bench, *step, *name;
+	char *label;		/* the human label ("p99"), from a JSON document; NULL = none */
 	enum unit unit;
 	double value, min, max;
 	unsigned reps;

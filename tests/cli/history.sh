@@ -38,26 +38,26 @@ jqt "show --json returns the stored document" '.schema == "engpass/1" and .resul
 run compare 1 2 --db "$DB"
 check "compare exits 0" [ "$RC" = 0 ]
 check "compare names its inputs by letter" sh -c "sed -n 1p '$T_TMP/out' | grep -q '^A  run 1\$' && sed -n 2p '$T_TMP/out' | grep -q '^B  run 2\$'"
-check "compare gives the ratio" grep -q "^  values  *-  *1000  *2000  *2.00x" "$T_TMP/out"
-check "compare says which direction is better" grep -q "^  lat_p99  *lower  " "$T_TMP/out"
-check "compare says whether B is better or worse" grep -Eq "^  lat_mean  *lower .*x  (better|worse)  " "$T_TMP/out"
+check "compare gives the ratio" grep -q "^  values recorded  *-  *1000  *2000  *2.00x" "$T_TMP/out"
+check "compare says which direction is better" grep -q "^  p99  *lower  " "$T_TMP/out"
+check "compare says whether B is better or worse" grep -Eq "^  mean  *lower .*x  (better|worse)  " "$T_TMP/out"
 check "compare says whether a difference is beyond the noise" grep -q "beyond noise" "$T_TMP/out"
 check "compare of like, complete runs warns of nothing" sh -c "! grep -q warning '$T_TMP/out'"
 run compare 2 "$T_TMP/run2.json" --db "$DB"
-check "compare reads a JSON file" grep -q "values  *-  *2000  *2000  *1.00x" "$T_TMP/out"
+check "compare reads a JSON file" grep -q "values recorded  *-  *2000  *2000  *1.00x" "$T_TMP/out"
 
 # Unlike and incomplete inputs, a long name: JSON files edited from run 2.
 sed 's/"bench": "null"/"bench": "other"/' "$T_TMP/run2.json" >"$T_TMP/other.json"
 run compare 2 "$T_TMP/other.json" --db "$DB"
 check "compare warns in one line on unlike runs" \
 	sh -c "[ \$(grep -c '^warning: B and A have no step and metric in common (other / null vs null)' '$T_TMP/out') = 1 ]"
-sed 's/"incomplete": false/"incomplete": true/; s/lat_p99_ns/lat_p99_named_longer_than_the_column_is_wide_ns/g' \
-	"$T_TMP/run2.json" >"$T_TMP/incomplete.json"
-sed 's/lat_p99_ns/lat_p99_named_longer_than_the_column_is_wide_ns/g' "$T_TMP/run2.json" >"$T_TMP/long.json"
+LONG='s/"lat_p99_ns": "p99"/"lat_p99_ns": "p99, labelled longer than the column is wide"/'
+sed "s/\"incomplete\": false/\"incomplete\": true/; $LONG" "$T_TMP/run2.json" >"$T_TMP/incomplete.json"
+sed "$LONG" "$T_TMP/run2.json" >"$T_TMP/long.json"
 run compare "$T_TMP/long.json" "$T_TMP/incomplete.json"
 check "compare warns on an incomplete run" grep -q "^warning: B is incomplete: 1 step stopped early" "$T_TMP/out"
 check "compare never cuts a name (a long one has its own line)" \
-	grep -q "^  lat_p99_named_longer_than_the_column_is_wide\$" "$T_TMP/out"
+	grep -q "^  p99, labelled longer than the column is wide\$" "$T_TMP/out"
 
 # Golden files: a failed run and two ok runs in a database of their own,
 # with host, time, version and the database path made stable.
@@ -93,6 +93,7 @@ golden history-show.txt
 run compare 2 3 --db "$F"
 golden history-compare.txt
 sqlite3 "$F" "UPDATE results SET incomplete = 1, resource = 'disk' WHERE run_id = 3;
+	UPDATE runs SET document = json_set(document, '\$.results[0].incomplete', json('true')) WHERE id = 3;
 	UPDATE results SET resource = 'none observed' WHERE run_id = 2"
 run history --db "$F"
 check "history says incomplete, with the worst verdict" grep -q "^ *3 .* 1  disk  *incomplete\$" "$T_TMP/out"

@@ -31,6 +31,8 @@ static void test_fit(void **state)
 	assert_string_equal(hist_fit(b, sizeof(b), "\xc3\xa9t\xc3\xa9 long", 3, false), "\xc3\xa9t\xe2\x80\xa6");
 	/* A small buffer: whole characters only, still terminated. */
 	assert_string_equal(hist_fit(b, 4, "abcdef", 10, false), "abc");
+	assert_int_equal(hist_cols("\xc2\xb5s"), 2);
+	assert_int_equal(hist_cols(NULL), 0);
 	/* A 2,000-character string fits its cap. */
 	{
 		char big[2001];
