@@ -306,16 +306,10 @@ static const struct history_metric *find(const struct history_metrics *m, const 
 	return NULL;
 }
 
-/*
- * "beyond noise" when both sides have repetitions and their [min, max]
- * ranges do not overlap; "within noise" when they overlap; "" without
- * repetition data.
- */
-static const char *noise(const struct history_metric *a, const struct history_metric *b)
+/* Whether A and B differ beyond the noise their repetitions measured. */
+static enum noise noise(const struct history_metric *a, const struct history_metric *b)
 {
-	if (a->reps < 2 || b->reps < 2 || isnan(a->min) || isnan(b->min))
-		return "";
-	return a->max < b->min || b->max < a->min ? "beyond noise" : "within noise";
+	return compare_noise(a->min, a->max, a->reps, b->min, b->max, b->reps);
 }
 
 /* Metrics of SETS[0] that set S also has. */
@@ -493,9 +487,9 @@ int cmd_compare(int argc, char **argv)
 			printf("  %10s", compare_ratio(v, sizeof(v), a->value, x ? x->value : NAN));
 		}
 		if (nsets == 2) {
-			const char *nz = b ? noise(a, b) : "";
-
-			const char *ch = b ? compare_change(a->value, b->value, dir) : "";
+			enum noise nj = b ? noise(a, b) : NOISE_UNKNOWN;
+			const char *nz = noise_name(nj);
+			const char *ch = b ? compare_change(a->value, b->value, dir, nj) : "";
 
 			judged |= *nz != 0;
 			/* No trailing blanks. */

@@ -109,11 +109,25 @@ char *compare_ratio(char *buf, size_t len, double a, double b)
 	return buf;
 }
 
-const char *compare_change(double a, double b, enum better dir)
+enum noise compare_noise(double amin, double amax, unsigned areps, double bmin, double bmax, unsigned breps)
 {
-	if (dir == BETTER_UNKNOWN || isnan(a) || isnan(b))
+	if (areps < 2 || breps < 2 || isnan(amin) || isnan(amax) || isnan(bmin) || isnan(bmax))
+		return NOISE_UNKNOWN;
+	return amax < bmin || bmax < amin ? NOISE_BEYOND : NOISE_WITHIN;
+}
+
+const char *noise_name(enum noise n)
+{
+	return n == NOISE_BEYOND ? "beyond noise" : n == NOISE_WITHIN ? "within noise" : "";
+}
+
+const char *compare_change(double a, double b, enum better dir, enum noise n)
+{
+	if (isnan(a) || isnan(b))
 		return "";
-	if (a == b)
+	if (a == b || n == NOISE_WITHIN)
 		return "same";
+	if (dir == BETTER_UNKNOWN || n != NOISE_BEYOND)
+		return "";
 	return (b > a) == (dir == BETTER_HIGHER) ? "better" : "worse";
 }

@@ -51,11 +51,29 @@ const char *better_name(enum better b);
  */
 char *compare_ratio(char *buf, size_t len, double a, double b);
 
+enum noise {
+	NOISE_UNKNOWN,		/* a side lacks repetitions (--repeat N, N >= 2) or a spread */
+	NOISE_WITHIN,		/* the min..max ranges overlap */
+	NOISE_BEYOND,		/* they do not */
+};
+
 /*
- * Whether B is better or worse than A for a metric whose better direction
- * is DIR: "better", "worse", "same" or "" (direction unknown or a figure
- * missing).
+ * Whether two figures differ beyond the noise that repetitions measured:
+ * judged only when both sides have at least two repetitions and a
+ * min..max range (not NaN).
  */
-const char *compare_change(double a, double b, enum better dir);
+enum noise compare_noise(double amin, double amax, unsigned areps, double bmin, double bmax, unsigned breps);
+
+/* "beyond noise", "within noise" or "" for N. */
+const char *noise_name(enum noise n);
+
+/*
+ * Whether B is better or worse than A, for a metric whose better direction
+ * is DIR, given the noise judgement N: "better" or "worse" only for a
+ * difference beyond the noise; "same" when within it or equal; "" when it
+ * cannot be said (direction unknown, a figure missing, or noise not
+ * judged: without repetitions a difference is not evidence).
+ */
+const char *compare_change(double a, double b, enum better dir, enum noise n);
 
 #endif

@@ -79,15 +79,37 @@ static void test_ratio(void **state)
 	assert_string_equal(compare_ratio(b, sizeof(b), -1, 1), "n/a");
 }
 
+static void test_noise(void **state)
+{
+	(void)state;
+	assert_int_equal(compare_noise(1, 2, 3, 3, 4, 3), NOISE_BEYOND);
+	assert_int_equal(compare_noise(3, 4, 3, 1, 2, 3), NOISE_BEYOND);
+	assert_int_equal(compare_noise(1, 3, 3, 2, 4, 3), NOISE_WITHIN);
+	/* Equal points (a deterministic figure repeated) overlap. */
+	assert_int_equal(compare_noise(2, 2, 3, 2, 2, 3), NOISE_WITHIN);
+	/* One repetition on a side: not judged. */
+	assert_int_equal(compare_noise(1, 2, 1, 3, 4, 3), NOISE_UNKNOWN);
+	assert_int_equal(compare_noise(1, 2, 3, 3, 4, 0), NOISE_UNKNOWN);
+	assert_int_equal(compare_noise(NAN, NAN, 3, 3, 4, 3), NOISE_UNKNOWN);
+	assert_string_equal(noise_name(NOISE_BEYOND), "beyond noise");
+	assert_string_equal(noise_name(NOISE_WITHIN), "within noise");
+	assert_string_equal(noise_name(NOISE_UNKNOWN), "");
+}
+
 static void test_change(void **state)
 {
 	(void)state;
-	assert_string_equal(compare_change(1, 2, BETTER_HIGHER), "better");
-	assert_string_equal(compare_change(1, 2, BETTER_LOWER), "worse");
-	assert_string_equal(compare_change(2, 1, BETTER_LOWER), "better");
-	assert_string_equal(compare_change(2, 2, BETTER_LOWER), "same");
-	assert_string_equal(compare_change(1, 2, BETTER_UNKNOWN), "");
-	assert_string_equal(compare_change(1, NAN, BETTER_HIGHER), "");
+	assert_string_equal(compare_change(1, 2, BETTER_HIGHER, NOISE_BEYOND), "better");
+	assert_string_equal(compare_change(1, 2, BETTER_LOWER, NOISE_BEYOND), "worse");
+	assert_string_equal(compare_change(2, 1, BETTER_LOWER, NOISE_BEYOND), "better");
+	assert_string_equal(compare_change(2, 1, BETTER_HIGHER, NOISE_BEYOND), "worse");
+	/* Within the noise, or equal: the same. */
+	assert_string_equal(compare_change(1, 2, BETTER_HIGHER, NOISE_WITHIN), "same");
+	assert_string_equal(compare_change(2, 2, BETTER_LOWER, NOISE_UNKNOWN), "same");
+	/* Without repetitions a difference is not called better or worse. */
+	assert_string_equal(compare_change(1, 2, BETTER_HIGHER, NOISE_UNKNOWN), "");
+	assert_string_equal(compare_change(1, 2, BETTER_UNKNOWN, NOISE_BEYOND), "");
+	assert_string_equal(compare_change(1, NAN, BETTER_HIGHER, NOISE_BEYOND), "");
 }
 
 int main(void)
@@ -96,6 +118,7 @@ int main(void)
 		cmocka_unit_test(test_fit),
 		cmocka_unit_test(test_better),
 		cmocka_unit_test(test_ratio),
+		cmocka_unit_test(test_noise),
 		cmocka_unit_test(test_change),
 	};
 
