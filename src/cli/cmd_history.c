@@ -133,7 +133,7 @@ static void run_status(char *buf, size_t len, const struct history_run *r)
 }
 
 /* Column widths of `history`: the line fits 100 columns. */
-enum { HW_RUN = 5, HW_TIME = 16, HW_HOST = 10, HW_CMD = 20, HW_STEPS = 5, HW_VERDICT = 13, HW_STATUS = 19 };
+enum { HW_RUN = 5, HW_TIME = 16, HW_HOST = 10, HW_CMD = 18, HW_STEPS = 5, HW_VERDICT = 16, HW_STATUS = 18 };
 
 int cmd_history(int argc, char **argv)
 {
