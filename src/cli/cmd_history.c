@@ -176,9 +176,47 @@ int cmd_history(int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* True when resource RES names a limit ("none observed" and "unknown" do not). */
+static bool bound(const char *res)
+{
+	return *res && strcmp(res, "none observed") && strcmp(res, "unknown");
+}
+
+/*
+ * The "bound by" line of show's header, as history's column: the first
+ * step bound by something, with how many steps were; else "none observed"
+ * or "unknown" when a step said so; nothing when no step has a verdict.
+ */
+static void show_worst(FILE *f, const struct run *run)
+{
+	const struct result *first = NULL, *other = NULL;
+	size_t nbound = 0;
+
+	for (size_t i = 0; i < run->nresults; i++) {
+		const struct result *r = run->results[i];
+
+		if (bound(r->verdict.resource)) {
+			first = first ? first : r;
+			nbound++;
+		} else if (r->verdict.resource[0] && (!other || !strcmp(r->verdict.resource, "none observed"))) {
+			other = r;
+		}
+	}
+	if (first) {
+		fprintf(f, "  %-8s  %s (%s%s%s)", "bound by", first->verdict.resource, first->bench,
+			strcmp(first->bench, first->step) ? " / " : "", strcmp(first->bench, first->step) ? first->step : "");
+		if (nbound > 1)
+			fprintf(f, ", the first of %zu bound steps", nbound);
+		fputc('\n', f);
+	}
+	else if (other)
+		fprintf(f, "  %-8s  %s\n", "bound by", other->verdict.resource);
+}
+
 /*
  * The header of `show`: run id and command, time, host and tool version,
- * the status, and every failed or skipped step with its reason whole.
+ * the status, the worst verdict, and every failed or skipped step with
+ * its reason whole.
  */
 static void show_header(FILE *f, int64_t id, const struct run *run)
 {
@@ -206,6 +244,7 @@ static void show_header(FILE *f, int64_t id, const struct run *run)
 	else
 		fprintf(f, "ok (%zu step%s)", run->nresults, run->nresults == 1 ? "" : "s");
 	fputc('\n', f);
+	show_worst(f, run);
 	for (size_t i = 0; i < run->nresults; i++) {
 		const struct result *r = run->results[i];
 
