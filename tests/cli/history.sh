@@ -98,6 +98,13 @@ sqlite3 "$F" "UPDATE results SET incomplete = 1, resource = 'disk' WHERE run_id 
 run history --db "$F"
 check "history says incomplete, with the worst verdict" grep -q "^ *3 .* 1  disk  *incomplete\$" "$T_TMP/out"
 check "history says none observed when no step was bound" grep -q "^ *2 .* 1  none observed  *ok\$" "$T_TMP/out"
+# A quick run stores results of other benchmarks: --command finds it by
+# the command as typed, --bench by its benchmarks.
+sqlite3 "$F" "UPDATE runs SET command = 'quick --no-net' WHERE id = 2"
+run history --db "$F" --command quick
+check "history --command quick finds quick runs" sh -c "[ \$(wc -l <'$T_TMP/out') = 2 ] && grep -q '^ *2 .* quick --no-net ' '$T_TMP/out'"
+run history --db "$F" --bench quick
+check "history --bench does not take a command for a benchmark" [ "$(wc -l <"$T_TMP/out")" = 1 ]
 run compare 2 3 --db "$F"
 check "compare warns on an incomplete stored run" grep -q "^warning: B is incomplete: 1 step stopped early" "$T_TMP/out"
 
