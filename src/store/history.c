@@ -34,7 +34,6 @@ void history_runs_free(struct history_run *runs, size_t n)
 		free(runs[i].host);
 		free(runs[i].command);
 		free(runs[i].version);
-		free(runs[i].summary);
 		free(runs[i].reason);
 		free(runs[i].worst);
 	}
@@ -383,9 +382,6 @@ int history_list(struct history *h, size_t limit, const char *command, const cha
 		h->db,
 		"SELECT r.id, r.time_ns, r.host, r.command, r.version,"
 		" (SELECT count(*) FROM results x WHERE x.run_id = r.id),"
-		" (SELECT group_concat(x.bench || CASE WHEN x.step = x.bench THEN '' ELSE ' / ' || x.step END"
-		"   || ': ' || x.status || coalesce(' (' || x.resource || ')', ''), '; ')"
-		"  FROM (SELECT * FROM results y WHERE y.run_id = r.id ORDER BY y.idx) x),"
 		" (SELECT count(*) FROM results x WHERE x.run_id = r.id AND x.status = 'failed'),"
 		" (SELECT count(*) FROM results x WHERE x.run_id = r.id AND x.status = 'skipped'),"
 		" (SELECT count(*) FROM results x WHERE x.run_id = r.id AND x.incomplete),"
@@ -424,12 +420,11 @@ int history_list(struct history *h, size_t limit, const char *command, const cha
 		x->command = col_dup(st, 3);
 		x->version = col_dup(st, 4);
 		x->nresults = (size_t)sqlite3_column_int64(st, 5);
-		x->summary = col_dup(st, 6);
-		x->nfailed = (size_t)sqlite3_column_int64(st, 7);
-		x->nskipped = (size_t)sqlite3_column_int64(st, 8);
-		x->nincomplete = (size_t)sqlite3_column_int64(st, 9);
-		x->reason = col_dup(st, 10);
-		x->worst = col_dup(st, 11);
+		x->nfailed = (size_t)sqlite3_column_int64(st, 6);
+		x->nskipped = (size_t)sqlite3_column_int64(st, 7);
+		x->nincomplete = (size_t)sqlite3_column_int64(st, 8);
+		x->reason = col_dup(st, 9);
+		x->worst = col_dup(st, 10);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {

@@ -38,7 +38,6 @@ struct history_run {
 	char *worst;		/* the first step's verdict resource other than "none observed" and
 				 * "unknown"; else "none observed", else "unknown", if any step said
 				 * so; else NULL (no verdict stored) */
-	char *summary;		/* "null: ok; ..." one line */
 };
 
 /* One stored metric of a run, for compare. Strings owned by the set. */
