@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * History commands: storing each run, `engpass history` (list), `engpass
- * show RUN` and `engpass compare A B ...` (side by side per metric, with
- * the ratio to the first and whether a difference is beyond the noise
- * that --repeat measured).
+ * History commands: storing each run; `engpass history` (one capped line
+ * per run: command as typed, steps, worst verdict, status with the first
+ * failure's reason); `engpass show RUN` (a header, then the run rebuilt
+ * from its document and rendered by render_table); `engpass compare A B
+ * ...` (side by side per metric, with which direction is better, the
+ * ratio to the first, whether a difference is beyond the noise that
+ * --repeat measured, and one-line warnings on unlike or incomplete
+ * inputs). The rules are pure functions in histfmt.c.
  */
 #include <errno.h>
 #include <inttypes.h>
