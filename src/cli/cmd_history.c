@@ -386,8 +386,8 @@ static void compare_warnings(const struct history_metrics *sets, size_t nsets)
 		char a[160], b[160];
 
 		if (s && sets[0].n && sets[s].n && !common_metrics(sets, s))
-			printf("warning: %c and A have no step and metric in common (%s vs %s): every ratio is n/a\n",
-			       (int)('A' + s), step_name(b, sizeof(b), &sets[s].v[0]), step_name(a, sizeof(a), &sets[0].v[0]));
+			printf("warning: A and %c have no step and metric in common (%s vs %s): every ratio is n/a\n",
+			       (int)('A' + s), step_name(a, sizeof(a), &sets[0].v[0]), step_name(b, sizeof(b), &sets[s].v[0]));
 		else if (s && sets[s].n > common_metrics(sets, s))
 			printf("warning: %c has %zu metrics that A lacks (not shown; compare %c first to see them)\n",
 			       (int)('A' + s), sets[s].n - common_metrics(sets, s), (int)('A' + s));

@@ -50,7 +50,7 @@ check "compare reads a JSON file" grep -q "values recorded  *-  *2000  *2000  *1
 sed 's/"bench": "null"/"bench": "other"/' "$T_TMP/run2.json" >"$T_TMP/other.json"
 run compare 2 "$T_TMP/other.json" --db "$DB"
 check "compare warns in one line on unlike runs" \
-	sh -c "[ \$(grep -c '^warning: B and A have no step and metric in common (other / null vs null)' '$T_TMP/out') = 1 ]"
+	sh -c "[ \$(grep -c '^warning: A and B have no step and metric in common (null vs other / null)' '$T_TMP/out') = 1 ]"
 LONG='s/"lat_p99_ns": "p99"/"lat_p99_ns": "p99, labelled longer than the column is wide"/'
 sed "s/\"incomplete\": false/\"incomplete\": true/; $LONG" "$T_TMP/run2.json" >"$T_TMP/incomplete.json"
 sed "$LONG" "$T_TMP/run2.json" >"$T_TMP/long.json"
