@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * History commands: storing each run, `engpass history` (list), `engpass
- * show RUN` and `engpass compare A B ...` (side by side per metric, with
- * the ratio to the first and whether a difference is beyond the noise
- * that --repeat measured).
+ * History commands: storing each run; `engpass history` (one capped line
+ * per run: command as typed, steps, worst verdict, status with the first
+ * failure's reason); `engpass show RUN` (a header, then the run rebuilt
+ * from its document and rendered by render_table); `engpass compare A B
+ * ...` (side by side per metric, with which direction is better, the
+ * ratio to the first, whether a difference is beyond the noise that
+ * --repeat measured, and one-line warnings on unlike or incomplete
+ * inputs). The rules are pure functions in histfmt.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,6 +18,7 @@
 #include <time.h>
 
 #include "cli/cmd.h"
+#include "cli/histfmt.h"
 #include "lib/units.h"
 #include "core/proc.h"
 #include "lib/xalloc.h"
@@ -40,6 +45,7 @@ int cmd_store_run(const char *cmd, const struct run *run, const char *db)
 struct history_opts {
 	int64_t limit;
 	const char *command;
+	const char *bench;
 	const char *db;
 	bool json;
 	bool help;
@@ -47,7 +53,10 @@ struct history_opts {
 
 static const struct opt history_options[] = {
 	OPT_INT("limit", 'n', struct history_opts, limit, 1, 1000000, "N", "list at most N runs (default 20)"),
-	OPT_STRING("command", 0, struct history_opts, command, "NAME", "only runs of this benchmark"),
+	OPT_STRING("command", 0, struct history_opts, command, "NAME",
+		   "history: only runs of this command as typed (quick, disk, ...)"),
+	OPT_STRING("bench", 0, struct history_opts, bench, "NAME",
+		   "history: only runs with a result of this benchmark (quick runs several)"),
 	OPT_STRING("db", 0, struct history_opts, db, "PATH",
 		   "history database (default $XDG_DATA_HOME/engpass/history.db)"),
 	OPT_FLAG("json", 0, struct history_opts, json, "show: print the stored JSON document"),
@@ -97,6 +106,39 @@ static int parse_run_id(const char *s, int64_t *id)
 	return units_parse_int64(s, 1, INT64_MAX, id);
 }
 
+/* "2026-12-04 14:41" (UTC) of T_NS into BUF; SECONDS adds ":SS". */
+static void fmt_time(char *buf, size_t len, int64_t t_ns, bool seconds)
+{
+	time_t t = (time_t)(t_ns / 1000000000);
+	struct tm tm;
+
+	snprintf(buf, len, "?");
+	if (gmtime_r(&t, &tm))
+		strftime(buf, len, seconds ? "%Y-%m-%d %H:%M:%S" : "%Y-%m-%d %H:%M", &tm);
+}
+
+/*
+ * A run's status in a few words: "failed: REASON" (the first failure),
+ * "incomplete" (a step stopped early), "skipped: REASON" (every step was
+ * skipped), "ok (2 skipped)" or "ok".
+ */
+static void run_status(char *buf, size_t len, const struct history_run *r)
+{
+	if (r->nfailed)
+		snprintf(buf, len, "failed: %s", r->reason ? r->reason : "?");
+	else if (r->nincomplete)
+		snprintf(buf, len, "incomplete");
+	else if (r->nskipped && r->nskipped == r->nresults)
+		snprintf(buf, len, "skipped: %s", r->reason ? r->reason : "?");
+	else if (r->nskipped)
+		snprintf(buf, len, "ok (%zu skipped)", r->nskipped);
+	else
+		snprintf(buf, len, "ok");
+}
+
+/* Column widths of `history`: the line fits 100 columns. */
+enum { HW_RUN = 5, HW_TIME = 16, HW_HOST = 10, HW_CMD = 18, HW_STEPS = 5, HW_VERDICT = 16, HW_STATUS = 18 };
+
 int cmd_history(int argc, char **argv)
 {
 	struct history_opts o;
@@ -106,44 +148,150 @@ int cmd_history(int argc, char **argv)
 	size_t npos, n;
 	int rc;
 
-	if ((rc = parse("history", argc, argv, &o, pos, 0, &npos, "[--limit N] [--command NAME] [--db PATH]",
-			"Lists the stored runs, newest first.")) >= 0)
+	if ((rc = parse("history", argc, argv, &o, pos, 0, &npos,
+			"[--limit N] [--command NAME] [--bench NAME] [--db PATH]",
+			"Lists the stored runs, newest first, one line each: run id, time (UTC), host, the\n"
+			"command as typed, its step count, the worst verdict (the first step bound by\n"
+			"something) and its status (ok, incomplete, or failed with the first reason).\n"
+			"Long fields are cut with ...; 'engpass show RUN' has them whole.")) >= 0)
 		return rc;
 	if ((rc = open_db("history", &o, &h)) >= 0)
 		return rc;
-	if (history_list(h, (size_t)o.limit, o.command, &runs, &n, err, sizeof(err)) < 0) {
+	if (history_list(h, (size_t)o.limit, o.command, o.bench, &runs, &n, err, sizeof(err)) < 0) {
 		fprintf(stderr, "engpass history: %s\n", err);
 		history_close(h);
 		return EXIT_MEASURE_FAILED;
 	}
-	printf("%6s  %-20s  %-10s  %s\n", "run", "time (UTC)", "host", "results");
+	printf("%*s  %-*s  %-*s  %-*s  %*s  %-*s  %s\n", HW_RUN, "run", HW_TIME, "time (UTC)", HW_HOST, "host",
+	       HW_CMD, "command", HW_STEPS, "steps", HW_VERDICT, "bound by", "status");
 	for (size_t i = 0; i < n; i++) {
-		char when[32] = "?";
-		time_t t = (time_t)(runs[i].time_ns / 1000000000);
-		struct tm tm;
+		char when[32], st[320], host[64], cmd[96], verdict[64], status[96];
 
-		if (gmtime_r(&t, &tm))
-			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
-		printf("%6" PRId64 "  %-20s  %-10s  %s\n", runs[i].id, when, runs[i].host ? runs[i].host : "?",
-		       runs[i].summary ? runs[i].summary : (runs[i].command ? runs[i].command : ""));
+		fmt_time(when, sizeof(when), runs[i].time_ns, false);
+		run_status(st, sizeof(st), &runs[i]);
+		printf("%*" PRId64 "  %-*s  %s  %s  %*zu  %s  %s\n", HW_RUN, runs[i].id, HW_TIME, when,
+		       hist_fit(host, sizeof(host), runs[i].host ? runs[i].host : "?", HW_HOST, true),
+		       hist_fit(cmd, sizeof(cmd), runs[i].command, HW_CMD, true), HW_STEPS, runs[i].nresults,
+		       hist_fit(verdict, sizeof(verdict), runs[i].worst ? runs[i].worst : "-", HW_VERDICT, true),
+		       hist_fit(status, sizeof(status), st, HW_STATUS, false));
 	}
 	history_runs_free(runs, n);
 	history_close(h);
 	return EXIT_OK;
 }
 
+/* True when resource RES names a limit ("none observed" and "unknown" do not). */
+static bool bound(const char *res)
+{
+	return *res && strcmp(res, "none observed") && strcmp(res, "unknown");
+}
+
+/*
+ * The "bound by" line of show's header, as history's column: the first
+ * step bound by something, with how many steps were; else "none observed"
+ * or "unknown" when a step said so; nothing when no step has a verdict.
+ */
+static void show_worst(FILE *f, const struct run *run)
+{
+	const struct result *first = NULL, *other = NULL;
+	size_t nbound = 0;
+
+	for (size_t i = 0; i < run->nresults; i++) {
+		const struct result *r = run->results[i];
+
+		if (bound(r->verdict.resource)) {
+			first = first ? first : r;
+			nbound++;
+		} else if (r->verdict.resource[0] && (!other || !strcmp(r->verdict.resource, "none observed"))) {
+			other = r;
+		}
+	}
+	if (first) {
+		fprintf(f, "  %-8s  %s (%s%s%s)", "bound by", first->verdict.resource, first->bench,
+			strcmp(first->bench, first->step) ? " / " : "", strcmp(first->bench, first->step) ? first->step : "");
+		if (nbound > 1)
+			fprintf(f, ", the first of %zu bound steps", nbound);
+		fputc('\n', f);
+	}
+	else if (other)
+		fprintf(f, "  %-8s  %s\n", "bound by", other->verdict.resource);
+}
+
+/*
+ * The header of `show`: run id and command, time, host and tool version,
+ * the status, the worst verdict, and every failed or skipped step with
+ * its reason whole.
+ */
+static void show_header(FILE *f, int64_t id, const struct run *run)
+{
+	size_t failed = 0, skipped = 0, incomplete = 0;
+	char when[32];
+
+	for (size_t i = 0; i < run->nresults; i++) {
+		failed += run->results[i]->status == RESULT_FAILED;
+		skipped += run->results[i]->status == RESULT_SKIPPED;
+		incomplete += run->results[i]->incomplete;
+	}
+	fmt_time(when, sizeof(when), run->time_ns, true);
+	fprintf(f, "run %" PRId64 ": engpass %s\n", id, run->command ? run->command : "?");
+	fprintf(f, "  %-8s  %s UTC on %s, engpass %s\n", "time", when, run->host ? run->host : "?",
+		run->tool_version ? run->tool_version : "?");
+	fprintf(f, "  %-8s  ", "status");
+	if (failed)
+		fprintf(f, "failed (%zu of %zu steps)", failed, run->nresults);
+	else if (incomplete)
+		fprintf(f, "incomplete (%zu of %zu steps stopped early; figures cover what ran)", incomplete,
+			run->nresults);
+	else if (skipped)
+		fprintf(f, "%s (%zu of %zu steps skipped)", skipped == run->nresults ? "skipped" : "ok", skipped,
+			run->nresults);
+	else
+		fprintf(f, "ok (%zu step%s)", run->nresults, run->nresults == 1 ? "" : "s");
+	fputc('\n', f);
+	show_worst(f, run);
+	for (size_t i = 0; i < run->nresults; i++) {
+		const struct result *r = run->results[i];
+
+		if (r->status == RESULT_OK || !r->reason)
+			continue;
+		fprintf(f, "  %-8s  %s%s%s: %s\n", result_status_name(r->status), r->bench,
+			strcmp(r->bench, r->step) ? " / " : "", strcmp(r->bench, r->step) ? r->step : "", r->reason);
+	}
+	fputc('\n', f);
+}
+
+/* The stored metrics as rows: `show` without jansson to rebuild the run. */
+static int show_metrics(struct history *h, int64_t id, char *err, size_t errlen)
+{
+	struct history_metrics m;
+	int rc = history_metrics(h, id, &m, err, errlen);
+
+	if (rc < 0)
+		return rc;
+	printf("run %" PRId64 "\n", id);
+	for (size_t i = 0; i < m.n; i++) {
+		char v[48];
+
+		render_value(v, sizeof(v), m.v[i].value, m.v[i].unit);
+		printf("  %-28s %-28s %16s\n", m.v[i].step, m.v[i].name, v);
+	}
+	history_metrics_release(&m);
+	return 0;
+}
+
 int cmd_show(int argc, char **argv)
 {
 	struct history_opts o;
 	struct history *h;
-	struct history_metrics m;
-	char *pos[1], err[256], *doc;
+	char *pos[1], err[384], *doc;
 	size_t npos;
 	int64_t id;
 	int rc;
 
 	if ((rc = parse("show", argc, argv, &o, pos, 1, &npos, "RUN [--json] [--db PATH]",
-			"Shows a stored run: its metrics, or with --json the whole stored document.")) >= 0)
+			"Shows a stored run: a header (command, time, host, version, status and every\n"
+			"failure's reason), then its results as the command printed them; with --json the\n"
+			"whole stored document.")) >= 0)
 		return rc;
 	if (npos != 1)
 		return usage_error("show", "needs one run id (see 'engpass history')");
@@ -151,25 +299,25 @@ int cmd_show(int argc, char **argv)
 		return usage_error("show", "'%s' is not a run id", pos[0]);
 	if ((rc = open_db("show", &o, &h)) >= 0)
 		return rc;
-	if (o.json) {
-		rc = history_document(h, id, &doc, err, sizeof(err));
-		if (!rc) {
-			fputs(doc, stdout);
-			free(doc);
-		}
-	} else {
-		rc = history_metrics(h, id, &m, err, sizeof(err));
-		if (!rc) {
-			printf("run %" PRId64 "\n", id);
-			for (size_t i = 0; i < m.n; i++) {
-				char v[48];
+	rc = history_document(h, id, &doc, err, sizeof(err));
+	if (!rc && o.json) {
+		fputs(doc, stdout);
+	} else if (!rc) {
+		struct run *run;
+		char lerr[256];
 
-				render_value(v, sizeof(v), m.v[i].value, m.v[i].unit);
-				printf("  %-28s %-28s %16s\n", m.v[i].step, m.v[i].name, v);
-			}
-			history_metrics_release(&m);
+		rc = run_from_json(doc, &run, lerr, sizeof(lerr));
+		if (!rc) {
+			show_header(stdout, id, run);
+			render_table(stdout, run);
+			run_free(run);
+		} else if (rc == -ENOTSUP) {
+			rc = show_metrics(h, id, err, sizeof(err));
+		} else {
+			snprintf(err, sizeof(err), "run %" PRId64 ": stored document unreadable: %s", id, lerr);
 		}
 	}
+	free(doc);
 	history_close(h);
 	if (rc < 0) {
 		fprintf(stderr, "engpass show: %s\n", err);
@@ -201,31 +349,109 @@ static const struct history_metric *find(const struct history_metrics *m, const 
 	return NULL;
 }
 
-/*
- * "beyond noise" when both sides have repetitions and their [min, max]
- * ranges do not overlap; "within noise" when they overlap; "" without
- * repetition data.
- */
-static const char *noise(const struct history_metric *a, const struct history_metric *b)
+/* Whether A and B differ beyond the noise their repetitions measured. */
+static enum noise noise(const struct history_metric *a, const struct history_metric *b)
 {
-	if (a->reps < 2 || b->reps < 2 || isnan(a->min) || isnan(b->min))
-		return "";
-	return a->max < b->min || b->max < a->min ? "beyond noise" : "within noise";
+	return compare_noise(a->min, a->max, a->reps, b->min, b->max, b->reps);
 }
+
+/* Metrics of SETS[0] that set S also has. */
+static size_t common_metrics(const struct history_metrics *sets, size_t s)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < sets[0].n; i++)
+		k += find(&sets[s], &sets[0].v[i]) != NULL;
+	return k;
+}
+
+/* "bench" or "bench / step" of M into BUF. */
+static const char *step_name(char *buf, size_t len, const struct history_metric *m)
+{
+	if (strcmp(m->bench, m->step))
+		snprintf(buf, len, "%s / %s", m->bench, m->step);
+	else
+		snprintf(buf, len, "%s", m->bench);
+	return buf;
+}
+
+/*
+ * One line per warning that makes the comparison less than it looks:
+ * inputs with nothing in common with the first, incomplete or failed
+ * inputs, metrics the first input lacks.
+ */
+static void compare_warnings(const struct history_metrics *sets, size_t nsets)
+{
+	for (size_t s = 0; s < nsets; s++) {
+		char a[160], b[160];
+
+		if (s && sets[0].n && sets[s].n && !common_metrics(sets, s))
+			printf("warning: A and %c have no step and metric in common (%s vs %s): every ratio is n/a\n",
+			       (int)('A' + s), step_name(a, sizeof(a), &sets[0].v[0]), step_name(b, sizeof(b), &sets[s].v[0]));
+		else if (s && sets[s].n > common_metrics(sets, s))
+			printf("warning: %c has %zu metrics that A lacks (not shown; compare %c first to see them)\n",
+			       (int)('A' + s), sets[s].n - common_metrics(sets, s), (int)('A' + s));
+		if (sets[s].nincomplete)
+			printf("warning: %c is incomplete: %zu step%s stopped early, %s figures cover only what ran\n",
+			       (int)('A' + s), sets[s].nincomplete, sets[s].nincomplete == 1 ? "" : "s",
+			       sets[s].nincomplete == 1 ? "its" : "their");
+		if (sets[s].nfailed)
+			printf("warning: %c has %zu failed step%s (no figures from %s)\n", (int)('A' + s), sets[s].nfailed,
+			       sets[s].nfailed == 1 ? "" : "s", sets[s].nfailed == 1 ? "it" : "them");
+		if (!sets[s].n)
+			printf("warning: %c has no metrics\n", (int)('A' + s));
+	}
+}
+
+/*
+ * The metrics of stored run ID, read from its stored document (they carry
+ * their human labels there); from the database rows when this engpass
+ * cannot read JSON. Returns 0 or -errno with ERR filled.
+ */
+static int run_metrics(struct history *h, int64_t id, struct history_metrics *out, char *err, size_t errlen)
+{
+	char *doc, label[32];
+	int rc = history_document(h, id, &doc, err, errlen);
+
+	if (rc < 0) {
+		memset(out, 0, sizeof(*out));
+		return rc;
+	}
+	snprintf(label, sizeof(label), "run %" PRId64, id);
+	rc = history_metrics_from_json(doc, label, out, err, errlen);
+	free(doc);
+	if (rc == -ENOTSUP)
+		rc = history_metrics(h, id, out, err, errlen);
+	else if (rc < 0)
+		rc = -EIO;	/* a stored document that does not read back is not a usage error */
+	return rc;
+}
+
+/* What a row of compare calls metric M: its human label, else its name. */
+static const char *metric_shown(const struct history_metric *m)
+{
+	return m->label && *m->label ? m->label : m->name;
+}
+
+/* Width of the metric column: the longest name, at most CMP_NAME_MAX. */
+#define CMP_NAME_MAX 30
+#define CMP_VALUE_W 13
 
 int cmd_compare(int argc, char **argv)
 {
 	struct history_opts o;
 	struct history *h = NULL;
 	struct history_metrics sets[8];
-	char *pos[8], err[256];
-	size_t npos, nsets = 0;
+	char *pos[8], err[256], prev[160] = "";
+	size_t npos, nsets = 0, namew = 6;
+	bool judged = false;
 	int rc;
 
 	if ((rc = parse("compare", argc, argv, &o, pos, 8, &npos, "RUN|FILE.json RUN|FILE.json ... [--db PATH]",
-			"Puts runs side by side per metric, with the ratio to the first and, where --repeat\n"
+			"Puts runs side by side per metric of the first (A): which direction is better, each\n"
+			"input's value, the ratio to A, whether B is better or worse and, where --repeat\n"
 			"measured the spread, whether the difference is beyond the noise (min..max ranges\n"
-			"that do not overlap).")) >= 0)
+			"that do not overlap). Warns on inputs with nothing in common, incomplete or failed.")) >= 0)
 		return rc;
 	if (npos < 2)
 		return usage_error("compare", "needs at least two runs or JSON files");
@@ -235,7 +461,7 @@ int cmd_compare(int argc, char **argv)
 		if (!parse_run_id(pos[i], &id)) {
 			if (!h && (rc = open_db("compare", &o, &h)) >= 0)
 				goto out;
-			rc = history_metrics(h, id, &sets[nsets], err, sizeof(err));
+			rc = run_metrics(h, id, &sets[nsets], err, sizeof(err));
 		} else {
 			char *text = slurp(pos[i]);
 
@@ -254,37 +480,71 @@ int cmd_compare(int argc, char **argv)
 		}
 		nsets++;
 	}
-	printf("%-24s %-22s", "step", "metric");
+	/* The inputs by letter, their names whole. */
 	for (size_t s = 0; s < nsets; s++)
-		printf(" %16.16s", sets[s].label);
+		printf("%c  %s\n", (int)('A' + s), sets[s].label);
+	compare_warnings(sets, nsets);
+	for (size_t i = 0; i < sets[0].n; i++) {
+		size_t l = hist_cols(metric_shown(&sets[0].v[i]));
+
+		if (l > namew)
+			namew = l > CMP_NAME_MAX ? CMP_NAME_MAX : l;
+	}
+	printf("\n  %-*s  %-6s", (int)namew, "metric", "better");
+	for (size_t s = 0; s < nsets; s++)
+		printf(" %*c", CMP_VALUE_W, (int)('A' + s));
 	for (size_t s = 1; s < nsets; s++)
-		printf(" %8s", "ratio");
-	printf("  %s\n", nsets == 2 ? "noise" : "");
+		printf("  %8c/A", (int)('A' + s));
+	if (nsets == 2)
+		printf("  %-6s  %s", "B is", "noise");
+	putchar('\n');
 	for (size_t i = 0; i < sets[0].n; i++) {
 		const struct history_metric *a = &sets[0].v[i], *b = NULL;
-		char v[48];
+		enum better dir = metric_better(a->name, a->unit);
+		char v[160], step[160];
 
-		printf("%-24.24s %-22.22s", a->step, a->name);
+		step_name(step, sizeof(step), a);
+		if (strcmp(step, prev)) {
+			printf("%s\n", step);
+			snprintf(prev, sizeof(prev), "%s", step);
+		}
+		/* A name longer than the column has a line of its own: never cut. */
+		if (hist_cols(metric_shown(a)) > namew)
+			printf("  %s\n  %-*s", metric_shown(a), (int)namew, "");
+		else
+			printf("  %s", hist_fit(v, sizeof(v), metric_shown(a), namew, true));
+		printf("  %-6s", better_name(dir));
 		render_value(v, sizeof(v), a->value, a->unit);
-		printf(" %16s", v);
+		printf(" %*s", CMP_VALUE_W, v);
 		for (size_t s = 1; s < nsets; s++) {
 			const struct history_metric *x = find(&sets[s], a);
 
 			render_value(v, sizeof(v), x ? x->value : NAN, a->unit);
-			printf(" %16s", v);
+			printf(" %*s", CMP_VALUE_W, v);
 			if (s == 1)
 				b = x;
 		}
 		for (size_t s = 1; s < nsets; s++) {
 			const struct history_metric *x = find(&sets[s], a);
 
-			if (x && a->value != 0 && !isnan(a->value) && !isnan(x->value))
-				printf(" %7.2fx", x->value / a->value);
-			else
-				printf(" %8s", "n/a");
+			printf("  %10s", compare_ratio(v, sizeof(v), a->value, x ? x->value : NAN));
 		}
-		printf("  %s\n", nsets == 2 && b ? noise(a, b) : "");
+		if (nsets == 2) {
+			enum noise nj = b ? noise(a, b) : NOISE_UNKNOWN;
+			const char *nz = noise_name(nj);
+			const char *ch = b ? compare_change(a->value, b->value, dir, nj) : "";
+
+			judged |= *nz != 0;
+			/* No trailing blanks. */
+			if (*nz)
+				printf("  %-6s  %s", ch, nz);
+			else if (*ch)
+				printf("  %s", ch);
+		}
+		putchar('\n');
 	}
+	if (nsets == 2 && !judged && common_metrics(sets, 1))
+		printf("noise: not judged; it needs --repeat N (N >= 2) on both runs\n");
 	rc = EXIT_OK;
 out:
 	for (size_t s = 0; s < nsets; s++)

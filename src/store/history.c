@@ -34,7 +34,8 @@ void history_runs_free(struct history_run *runs, size_t n)
 		free(runs[i].host);
 		free(runs[i].command);
 		free(runs[i].version);
-		free(runs[i].summary);
+		free(runs[i].reason);
+		free(runs[i].worst);
 	}
 	free(runs);
 }
@@ -45,6 +46,7 @@ void history_metrics_release(struct history_metrics *m)
 		free(m->v[i].bench);
 		free(m->v[i].step);
 		free(m->v[i].name);
+		free(m->v[i].label);
 	}
 	free(m->v);
 	free(m->label);
@@ -371,8 +373,8 @@ static char *col_dup(sqlite3_stmt *st, int i)
 	return s ? xstrdup((const char *)s) : NULL;
 }
 
-int history_list(struct history *h, size_t limit, const char *command, struct history_run **runs, size_t *n,
-		 char *err, size_t errlen)
+int history_list(struct history *h, size_t limit, const char *command, const char *bench,
+		 struct history_run **runs, size_t *n, char *err, size_t errlen)
 {
 	sqlite3_stmt *st;
 	size_t cap = 0;
@@ -380,11 +382,18 @@ int history_list(struct history *h, size_t limit, const char *command, struct hi
 		h->db,
 		"SELECT r.id, r.time_ns, r.host, r.command, r.version,"
 		" (SELECT count(*) FROM results x WHERE x.run_id = r.id),"
-		" (SELECT group_concat(x.bench || CASE WHEN x.step = x.bench THEN '' ELSE ' / ' || x.step END"
-		"   || ': ' || x.status || coalesce(' (' || x.resource || ')', ''), '; ')"
-		"  FROM (SELECT * FROM results y WHERE y.run_id = r.id ORDER BY y.idx) x)"
-		" FROM runs r WHERE ?1 IS NULL OR EXISTS"
-		" (SELECT 1 FROM results z WHERE z.run_id = r.id AND z.bench = ?1)"
+		" (SELECT count(*) FROM results x WHERE x.run_id = r.id AND x.status = 'failed'),"
+		" (SELECT count(*) FROM results x WHERE x.run_id = r.id AND x.status = 'skipped'),"
+		" (SELECT count(*) FROM results x WHERE x.run_id = r.id AND x.incomplete),"
+		" (SELECT x.reason FROM results x WHERE x.run_id = r.id AND x.status <> 'ok'"
+		"  ORDER BY x.status = 'failed' DESC, x.idx LIMIT 1),"
+		" coalesce((SELECT x.resource FROM results x WHERE x.run_id = r.id AND x.resource IS NOT NULL"
+		"   AND x.resource NOT IN ('none observed', 'unknown') ORDER BY x.idx LIMIT 1),"
+		"  (SELECT x.resource FROM results x WHERE x.run_id = r.id AND x.resource = 'none observed'"
+		"   LIMIT 1),"
+		"  (SELECT x.resource FROM results x WHERE x.run_id = r.id AND x.resource = 'unknown' LIMIT 1))"
+		" FROM runs r WHERE (?1 IS NULL OR r.command = ?1 OR substr(r.command, 1, length(?1) + 1) = ?1 || ' ')"
+		" AND (?3 IS NULL OR EXISTS (SELECT 1 FROM results z WHERE z.run_id = r.id AND z.bench = ?3))"
 		" ORDER BY r.id DESC LIMIT ?2",
 		-1, &st, NULL);
 
@@ -396,6 +405,7 @@ int history_list(struct history *h, size_t limit, const char *command, struct hi
 	}
 	bind_text(st, 1, command);
 	sqlite3_bind_int64(st, 2, (int64_t)limit);
+	bind_text(st, 3, bench);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct history_run *x;
 
@@ -410,7 +420,11 @@ int history_list(struct history *h, size_t limit, const char *command, struct hi
 		x->command = col_dup(st, 3);
 		x->version = col_dup(st, 4);
 		x->nresults = (size_t)sqlite3_column_int64(st, 5);
-		x->summary = col_dup(st, 6);
+		x->nfailed = (size_t)sqlite3_column_int64(st, 6);
+		x->nskipped = (size_t)sqlite3_column_int64(st, 7);
+		x->nincomplete = (size_t)sqlite3_column_int64(st, 8);
+		x->reason = col_dup(st, 9);
+		x->worst = col_dup(st, 10);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
@@ -450,7 +464,7 @@ int history_metrics(struct history *h, int64_t id, struct history_metrics *out, 
 	sqlite3_stmt *st;
 	size_t cap = 0;
 	int64_t exists = 0;
-	char q[64];
+	char q[112];
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -486,9 +500,23 @@ int history_metrics(struct history *h, int64_t id, struct history_metrics *out, 
 		m->min = sqlite3_column_type(st, 5) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 5);
 		m->max = sqlite3_column_type(st, 6) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 6);
 		m->reps = (unsigned)sqlite3_column_int(st, 7);
+		m->label = NULL;
 	}
 	sqlite3_finalize(st);
 	out->label = xasprintf("run %lld", (long long)id);
+	if (rc == SQLITE_DONE) {
+		int64_t k = 0;
+
+		snprintf(q, sizeof(q), "SELECT count(*) FROM results WHERE run_id = %lld AND incomplete",
+			 (long long)id);
+		if (query_int(h, q, &k) == 0)
+			out->nincomplete = (size_t)k;
+		snprintf(q, sizeof(q), "SELECT count(*) FROM results WHERE run_id = %lld AND status = 'failed'",
+			 (long long)id);
+		k = 0;
+		if (query_int(h, q, &k) == 0)
+			out->nfailed = (size_t)k;
+	}
 	if (rc != SQLITE_DONE) {
 		seterr(err, errlen, "%s", sqlite3_errmsg(h->db));
 		history_metrics_release(out);
@@ -558,10 +586,10 @@ int history_store(struct history *h, const struct run *run, const char *doc, int
 	return -ENOTSUP;
 }
 
-int history_list(struct history *h, size_t limit, const char *command, struct history_run **runs, size_t *n,
-		 char *err, size_t errlen)
+int history_list(struct history *h, size_t limit, const char *command, const char *bench,
+		 struct history_run **runs, size_t *n, char *err, size_t errlen)
 {
-	(void)h, (void)limit, (void)command;
+	(void)h, (void)limit, (void)command, (void)bench;
 	*runs = NULL;
 	*n = 0;
 	snprintf(err, errlen, "built without sqlite");

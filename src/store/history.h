@@ -33,12 +33,17 @@ struct history_run {
 	char *command;
 	char *version;
 	size_t nresults;
-	char *summary;		/* "null: ok; ..." one line */
+	size_t nfailed, nskipped, nincomplete;	/* steps failed, skipped, stopped early */
+	char *reason;		/* the first failed (else skipped) step's reason; NULL = none */
+	char *worst;		/* the first step's verdict resource other than "none observed" and
+				 * "unknown"; else "none observed", else "unknown", if any step said
+				 * so; else NULL (no verdict stored) */
 };
 
 /* One stored metric of a run, for compare. Strings owned by the set. */
 struct history_metric {
 	char *bench, *step, *name;
+	char *label;		/* the human label ("p99"), from a JSON document; NULL = none */
 	enum unit unit;
 	double value, min, max;
 	unsigned reps;
@@ -48,6 +53,8 @@ struct history_metrics {
 	struct history_metric *v;
 	size_t n;
 	char *label;		/* "run 12" or the file name */
+	size_t nincomplete;	/* results that stopped early */
+	size_t nfailed;		/* results that failed */
 };
 
 /*
@@ -85,12 +92,13 @@ MUST_CHECK int history_store(struct history *h, const struct run *run, const cha
 MUST_CHECK int history_store_run(const struct run *run, const char *db, int64_t *id, char *err, size_t errlen);
 
 /*
- * Lists the newest runs first, at most LIMIT, only those whose first
- * benchmark is COMMAND when not NULL. Caller frees with
- * history_runs_free().
+ * Lists the newest runs first, at most LIMIT; when COMMAND is not NULL,
+ * only runs whose command as typed starts with that word ("quick",
+ * "disk"); when BENCH is not NULL, only runs with a result of that
+ * benchmark. Caller frees with history_runs_free().
  */
-MUST_CHECK int history_list(struct history *h, size_t limit, const char *command, struct history_run **runs,
-			    size_t *n, char *err, size_t errlen);
+MUST_CHECK int history_list(struct history *h, size_t limit, const char *command, const char *bench,
+			    struct history_run **runs, size_t *n, char *err, size_t errlen);
 void history_runs_free(struct history_run *runs, size_t n);
 
 /*

@@ -55,7 +55,7 @@ int history_metrics_from_json(const char *text, const char *label, struct histor
 	}
 	json_array_foreach(results, i, r) {
 		const char *bench = NULL, *step = NULL, *key;
-		json_t *metrics = NULL, *spread, *v;
+		json_t *metrics = NULL, *spread, *labels, *v;
 
 		if (json_unpack(r, "{s:s, s:s, s:o}", "bench", &bench, "step", &step, "metrics", &metrics) ||
 		    !json_is_object(metrics)) {
@@ -65,6 +65,9 @@ int history_metrics_from_json(const char *text, const char *label, struct histor
 			return -EPROTO;
 		}
 		spread = json_object_get(r, "spread");
+		labels = json_object_get(r, "labels");
+		out->nincomplete += json_is_true(json_object_get(r, "incomplete"));
+		out->nfailed += !strcmp(json_string_value(json_object_get(r, "status")) ?: "", "failed");
 		json_object_foreach(metrics, key, v) {
 			struct history_metric *m;
 			json_t *s = spread ? json_object_get(spread, key) : NULL;
@@ -79,6 +82,8 @@ int history_metrics_from_json(const char *text, const char *label, struct histor
 			m->bench = xstrdup(bench);
 			m->step = xstrdup(step);
 			m->unit = split_key(key, &m->name);
+			m->label = json_is_string(json_object_get(labels, key)) ?
+					   xstrdup(json_string_value(json_object_get(labels, key))) : NULL;
 			m->value = json_is_number(v) ? json_number_value(v) : NAN;
 			m->min = m->max = m->value;
 			m->reps = 1;

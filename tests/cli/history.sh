@@ -19,19 +19,106 @@ run history --db "$DB"
 check "history exits 0" [ "$RC" = 0 ]
 check "history lists three runs, newest first" sh -c "sed -n 2p '$T_TMP/out' | grep -q '^ *3 ' && [ \$(wc -l <'$T_TMP/out') = 4 ]"
 run history --db "$DB" --command null --limit 1
-check "history --command --limit filters" sh -c "[ \$(wc -l <'$T_TMP/out') = 2 ] && grep -q '^ *2 .*null: ok' '$T_TMP/out'"
+check "history --command --limit filters" sh -c "[ \$(wc -l <'$T_TMP/out') = 2 ] && grep -q '^ *2 .* null --no-sample' '$T_TMP/out'"
+run history --db "$DB" --command info
+check "history --command matches the command as typed" \
+	sh -c "[ \$(wc -l <'$T_TMP/out') = 2 ] && grep -q '^ *3 .* info --no-calib.* 0  -  *ok\$' '$T_TMP/out'"
+run history --db "$DB" --command nul
+check "history --command matches a whole word" [ "$(wc -l <"$T_TMP/out")" = 1 ]
+run history --db "$DB" --bench null
+check "history --bench filters by benchmark" [ "$(wc -l <"$T_TMP/out")" = 3 ]
 
 run show 1 --db "$DB"
-check "show lists the metrics of a run" grep -q "lat_p99 .*ms" "$T_TMP/out"
+check "show starts with a header" sh -c "head -1 '$T_TMP/out' | grep -q '^run 1: engpass null --no-sample --values 1000 --repeat 3' &&
+	sed -n 2p '$T_TMP/out' | grep -q '^  time  .* UTC on .*, engpass [0-9]' && sed -n 3p '$T_TMP/out' | grep -q '^  status  *ok (1 step)'"
+check "show renders the run as the command did" grep -q "^  p99  *1.81 ms" "$T_TMP/out"
 run show 2 --json --db "$DB"
 jqt "show --json returns the stored document" '.schema == "engpass/1" and .results[0].parameters.values == "2000"' "$T_TMP/out"
 
 run compare 1 2 --db "$DB"
 check "compare exits 0" [ "$RC" = 0 ]
-check "compare gives the ratio" grep -q "^null  *values  *1000  *2000  *2.00x" "$T_TMP/out"
+check "compare names its inputs by letter" sh -c "sed -n 1p '$T_TMP/out' | grep -q '^A  run 1\$' && sed -n 2p '$T_TMP/out' | grep -q '^B  run 2\$'"
+check "compare gives the ratio" grep -q "^  values recorded  *-  *1000  *2000  *2.00x" "$T_TMP/out"
+check "compare says which direction is better" grep -q "^  p99  *lower  " "$T_TMP/out"
+check "compare says whether B is better or worse" grep -Eq "^  mean  *lower .*x  (better|worse)  " "$T_TMP/out"
 check "compare says whether a difference is beyond the noise" grep -q "beyond noise" "$T_TMP/out"
+check "compare of like, complete runs warns of nothing" sh -c "! grep -q warning '$T_TMP/out'"
 run compare 2 "$T_TMP/run2.json" --db "$DB"
-check "compare reads a JSON file" grep -q "values  *2000  *2000  *1.00x" "$T_TMP/out"
+check "compare reads a JSON file" grep -q "values recorded  *-  *2000  *2000  *1.00x" "$T_TMP/out"
+
+# Unlike and incomplete inputs, a long name: JSON files edited from run 2.
+sed 's/"bench": "null"/"bench": "other"/' "$T_TMP/run2.json" >"$T_TMP/other.json"
+run compare 2 "$T_TMP/other.json" --db "$DB"
+check "compare warns in one line on unlike runs" \
+	sh -c "[ \$(grep -c '^warning: A and B have no step and metric in common (null vs other / null)' '$T_TMP/out') = 1 ]"
+LONG='s/"lat_p99_ns": "p99"/"lat_p99_ns": "p99, labelled longer than the column is wide"/'
+sed "s/\"incomplete\": false/\"incomplete\": true/; $LONG" "$T_TMP/run2.json" >"$T_TMP/incomplete.json"
+sed "$LONG" "$T_TMP/run2.json" >"$T_TMP/long.json"
+run compare "$T_TMP/long.json" "$T_TMP/incomplete.json"
+check "compare warns on an incomplete run" grep -q "^warning: B is incomplete: 1 step stopped early" "$T_TMP/out"
+check "compare never cuts a name (a long one has its own line)" \
+	grep -q "^  p99, labelled longer than the column is wide\$" "$T_TMP/out"
+
+# Golden files: a failed run and two ok runs in a database of their own,
+# with host, time, version and the database path made stable.
+G="$ENGPASS_TESTS/cli/golden"
+golden() {
+	name=$1
+	if [ -n "${ENGPASS_UPDATE_GOLDEN:-}" ]; then
+		cp "$T_TMP/out" "$G/$name"
+	fi
+	if diff -u "$G/$name" "$T_TMP/out" >"$T_TMP/diff"; then
+		ok "$name matches golden"
+	else
+		not_ok "$name matches golden" "$(head -40 "$T_TMP/diff")"
+	fi
+}
+F="$T_TMP/failed.db"
+run null --no-sample --values 10 --outcome fail --db "$F"
+run null --no-sample --values 1000 --repeat 3 --db "$F"
+run null --no-sample --values 2000 --repeat 3 --db "$F"
+# history reads the runs table; show reads the document, its time line is
+# made stable by sed.
+sqlite3 "$F" "UPDATE runs SET host = 'testhost', time_ns = 0, command = replace(command, '$F', 'h.db'),
+	document = replace(document, '$F', 'h.db')"
+stable() {
+	sed 's/^  time      .*/  time      (time, host and version)/' "$T_TMP/out" >"$T_TMP/stable"
+	mv "$T_TMP/stable" "$T_TMP/out"
+}
+run history --db "$F"
+golden history-list.txt
+check "history gives a failed run's reason" grep -q "^ *1 .* 1  -  *failed: asked to" "$T_TMP/out"
+check "history lines fit 100 columns" sh -c "sed \"s/\$(printf '\\342\\200\\246')/./g\" '$T_TMP/out' | awk 'length > 100 { bad = 1 } END { exit bad }'"
+run show 1 --db "$F"
+check "show's header gives time, host and version" grep -q "^  time      20[0-9-]* [0-9:]* UTC on .*, engpass [0-9]" "$T_TMP/out"
+stable
+check "show of a failed run renders its status line after the header" \
+	sh -c "sed -n '/^\$/{n;p;q}' '$T_TMP/out' | grep -qx 'null: failed: asked to fail with --outcome fail'"
+# The header only: how render_table draws a failed step is the table's business.
+sed '/^$/,$d' "$T_TMP/out" >"$T_TMP/header" && mv "$T_TMP/header" "$T_TMP/out"
+golden history-show-failed.txt
+check "show of a failed run prints its reason" \
+	sh -c "sed -n 3,4p '$T_TMP/out' | tr '\n' '|' | grep -q '^  status  *failed (1 of 1 steps)|  failed  *null: asked to fail with --outcome fail|'"
+run show 2 --db "$F"
+stable
+golden history-show.txt
+run compare 2 3 --db "$F"
+golden history-compare.txt
+sqlite3 "$F" "UPDATE results SET incomplete = 1, resource = 'disk' WHERE run_id = 3;
+	UPDATE runs SET document = replace(document, '\"incomplete\":false', '\"incomplete\":true') WHERE id = 3;
+	UPDATE results SET resource = 'none observed' WHERE run_id = 2"
+run history --db "$F"
+check "history says incomplete, with the worst verdict" grep -q "^ *3 .* 1  disk  *incomplete\$" "$T_TMP/out"
+check "history says none observed when no step was bound" grep -q "^ *2 .* 1  none observed  *ok\$" "$T_TMP/out"
+# A quick run stores results of other benchmarks: --command finds it by
+# the command as typed, --bench by its benchmarks.
+sqlite3 "$F" "UPDATE runs SET command = 'quick --no-net' WHERE id = 2"
+run history --db "$F" --command quick
+check "history --command quick finds quick runs" sh -c "[ \$(wc -l <'$T_TMP/out') = 2 ] && grep -q '^ *2 .* quick --no-net ' '$T_TMP/out'"
+run history --db "$F" --bench quick
+check "history --bench does not take a command for a benchmark" [ "$(wc -l <"$T_TMP/out")" = 1 ]
+run compare 2 3 --db "$F"
+check "compare warns on an incomplete stored run" grep -q "^warning: B is incomplete: 1 step stopped early" "$T_TMP/out"
 
 bad() {
 	want=$1; code=$2; shift 2

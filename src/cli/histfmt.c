@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Pure helpers of the history commands (histfmt.h).
+ */
+#include "cli/histfmt.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+/* True for the first byte of a UTF-8 character (not a continuation byte). */
+static bool char_start(unsigned char c)
+{
+	return (c & 0xc0) != 0x80;
+}
+
+size_t hist_cols(const char *s)
+{
+	size_t n = 0;
+
+	for (; s && *s; s++)
+		n += char_start((unsigned char)*s);
+	return n;
+}
+
+char *hist_fit(char *buf, size_t len, const char *s, size_t width, bool pad)
+{
+	static const char ell[] = "\xe2\x80\xa6";	/* "…", one column */
+	size_t cols = 0, o = 0, i = 0, keep;
+
+	if (!len)
+		return buf;
+	if (!s)
+		s = "";
+	for (size_t k = 0; s[k]; k++)
+		cols += char_start((unsigned char)s[k]);
+	keep = cols <= width ? cols : (width ? width - 1 : 0);
+	cols = 0;
+	/* Whole characters only: KEEP columns of S, while the buffer has room. */
+	while (s[i] && cols < keep) {
+		size_t n = 1;
+
+		while (s[i + n] && !char_start((unsigned char)s[i + n]))
+			n++;
+		if (o + n >= len)
+			break;
+		for (size_t k = 0; k < n; k++) {
+			char c = s[i + k];
+
+			buf[o++] = c == '\n' || c == '\t' || c == '\r' ? ' ' : c;
+		}
+		i += n;
+		cols++;
+	}
+	if (s[i] && width && o + sizeof(ell) <= len) {
+		memcpy(buf + o, ell, sizeof(ell) - 1);
+		o += sizeof(ell) - 1;
+		cols++;
+	}
+	while (pad && cols < width && o + 1 < len) {
+		buf[o++] = ' ';
+		cols++;
+	}
+	buf[o] = 0;
+	return buf;
+}
+
+/* Words in a metric's name that mark a cost: less of it is better. */
+static const char *const lower_words[] = {
+	"lat", "err", "drop", "retrans", "loss", "lost", "fail", "reconnect", "stall", "miss", "timeout",
+	"ended_early", "per_io", "per_op", "per_packet", "per_byte", "cpu_usr", "cpu_sys", "throttl", "wait",
+	"ttfb", "jitter", "resident", "rss", "busy", "held_back", "not_ready", NULL,
+};
+
+enum better metric_better(const char *name, enum unit unit)
+{
+	if (unit == UNIT_NS || unit == UNIT_SECONDS)
+		return BETTER_LOWER;
+	for (size_t i = 0; name && lower_words[i]; i++)
+		if (strstr(name, lower_words[i]))
+			return BETTER_LOWER;
+	if (unit == UNIT_BYTES_PER_S || unit == UNIT_BITS_PER_S || unit == UNIT_PER_S)
+		return BETTER_HIGHER;
+	return BETTER_UNKNOWN;
+}
+
+const char *better_name(enum better b)
+{
+	return b == BETTER_HIGHER ? "higher" : b == BETTER_LOWER ? "lower" : "-";
+}
+
+char *compare_ratio(char *buf, size_t len, double a, double b)
+{
+	double r;
+
+	if (isnan(a) || isnan(b) || a < 0 || b < 0)
+		snprintf(buf, len, "n/a");
+	else if (a == 0 && b == 0)
+		snprintf(buf, len, "same");
+	else if (a == 0)
+		snprintf(buf, len, "n/a (from 0)");
+	else if ((r = b / a) >= 99.5)
+		snprintf(buf, len, "%.0fx", r);
+	else if (r >= 0.01)
+		snprintf(buf, len, "%.2fx", r);
+	else
+		snprintf(buf, len, "<0.01x");
+	return buf;
+}
+
+enum noise compare_noise(double amin, double amax, unsigned areps, double bmin, double bmax, unsigned breps)
+{
+	if (areps < 2 || breps < 2 || isnan(amin) || isnan(amax) || isnan(bmin) || isnan(bmax))
+		return NOISE_UNKNOWN;
+	return amax < bmin || bmax < amin ? NOISE_BEYOND : NOISE_WITHIN;
+}
+
+const char *noise_name(enum noise n)
+{
+	return n == NOISE_BEYOND ? "beyond noise" : n == NOISE_WITHIN ? "within noise" : "";
+}
+
+const char *compare_change(double a, double b, enum better dir, enum noise n)
+{
+	if (isnan(a) || isnan(b))
+		return "";
+	if (a == b || n == NOISE_WITHIN)
+		return "same";
+	if (dir == BETTER_UNKNOWN || n != NOISE_BEYOND)
+		return "";
+	return (b > a) == (dir == BETTER_HIGHER) ? "better" : "worse";
+}

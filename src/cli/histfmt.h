@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Pure helpers of `history`, `show` and `compare`: fitting a string into
+ * a capped column, which direction of a metric is better, and the ratio
+ * of two figures as people should read it. No I/O, no state: each is unit
+ * tested (tests/unit/test_histfmt.c).
+ */
+#ifndef ENGPASS_HISTFMT_H
+#define ENGPASS_HISTFMT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/result.h"
+
+/*
+ * Writes S into BUF (of LEN bytes) fitted to WIDTH columns: whole when it
+ * fits, else cut at a character boundary with "…" as its last column;
+ * padded with spaces to WIDTH when PAD. A newline or tab in S is shown as
+ * a space. Columns are counted as UTF-8 characters. Returns BUF.
+ */
+char *hist_fit(char *buf, size_t len, const char *s, size_t width, bool pad);
+
+/* Columns of UTF-8 string S (its characters); 0 for NULL. */
+size_t hist_cols(const char *s);
+
+enum better {
+	BETTER_UNKNOWN = 0,
+	BETTER_HIGHER = 1,
+	BETTER_LOWER = -1,
+};
+
+/*
+ * Which direction of metric NAME in UNIT is better. Neither the stored
+ * document nor the database carries the model's higher_is_better, so it
+ * is derived: times (latency, durations) and names of costs (errors,
+ * drops, retransmits, CPU per unit of work...) are lower-is-better; rates
+ * (bytes, bits or operations per second) are higher-is-better; anything
+ * else (counts, sizes, percentages, frequencies) is BETTER_UNKNOWN rather
+ * than a guess.
+ */
+enum better metric_better(const char *name, enum unit unit);
+
+/* "higher", "lower" or "-": the word for B. */
+const char *better_name(enum better b);
+
+/*
+ * The ratio of B to the baseline A for people: "2.00x", "123x", "<0.01x";
+ * "same" when both are 0; "n/a (from 0)" when only A is 0 (a ratio from 0
+ * means nothing); "n/a" when either is missing (NaN) or negative.
+ */
+char *compare_ratio(char *buf, size_t len, double a, double b);
+
+enum noise {
+	NOISE_UNKNOWN,		/* a side lacks repetitions (--repeat N, N >= 2) or a spread */
+	NOISE_WITHIN,		/* the min..max ranges overlap */
+	NOISE_BEYOND,		/* they do not */
+};
+
+/*
+ * Whether two figures differ beyond the noise that repetitions measured:
+ * judged only when both sides have at least two repetitions and a
+ * min..max range (not NaN).
+ */
+enum noise compare_noise(double amin, double amax, unsigned areps, double bmin, double bmax, unsigned breps);
+
+/* "beyond noise", "within noise" or "" for N. */
+const char *noise_name(enum noise n);
+
+/*
+ * Whether B is better or worse than A, for a metric whose better direction
+ * is DIR, given the noise judgement N: "better" or "worse" only for a
+ * difference beyond the noise; "same" when within it or equal; "" when it
+ * cannot be said (direction unknown, a figure missing, or noise not
+ * judged: without repetitions a difference is not evidence).
+ */
+const char *compare_change(double a, double b, enum better dir, enum noise n);
+
+#endif

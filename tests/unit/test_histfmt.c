@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tests of the history commands' pure rules (cli/histfmt.h): a column
+ * never overflows its cap and says it was cut; the better direction of a
+ * metric; a ratio from 0 is not a number; better/worse follow the
+ * direction.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "cli/histfmt.h"
+
+static void test_fit(void **state)
+{
+	char b[64];
+
+	(void)state;
+	assert_string_equal(hist_fit(b, sizeof(b), "quick", 8, false), "quick");
+	assert_string_equal(hist_fit(b, sizeof(b), "quick", 8, true), "quick   ");
+	assert_string_equal(hist_fit(b, sizeof(b), "disk --time 1s", 8, false), "disk --\xe2\x80\xa6");
+	assert_string_equal(hist_fit(b, sizeof(b), "a\nb", 8, false), "a b");
+	assert_string_equal(hist_fit(b, sizeof(b), NULL, 2, true), "  ");
+	/* A multibyte character is kept whole or dropped whole. */
+	assert_string_equal(hist_fit(b, sizeof(b), "\xc3\xa9t\xc3\xa9 long", 3, false), "\xc3\xa9t\xe2\x80\xa6");
+	/* A small buffer: whole characters only, still terminated. */
+	assert_string_equal(hist_fit(b, 4, "abcdef", 10, false), "abc");
+	assert_int_equal(hist_cols("\xc2\xb5s"), 2);
+	assert_int_equal(hist_cols(NULL), 0);
+	/* A 2,000-character string fits its cap. */
+	{
+		char big[2001];
+
+		memset(big, 'x', 2000);
+		big[2000] = 0;
+		hist_fit(b, sizeof(b), big, 20, true);
+		assert_int_equal(strlen(b), 19 + 3);
+	}
+}
+
+static void test_better(void **state)
+{
+	(void)state;
+	assert_int_equal(metric_better("lat_p99", UNIT_NS), BETTER_LOWER);
+	assert_int_equal(metric_better("duration", UNIT_SECONDS), BETTER_LOWER);
+	assert_int_equal(metric_better("read", UNIT_BYTES_PER_S), BETTER_HIGHER);
+	assert_int_equal(metric_better("throughput", UNIT_BITS_PER_S), BETTER_HIGHER);
+	assert_int_equal(metric_better("iops", UNIT_PER_S), BETTER_HIGHER);
+	assert_int_equal(metric_better("retransmits", UNIT_COUNT), BETTER_LOWER);
+	assert_int_equal(metric_better("errors", UNIT_PER_S), BETTER_LOWER);
+	assert_int_equal(metric_better("cpu_usr_per_io", UNIT_NS), BETTER_LOWER);
+	assert_int_equal(metric_better("values", UNIT_COUNT), BETTER_UNKNOWN);
+	assert_int_equal(metric_better("size", UNIT_BYTES), BETTER_UNKNOWN);
+	assert_string_equal(better_name(BETTER_HIGHER), "higher");
+	assert_string_equal(better_name(BETTER_LOWER), "lower");
+	assert_string_equal(better_name(BETTER_UNKNOWN), "-");
+}
+
+static void test_ratio(void **state)
+{
+	char b[32];
+
+	(void)state;
+	assert_string_equal(compare_ratio(b, sizeof(b), 1000, 2000), "2.00x");
+	assert_string_equal(compare_ratio(b, sizeof(b), 2, 1), "0.50x");
+	assert_string_equal(compare_ratio(b, sizeof(b), 0.0, 1.1), "n/a (from 0)");
+	assert_string_equal(compare_ratio(b, sizeof(b), 0, 0), "same");
+	assert_string_equal(compare_ratio(b, sizeof(b), 1000, 1), "<0.01x");
+	assert_string_equal(compare_ratio(b, sizeof(b), 1, 0), "<0.01x");
+	assert_string_equal(compare_ratio(b, sizeof(b), 1, 250), "250x");
+	assert_string_equal(compare_ratio(b, sizeof(b), NAN, 1), "n/a");
+	assert_string_equal(compare_ratio(b, sizeof(b), 1, NAN), "n/a");
+	assert_string_equal(compare_ratio(b, sizeof(b), -1, 1), "n/a");
+}
+
+static void test_noise(void **state)
+{
+	(void)state;
+	assert_int_equal(compare_noise(1, 2, 3, 3, 4, 3), NOISE_BEYOND);
+	assert_int_equal(compare_noise(3, 4, 3, 1, 2, 3), NOISE_BEYOND);
+	assert_int_equal(compare_noise(1, 3, 3, 2, 4, 3), NOISE_WITHIN);
+	/* Equal points (a deterministic figure repeated) overlap. */
+	assert_int_equal(compare_noise(2, 2, 3, 2, 2, 3), NOISE_WITHIN);
+	/* One repetition on a side: not judged. */
+	assert_int_equal(compare_noise(1, 2, 1, 3, 4, 3), NOISE_UNKNOWN);
+	assert_int_equal(compare_noise(1, 2, 3, 3, 4, 0), NOISE_UNKNOWN);
+	assert_int_equal(compare_noise(NAN, NAN, 3, 3, 4, 3), NOISE_UNKNOWN);
+	assert_string_equal(noise_name(NOISE_BEYOND), "beyond noise");
+	assert_string_equal(noise_name(NOISE_WITHIN), "within noise");
+	assert_string_equal(noise_name(NOISE_UNKNOWN), "");
+}
+
+static void test_change(void **state)
+{
+	(void)state;
+	assert_string_equal(compare_change(1, 2, BETTER_HIGHER, NOISE_BEYOND), "better");
+	assert_string_equal(compare_change(1, 2, BETTER_LOWER, NOISE_BEYOND), "worse");
+	assert_string_equal(compare_change(2, 1, BETTER_LOWER, NOISE_BEYOND), "better");
+	assert_string_equal(compare_change(2, 1, BETTER_HIGHER, NOISE_BEYOND), "worse");
+	/* Within the noise, or equal: the same. */
+	assert_string_equal(compare_change(1, 2, BETTER_HIGHER, NOISE_WITHIN), "same");
+	assert_string_equal(compare_change(2, 2, BETTER_LOWER, NOISE_UNKNOWN), "same");
+	/* Without repetitions a difference is not called better or worse. */
+	assert_string_equal(compare_change(1, 2, BETTER_HIGHER, NOISE_UNKNOWN), "");
+	assert_string_equal(compare_change(1, 2, BETTER_UNKNOWN, NOISE_BEYOND), "");
+	assert_string_equal(compare_change(1, NAN, BETTER_HIGHER, NOISE_BEYOND), "");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fit),
+		cmocka_unit_test(test_better),
+		cmocka_unit_test(test_ratio),
+		cmocka_unit_test(test_noise),
+		cmocka_unit_test(test_change),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
