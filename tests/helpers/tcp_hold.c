@@ -268,5 +268,17 @@ int main(int argc, char **argv)
 	       last, n - closed);
 	if (m == SLOW)
 		printf("bytes %llu\ncomplete %d\n", bytes, full);
+	/*
+	 * Flushed and freed before returning: under LeakSanitizer a leak
+	 * ends the process with _exit(), which would drop the buffered report.
+	 */
+	fflush(stdout);
+	for (int i = 0; i < n; i++) {
+		if (peers[i].fd >= 0)
+			close(peers[i].fd);
+		free(peers[i].answer);
+	}
+	free(peers);
+	free(pfd);
 	return 0;
 }

@@ -318,11 +318,6 @@ static void test_tcp_info_socket(void **state)
 	char buf[4096];
 
 	(void)state;
-	if (getenv("ENGPASS_EMULATED")) {
-		/* qemu-user does not translate TCP_INFO's struct for a foreign ABI. */
-		print_message("# SKIP TCP_INFO under user-mode emulation (%s)\n", getenv("ENGPASS_EMULATED"));
-		skip();
-	}
 	assert_int_equal(net_listen("127.0.0.1", 0, SOCK_STREAM, NULL, &l), 0);
 	assert_int_equal(getsockname(l, (struct sockaddr *)&ss, &sl), 0);
 	port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
@@ -332,6 +327,22 @@ static void test_tcp_info_socket(void **state)
 	memset(buf, 'x', sizeof(buf));
 	assert_int_equal(net_write_full(c, buf, sizeof(buf), 2000000000ULL, NULL), 0);
 	assert_int_equal(net_read_full(a, buf, sizeof(buf), 2000000000ULL, NULL), 0);
+	if (getenv("ENGPASS_EMULATED")) {
+		/*
+		 * qemu-user does not translate TCP_INFO's struct for a foreign
+		 * ABI: the call must answer (figures or an error), no more.
+		 */
+		int r = net_sock_tcp_info(c, &st);
+
+		print_message("# TCP_INFO under user-mode emulation (%s): %d, rtt %lld us, mss %lld\n",
+			      getenv("ENGPASS_EMULATED"), r, (long long)st.rtt_us, (long long)st.snd_mss);
+		/* What it decodes is a figure or unknown, never a negative count. */
+		assert_true(r < 0 || st.total_retrans >= 0 || st.total_retrans == NET_TCP_UNKNOWN);
+		close(a);
+		close(c);
+		close(l);
+		return;
+	}
 	assert_int_equal(net_sock_tcp_info(c, &st), 0);
 	assert_true(st.rtt_us > 0);
 	assert_true(st.snd_cwnd > 0);
