@@ -20,6 +20,7 @@
 #include "core/blkdev.h"
 #include "core/clock.h"
 #include "core/limits.h"
+#include "core/proc.h"
 #include "core/progress.h"
 #include "core/sampler.h"
 #include "core/sysinfo.h"
@@ -182,18 +183,13 @@ static void attach_window(struct result *res, struct sampler *s)
 /* The MAJ:MIN of the whole disk holding DEV (its sysfs "dev" file). Returns 0 or -errno. */
 static int whole_disk_devnum(const struct blkdev_info *dev, unsigned *maj, unsigned *min)
 {
-	char path[PATH_MAX + 8];
-	FILE *f;
-	int r = -ENOENT;
+	char path[PATH_MAX + 8], line[32];
+	int r;
 
 	snprintf(path, sizeof(path), "%s/dev", dev->disk_dir);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	if (fscanf(f, "%u:%u", maj, min) == 2)
-		r = 0;
-	fclose(f);
-	return r;
+	if ((r = proc_read_line(path, line, sizeof(line))) < 0)
+		return r;
+	return sscanf(line, "%u:%u", maj, min) == 2 ? 0 : -EINVAL;
 }
 
 /*

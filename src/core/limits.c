@@ -9,7 +9,6 @@
 #include "core/limits.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <net/if.h>
 #include <sched.h>
@@ -18,11 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <unistd.h>
 
 #include "core/cgroup.h"
 #include "core/clock.h"
 #include "core/net_sock.h"
+#include "core/proc.h"
 #include "lib/compiler.h"
 #include "lib/units.h"
 #include "lib/xalloc.h"
@@ -53,24 +52,13 @@ static void from_cg(struct limit *l, const struct cg_value *v)
 	snprintf(l->why, sizeof(l->why), "%s", v->why);
 }
 
-/* Reads a small file under ROOT into BUF; returns its length or -errno. */
-static ssize_t read_small(const char *root, const char *path, char *buf, size_t len)
+/* The first line of the small file PATH under ROOT (proc_read_line()); 0 or -errno. */
+static int read_line(const char *root, const char *path, char *buf, size_t len)
 {
 	char full[PATH_MAX];
-	ssize_t n;
-	int fd;
 
 	snprintf(full, sizeof(full), "%s%s", root, path);
-	fd = open(full, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	if (n < 0)
-		n = -errno;
-	else
-		buf[n] = 0;
-	close(fd);
-	return n;
+	return proc_read_line(full, buf, len);
 }
 
 static int mark_cpu(uint64_t lo, uint64_t hi, void *arg)
@@ -113,12 +101,11 @@ static void discover_cpus(const struct limits_config *cfg, const struct cgroup_l
 	char buf[512], list[256] = "";
 	cpu_set_t online, allowed, aff;
 	struct cg_value cs;
-	ssize_t n;
 
 	CPU_ZERO(&online);
 	out->online_cpus = -1;
-	n = read_small(root, "/sys/devices/system/cpu/online", buf, sizeof(buf));
-	if (n > 0 && units_cpulist_walk(buf, strcspn(buf, "\n"), mark_cpu, &online) == 0)
+	if (read_line(root, "/sys/devices/system/cpu/online", buf, sizeof(buf)) == 0 &&
+	    units_cpulist_walk(buf, strlen(buf), mark_cpu, &online) == 0)
 		out->online_cpus = CPU_COUNT(&online);
 
 	cgroup_cpuset(loc, &cs, list, sizeof(list));
@@ -215,10 +202,7 @@ static void discover_iface(const struct limits_config *cfg, struct limits *out)
 	}
 	snprintf(sys, sizeof(sys), "/sys/class/net/%s/mtu", ifc);
 	memset(&out->mtu, 0, sizeof(out->mtu));
-	buf[0] = 0;
-	if (read_small(root, sys, buf, sizeof(buf)) > 0)
-		buf[strcspn(buf, "\n")] = 0;
-	if (buf[0] && units_parse_int64(buf, 1, INT32_MAX, &mtu) == 0) {
+	if (read_line(root, sys, buf, sizeof(buf)) == 0 && units_parse_int64(buf, 1, INT32_MAX, &mtu) == 0) {
 		out->mtu.state = LIMIT_SET;
 		out->mtu.value = (double)mtu;
 		snprintf(out->mtu.source, sizeof(out->mtu.source), "%.190s", sys);
@@ -310,13 +294,13 @@ void limits_discover(const struct limits_config *cfg, struct limits *out)
 			snprintf(out->io_dir, sizeof(out->io_dir), "%s", loc->dir[CG_IO]);
 		}
 	} else {
-		static const char nodev[] = "no device under test in this step";
+		struct limit *io[] = { &out->io_rbps, &out->io_wbps, &out->io_riops, &out->io_wiops };
 
-		set_unknown(&out->io_rbps, "%s", nodev);
-		set_unknown(&out->io_wbps, "%s", nodev);
-		set_unknown(&out->io_riops, "%s", nodev);
-		set_unknown(&out->io_wiops, "%s", nodev);
-		out->io_rbps.state = out->io_wbps.state = out->io_riops.state = out->io_wiops.state = LIMIT_NONE;
+		for (size_t i = 0; i < sizeof(io) / sizeof(io[0]); i++) {
+			io[i]->state = LIMIT_NONE;
+			io[i]->value = NAN;
+			snprintf(io[i]->source, sizeof(io[i]->source), "no device under test in this step");
+		}
 	}
 	discover_iface(cfg, out);
 	discover_rlimits(cfg, out);
