@@ -56,6 +56,7 @@
 #include "config.h"
 #include "core/clock.h"
 #include "core/hist.h"
+#include "core/procwatch.h"
 #include "core/progress.h"
 #include "core/tmpfile.h"
 #include "lib/units.h"
@@ -79,6 +80,8 @@ struct fetch_opts {
 	uint64_t speed_time_ns;	/* 0: no low-speed rule */
 	uint64_t max_time_ns;	/* 0: no overall limit */
 	uint64_t max_size;	/* body bytes; 0: no limit */
+	uint64_t rtt_ns;	/* emulated round trip: each request held back this long; 0 none */
+	int64_t server_pid;	/* a local server whose CPU is read over the download; 0 none */
 	/* set by check() */
 	const char *url;
 	char iface[NET_IFNAME_LEN];
@@ -102,6 +105,11 @@ static const struct opt fetch_options[] = {
 		     "give up when the whole download takes longer (default: no limit)"),
 	OPT_SIZE("max-size", 0, struct fetch_opts, max_size, 1, INT64_MAX,
 		 "give up when the body is (or is announced) larger than SIZE (default: no limit)"),
+	OPT_DURATION("rtt", 0, struct fetch_opts, rtt_ns, 0, 10 * NS_PER_SEC,
+		     "emulate a round trip where netem is missing: each request is held back D before it is "
+		     "sent (stop-and-wait pays it per block, a pipeline overlaps it)"),
+	OPT_INT("server-pid", 0, struct fetch_opts, server_pid, 1, INT32_MAX, "PID",
+		"a server process on this box: its CPU (all threads) over the download, as CPU seconds per GB"),
 	OPT_END,
 };
 
@@ -120,6 +128,18 @@ static int fetch_check(void *p, const struct bench_env *env, char *err, size_t e
 	struct fetch_url *u;
 	int r;
 
+	if (o->server_pid) {
+		struct procwatch_config pc = { .proc_root = "/proc", .pid = (pid_t)o->server_pid };
+		struct procwatch *pw;
+
+		r = procwatch_new(&pw, &pc);
+		procwatch_free(pw);
+		if (r) {
+			snprintf(err, errlen, "option '--server-pid': %s %lld",
+				 r == -ESRCH ? "no process" : "cannot read /proc for process", (long long)o->server_pid);
+			return -EINVAL;
+		}
+	}
 	if (env->npos != 1) {
 		snprintf(err, errlen, env->npos ? "unexpected argument '%s'" : "expected a URL such as http://host/file",
 			 env->npos ? env->pos[1] : "");
@@ -161,6 +181,7 @@ struct fetch_req {
 	bool ranged;
 	uint64_t first, last;
 	mono_ns sent;
+	mono_ns due;		/* --rtt: not written before this; 0 at once */
 };
 
 struct fetch_ctx {
@@ -213,15 +234,37 @@ struct fetch_ctx {
 	struct fetch_speed speed;	/* --speed-limit over --speed-time */
 	mono_ns t_begin;		/* the first connect; --max-time counts from here */
 	mono_ns last_rx;		/* the last bytes received; --timeout counts from here */
+	struct procwatch *server;	/* --server-pid: read at the first request and after the last byte */
+	bool server_started;
+	int server_end;			/* the reading after the last byte: 0 or -errno */
+	struct procwatch_interval server_iv;
 	char err[512];
 };
 
 /* Time-weighted requests in flight: account the time since the last change. */
 static void inflight_tick(struct fetch_ctx *c, mono_ns now)
 {
+	/* With --rtt a request held back is on the emulated path already. */
+	unsigned n = c->o->rtt_ns ? c->nq : c->nsent;
+
 	if (c->t_start && now > c->last_change)
-		c->inflight_area += (double)c->nsent * (double)(now - c->last_change);
+		c->inflight_area += (double)n * (double)(now - c->last_change);
 	c->last_change = now;
+}
+
+/*
+ * The download's clock starts: the server's CPU is read first (its
+ * reading is not timed), then the start is taken. Returns the start.
+ */
+static mono_ns mark_start(struct fetch_ctx *c)
+{
+	if (c->server && !c->server_started) {
+		struct procwatch_interval iv;
+
+		c->server_started = procwatch_read(c->server, clock_mono(), &iv) == -ENODATA;
+	}
+	c->t_start = c->last_change = clock_mono();
+	return c->t_start;
 }
 
 static void show_progress(struct fetch_ctx *c, mono_ns now)
@@ -270,26 +313,54 @@ static uint64_t io_timeout(const struct fetch_ctx *c)
 /* Queues what may go next: the first request alone, then ranges up to the depth. */
 static void plan(struct fetch_ctx *c)
 {
+	unsigned nq0 = c->nq;
+	mono_ns now = 0;
+
 	if (c->finished)
 		return;
 	if (!c->ranged) {
 		if (!c->nq)
 			c->q[c->nq++] = (struct fetch_req){ .ranged = false };
-		return;
-	}
-	if (!c->have_total) {
+	} else if (!c->have_total) {
 		if (!c->nq)
 			c->q[c->nq++] = (struct fetch_req){ .ranged = true, .first = 0, .last = c->o->block - 1 };
-		return;
-	}
-	while (c->nq < (unsigned)c->o->depth && c->next_first < c->total) {
-		uint64_t last = c->next_first + c->o->block - 1;
+	} else {
+		while (c->nq < (unsigned)c->o->depth && c->next_first < c->total) {
+			uint64_t last = c->next_first + c->o->block - 1;
 
-		if (last >= c->total)
-			last = c->total - 1;
-		c->q[c->nq++] = (struct fetch_req){ .ranged = true, .first = c->next_first, .last = last };
-		c->next_first = last + 1;
+			if (last >= c->total)
+				last = c->total - 1;
+			c->q[c->nq++] = (struct fetch_req){ .ranged = true, .first = c->next_first, .last = last };
+			c->next_first = last + 1;
+		}
 	}
+	if (!c->o->rtt_ns || c->nq == nq0)
+		return;
+	/*
+	 * The emulated round trip: a request decided now leaves after --rtt,
+	 * as if the path took that long to bring it to the server and its
+	 * answer back. It counts as sent (latency, in flight) from now.
+	 */
+	now = c->t_start ? clock_mono() : mark_start(c);
+	{
+		unsigned keep = c->nq;
+
+		c->nq = nq0;
+		inflight_tick(c, now);
+		c->nq = keep;
+	}
+	for (unsigned i = nq0; i < c->nq; i++) {
+		c->q[i].sent = now;
+		c->q[i].due = now + c->o->rtt_ns;
+	}
+}
+
+/* --rtt: ns until the next held request is due (0: now); UINT64_MAX when none is held. */
+static uint64_t next_due(const struct fetch_ctx *c, mono_ns now)
+{
+	if (!c->o->rtt_ns || c->nsent >= c->nq || c->broken)
+		return UINT64_MAX;
+	return c->q[c->nsent].due > now ? c->q[c->nsent].due - now : 0;
 }
 
 /*
@@ -304,12 +375,21 @@ static int send_queued(struct fetch_ctx *c, char *err, size_t errlen)
 	char *buf;
 	size_t len = 0;
 	mono_ns now;
+	unsigned end = c->nq;
 	int r;
 
 	if (c->nsent == c->nq || c->broken)
 		return 0;
-	buf = xmalloc((size_t)(c->nq - c->nsent) * FETCH_REQ_MAX);
-	for (unsigned i = c->nsent; i < c->nq; i++) {
+	if (c->o->rtt_ns) {
+		/* Only the requests whose emulated round trip is over (queued in order, so a prefix). */
+		now = clock_mono();
+		for (end = c->nsent; end < c->nq && c->q[end].due <= now; end++)
+			;
+		if (end == c->nsent)
+			return 0;
+	}
+	buf = xmalloc((size_t)(end - c->nsent) * FETCH_REQ_MAX);
+	for (unsigned i = c->nsent; i < end; i++) {
 		const struct fetch_req *q = &c->q[i];
 		int n = fetch_request_format(buf + len, FETCH_REQ_MAX, &c->url, q->ranged, q->first, q->last);
 
@@ -324,14 +404,12 @@ static int send_queued(struct fetch_ctx *c, char *err, size_t errlen)
 	 * A request counts from the start of its write: on loopback the write
 	 * itself runs the server's receive path and may be preempted by it.
 	 */
-	now = clock_mono();
-	if (!c->t_start)
-		c->t_start = c->last_change = now;
+	now = c->t_start ? clock_mono() : mark_start(c);
 	inflight_tick(c, now);
-	for (unsigned i = c->nsent; i < c->nq; i++)
+	for (unsigned i = c->nsent; i < end && !c->o->rtt_ns; i++)
 		c->q[i].sent = now;
-	c->requests += c->nq - c->nsent;
-	c->nsent = c->nq;
+	c->requests += end - c->nsent;
+	c->nsent = end;
 	r = net_write_full(c->fd, buf, len, io_timeout(c), c->env->stop);
 	free(buf);
 	if (r == -EPIPE || r == -ECONNRESET) {
@@ -404,7 +482,15 @@ static int on_head(void *ctx, const struct fetch_head *h, char *err, size_t errl
 	 * the server had it queued and was slow to answer.
 	 */
 	from = q->sent > c->last_done ? q->sent : c->last_done;
-	if (now > from) {
+	if (now > from && q->due) {
+		/* --rtt: waiting while the request was held is the (emulated) round trip; after that the server. */
+		mono_ns held = q->due < now ? q->due : now;
+
+		if (held > from)
+			c->idle_rt_ns += held - from;
+		if (now > (held > from ? held : from))
+			c->idle_srv_ns += now - (held > from ? held : from);
+	} else if (now > from) {
 		if (q->sent >= c->last_done)
 			c->idle_rt_ns += now - from;
 		else
@@ -542,6 +628,15 @@ static int fetch_reconnect(struct fetch_ctx *c)
 	c->resent += c->nsent;
 	c->nsent = 0;
 	c->reconnects++;
+	if (c->o->rtt_ns) {
+		/* Re-sent requests travel the emulated path again, from now. */
+		mono_ns now = clock_mono();
+
+		for (unsigned i = 0; i < c->nq; i++) {
+			c->q[i].sent = now;
+			c->q[i].due = now + c->o->rtt_ns;
+		}
+	}
 	return fetch_connect(c);
 }
 
@@ -635,6 +730,8 @@ static int fetch_download(struct fetch_ctx *c)
 			return r;
 		if ((r = fetch_rules(c, clock_mono(), &wait)) < 0)
 			return r;
+		if (next_due(c, clock_mono()) < wait)
+			wait = next_due(c, clock_mono());
 		r = net_wait_readable(c->fd, wait);
 		if (r == -EINTR || r == 0)
 			continue;
@@ -792,6 +889,88 @@ static int output_close(struct fetch_ctx *c, bool ok)
 	return r;
 }
 
+/*
+ * --rtt: what the emulated round trip allows and what it cost. The floor
+ * is exact by construction (every request waited the hold before it was
+ * written); the model rate takes the fastest request less the hold as
+ * the cost of a block without the round trip.
+ */
+static void rtt_figures(const struct fetch_ctx *c, struct result *res, bool ranges)
+{
+	double rtt = (double)c->o->rtt_ns / 1e9;
+	unsigned depth = ranges ? (unsigned)c->o->depth : 1;
+	double floor_s = fetch_rtt_floor_s(c->requests, depth, rtt);
+	char a[UNITS_FMT_LEN], b[UNITS_FMT_LEN], m[UNITS_FMT_LEN], r[UNITS_FMT_LEN];
+
+	result_metric(res, "emulated_rtt", UNIT_NS, (double)c->o->rtt_ns, "emulated round trip (--rtt)")
+		->higher_is_better = false;
+	result_metric(res, "rtt_floor", UNIT_SECONDS, floor_s, "least time the emulated round trips add")
+		->higher_is_better = false;
+	if (ranges && hist_count(&c->lat)) {
+		double service = (double)hist_min(&c->lat) / 1e9 - rtt;
+		double model = fetch_rtt_model_rate((double)c->o->block, depth, rtt, service > 0 ? service : 0);
+
+		result_metric(res, "rtt_model_rate", UNIT_BYTES_PER_S, model,
+			      "the round-trip model's rate at this depth");
+		result_method(res, "rtt model", "rate = min(depth x block / (rtt + service), block / service), "
+			      "service = the fastest request less the emulated round trip (%.3g ms)",
+			      service > 0 ? service * 1e3 : 0.0);
+		result_note(res, "EMULATED round trip %s (requests held back by the client): depth %u, %s blocks: the "
+			    "model allows %s/s, measured %s/s", units_fmt_duration(a, sizeof(a), c->o->rtt_ns), depth,
+			    units_fmt_size(b, sizeof(b), (double)c->o->block, 0),
+			    units_fmt_size(m, sizeof(m), model, 0),
+			    units_fmt_size(r, sizeof(r), c->t_end > c->t_start ?
+					   (double)c->bytes / ((double)(c->t_end - c->t_start) / 1e9) : 0, 0));
+	} else {
+		result_note(res, "EMULATED round trip %s (the request held back by the client)",
+			     units_fmt_duration(a, sizeof(a), c->o->rtt_ns));
+	}
+}
+
+/*
+ * --server-pid: the server's CPU over the download, read at the first
+ * request and right after the last byte (USER_HZ ticks of all its threads).
+ */
+static void server_figures(struct fetch_ctx *c, struct result *res)
+{
+	const struct procwatch_interval *iv = &c->server_iv;
+	struct procwatch_summary s;
+	double cpu_s, gb = (double)c->bytes / 1e9;
+	int r = c->server_end;
+
+	if (!c->server_started) {
+		result_note(res, "server CPU unknown: the download did not start");
+		return;
+	}
+	procwatch_summary(c->server, &s);
+	if (r < 0 || s.proc_time_s <= 0 || (iv->proc_gone && !s.proc_ticks)) {
+		result_note(res, "server CPU unknown: process %lld %s", (long long)c->o->server_pid,
+			    r < 0 ? "could not be read" : "exited during the download");
+		return;
+	}
+	cpu_s = (double)s.proc_ticks / (double)s.clk_tck;
+	result_param(res, "server_pid", "%lld", (long long)c->o->server_pid);
+	result_param(res, "server_process", "%s", s.comm);
+	result_metric(res, "server_cpu", UNIT_SECONDS, cpu_s, "server CPU time over the download")
+		->higher_is_better = false;
+	result_metric(res, "server_cpu_share", UNIT_PERCENT, 100 * cpu_s / s.proc_time_s,
+		      "server CPU, of one core")->higher_is_better = false;
+	if (gb > 0)
+		result_metric(res, "server_cpu_per_gigabyte", UNIT_SECONDS, cpu_s / gb, "server CPU time per GB "
+			      "downloaded")->higher_is_better = false;
+	result_method(res, "server cpu", "utime + stime of /proc/%lld/stat (all its threads, exited ones "
+		      "included; core/procwatch) read at the first request and right after the last byte, %.3f s "
+		      "apart; per GB = CPU seconds per 10^9 body bytes; resolution 1/%ld s", (long long)c->o->server_pid,
+		      s.proc_time_s, s.clk_tck);
+	if (s.proc_ticks < 20)
+		result_note(res, "server CPU is coarse: %llu ticks of 1/%ld s; a larger download gives a finer "
+			    "figure", (unsigned long long)s.proc_ticks, s.clk_tck);
+	if (iv->proc_gone)
+		result_note(res, "server process %lld exited during the download", (long long)c->o->server_pid);
+	result_note(res, "server CPU counts process %lld ('%s') only: worker processes it forked, and other "
+		    "clients' work, are not separated", (long long)c->o->server_pid, s.comm);
+}
+
 static void report(struct fetch_ctx *c, struct result *res)
 {
 	uint64_t span = c->t_end > c->t_start ? c->t_end - c->t_start : 0;
@@ -833,6 +1012,8 @@ static void report(struct fetch_ctx *c, struct result *res)
 		result_metric(res, "stop_and_wait_ceiling", UNIT_BYTES_PER_S, ceiling,
 			      "stop-and-wait ceiling (block / fastest request)");
 	}
+	if (c->o->rtt_ns)
+		rtt_figures(c, res, ranges);
 	if (ranges && c->o->depth > 1 && span && c->inflight_area / (double)span < 0.9 * (double)c->o->depth)
 		result_note(res, "the pipeline held %.2f requests on average, fewer than --depth %lld",
 			    c->inflight_area / (double)span, (long long)c->o->depth);
@@ -863,6 +1044,7 @@ static void report(struct fetch_ctx *c, struct result *res)
 			.depth = (unsigned)c->o->depth,
 			.rtt_s = c->have_tcp && c->tcp.rtt_us != NET_TCP_UNKNOWN ? (double)c->tcp.rtt_us / 1e6 : NAN,
 			.link_bps = c->link_bps,
+			.emulated_rtt_s = (double)c->o->rtt_ns / 1e9,
 		};
 
 		snprintf(f.iface, sizeof(f.iface), "%s", c->iface);
@@ -927,7 +1109,8 @@ static void fetch_run(const struct bench_env *env, const void *p, struct result 
 	result_method(res, "idle", "per response, the time from the later of its request written and the "
 		      "previous response complete until its head arrived, summed over the responses, as a share "
 		      "of the elapsed time; round trip when the request was written after the previous response "
-		      "completed (the client had nothing in flight), server when the server had it queued");
+		      "completed (the client had nothing in flight), server when the server had it queued%s",
+		      o->rtt_ns ? "; with --rtt the time a request was held back is round trip, the rest server" : "");
 	if (o->block)
 		result_method(res, "ceiling", "stop-and-wait ceiling = block / fastest request latency: the best "
 			      "depth 1 could do if every request were as fast as the fastest");
@@ -936,6 +1119,26 @@ static void fetch_run(const struct bench_env *env, const void *p, struct result 
 	if (o->output)
 		result_method(res, "output", "body written with write() as it arrives; the time to write it is "
 			      "included");
+	if (o->rtt_ns) {
+		char d[UNITS_FMT_LEN];
+
+		result_param(res, "rtt", "%s emulated", units_fmt_duration(d, sizeof(d), o->rtt_ns));
+		result_method(res, "emulated rtt", "EMULATION, not a network delay: each request is held back by the "
+			      "client %s (or a little more: the wait is poll()'s, rounded up to 1 ms) before it is "
+			      "written, as if the path took that long to bring it to the server and its answer back; "
+			      "it counts as sent, in flight and waiting a round trip from the moment it was decided. "
+			      "Stop-and-wait pays it per block, a pipeline of depth d overlaps d of them. The TCP "
+			      "connect and the server's own sending are not delayed", d);
+	}
+	if (o->server_pid) {
+		struct procwatch_config pc = { .proc_root = "/proc", .pid = (pid_t)o->server_pid };
+
+		if (procwatch_new(&c->server, &pc) < 0) {
+			result_set_status(res, RESULT_FAILED, "--server-pid: no process %lld", (long long)o->server_pid);
+			free(c);
+			return;
+		}
+	}
 
 	c->fp = fetch_parser_new(&fetch_ops, c);
 	c->rbuf = xmalloc(FETCH_RBUF);
@@ -951,6 +1154,8 @@ static void fetch_run(const struct bench_env *env, const void *p, struct result 
 		result_note(res, "the body was written by the first repetition only");
 	show_progress(c, clock_mono());
 	r = fetch_download(c);
+	if (c->server_started)
+		c->server_end = procwatch_read(c->server, clock_mono(), &c->server_iv);
 	if (r == -ETIMEDOUT && o->max_time_ns && elapsed_ns(c->t_begin, clock_mono()) >= o->max_time_ns) {
 		uint64_t wait;
 
@@ -981,7 +1186,10 @@ static void fetch_run(const struct bench_env *env, const void *p, struct result 
 		result_note(res, "followed %u redirect%s to %s", c->redirects, c->redirects == 1 ? "" : "s",
 			    c->url.target);
 	report(c, res);
+	if (c->server)
+		server_figures(c, res);
 out:
+	procwatch_free(c->server);
 	fetch_parser_free(c->fp);
 	free(c->rbuf);
 	free(c);

@@ -9,6 +9,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "bench/fetch/fetch_judge.h"
 #include "lib/units.h"
@@ -16,11 +17,32 @@
 /* Deepest pipeline fetch keeps (its --depth limit). */
 #define FETCH_JUDGE_DEPTH_MAX 64
 
+double fetch_rtt_model_rate(double block, unsigned depth, double rtt_s, double service_s)
+{
+	double cycle = rtt_s + service_s;
+
+	if (!depth || !(cycle > 0) || !(block > 0))
+		return 0;
+	if (service_s > 0)
+		return fmin((double)depth * block / cycle, block / service_s);
+	return (double)depth * block / cycle;
+}
+
+double fetch_rtt_floor_s(uint64_t requests, unsigned depth, double rtt_s)
+{
+	if (!depth || !(rtt_s > 0))
+		return 0;
+	return (double)((requests + depth - 1) / depth) * rtt_s;
+}
+
 void fetch_judge(const struct fetch_figures *f, struct result *res)
 {
-	char a[UNITS_FMT_LEN], b[UNITS_FMT_LEN], rtt[48], next[192];
+	char a[UNITS_FMT_LEN], b[UNITS_FMT_LEN], rtt[80], next[192];
 	double share = isfinite(f->idle_rt_pct) ? f->idle_rt_pct / 100 : NAN;
 	unsigned depth = f->ranged && f->depth ? f->depth : 1;
+	double emu = f->emulated_rtt_s > 0 ? f->emulated_rtt_s : 0;
+	/* The round trip a request paid: the path's and the emulated hold. */
+	double rtt_s = isfinite(f->rtt_s) ? f->rtt_s + emu : emu > 0 ? emu : NAN;
 
 	/*
 	 * What the round trip allows: DEPTH blocks per TCP round trip. The
@@ -28,11 +50,11 @@ void fetch_judge(const struct fetch_figures *f, struct result *res)
 	 * more than the time spent waiting: waiting on a server that is slow
 	 * to answer (its own work, not the path) is not the round trip.
 	 */
-	if (isfinite(share) && isfinite(f->rtt_s) && f->rtt_s > 0 && isfinite(f->mean_req_s) && f->mean_req_s > 0) {
-		double by_rtt = f->rtt_s / f->mean_req_s;
+	if (isfinite(share) && isfinite(rtt_s) && rtt_s > 0 && isfinite(f->mean_req_s) && f->mean_req_s > 0) {
+		double by_rtt = rtt_s / f->mean_req_s;
 
 		if (f->ranged && isfinite(f->rate) && f->block)
-			by_rtt = f->rate * f->rtt_s / ((double)depth * (double)f->block);
+			by_rtt = f->rate * rtt_s / ((double)depth * (double)f->block);
 		if (by_rtt < share)
 			share = by_rtt;
 	}
@@ -41,6 +63,12 @@ void fetch_judge(const struct fetch_figures *f, struct result *res)
 		snprintf(rtt, sizeof(rtt), "TCP rtt %.3g ms", f->rtt_s * 1e3);
 	else
 		snprintf(rtt, sizeof(rtt), "TCP rtt unknown");
+	if (emu > 0) {
+		size_t n = strlen(rtt);
+
+		snprintf(rtt + n, sizeof(rtt) - n, " + %.3g ms EMULATED (--rtt)",
+			 emu * 1e3);
+	}
 	if (f->ranged) {
 		unsigned d = f->depth ? f->depth : 1, want = 2 * d;
 

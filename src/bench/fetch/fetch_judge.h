@@ -31,7 +31,24 @@ struct fetch_figures {
 	double rtt_s;			/* TCP_INFO smoothed RTT of the connection */
 	double link_bps;		/* bits/s; <= 0 unknown */
 	char iface[16];
+	double emulated_rtt_s;		/* --rtt: requests held back by the client; <= 0 none */
 };
+
+/*
+ * The round-trip model behind --rtt (a request costs the round trip RTT_S
+ * plus SERVICE_S, the server and the wire without the round trip; a
+ * pipeline of DEPTH overlaps the round trips, but the wire carries one
+ * block at a time): the rate in bytes/s of BLOCK-byte requests,
+ * min(depth x block / (rtt + service), block / service). Stop-and-wait
+ * (depth 1) is block / (rtt + service). 0 for a zero depth or cycle.
+ */
+double fetch_rtt_model_rate(double block, unsigned depth, double rtt_s, double service_s);
+
+/*
+ * The least time REQUESTS requests add when each waits RTT_S before it is
+ * sent and at most DEPTH wait at once: ceil(requests / depth) x rtt.
+ */
+double fetch_rtt_floor_s(uint64_t requests, unsigned depth, double rtt_s);
 
 /* Offers RES the candidates of F (see above). */
 void fetch_judge(const struct fetch_figures *f, struct result *res);

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "bench/fetch/fetch_judge.h"
@@ -70,10 +71,57 @@ static void test_round_trip(void **state)
 	result_free(r);
 }
 
+/*
+ * The --rtt model: seed 002's 60 KiB blocks with a 5 ms round trip and
+ * 0.5 ms of service each. Stop-and-wait pays the round trip per block;
+ * depth d overlaps d of them until the wire (block / service) is full.
+ */
+static void test_rtt_model(void **state)
+{
+	double block = 61440, rtt = 0.005, svc = 0.0005;
+
+	(void)state;
+	assert_true(fabs(fetch_rtt_model_rate(block, 1, rtt, svc) - block / 0.0055) < 1e-6);
+	assert_true(fabs(fetch_rtt_model_rate(block, 8, rtt, svc) - 8 * block / 0.0055) < 1e-6);
+	/* Deep enough: the wire, not the round trip. */
+	assert_true(fabs(fetch_rtt_model_rate(block, 64, rtt, svc) - block / svc) < 1e-6);
+	/* No service time known: the round trip alone. */
+	assert_true(fabs(fetch_rtt_model_rate(block, 2, rtt, 0) - 2 * block / rtt) < 1e-6);
+	assert_true(fetch_rtt_model_rate(block, 0, rtt, svc) == 0);
+	assert_true(fetch_rtt_model_rate(block, 1, 0, 0) == 0);
+	/* 103 requests: 103 round trips at depth 1, 13 at depth 8. */
+	assert_true(fabs(fetch_rtt_floor_s(103, 1, rtt) - 0.515) < 1e-12);
+	assert_true(fabs(fetch_rtt_floor_s(103, 8, rtt) - 0.065) < 1e-12);
+	assert_true(fetch_rtt_floor_s(103, 8, 0) == 0);
+}
+
+/* An emulated round trip is named in the evidence and added to the path's. */
+static void test_emulated_rtt_evidence(void **state)
+{
+	struct fetch_figures f = { .rate = 10e6, .idle_rt_pct = 95, .idle_srv_pct = 0, .mean_ttfb_s = 0.0052,
+				   .mean_req_s = 0.0055, .requests = 100, .ranged = true, .block = 61440, .depth = 1,
+				   .rtt_s = 0.0001, .link_bps = -1, .emulated_rtt_s = 0.005 };
+	struct result *r = result_new("fetch", "fetch");
+	const struct verdict_candidate *k;
+	char ev[sizeof(k->evidence)];
+
+	(void)state;
+	fetch_judge(&f, r);
+	k = cand(r, "round trip");
+	assert_non_null(k);
+	snprintf(ev, sizeof(ev), "%s", k->evidence);
+	assert_non_null(strstr(ev, "5 ms EMULATED (--rtt)"));
+	/* rate x (0.1 + 5 ms) / block = 0.83, below the idle share 0.95. */
+	assert_true(fabs(k->share - 10e6 * 0.0051 / 61440) < 1e-9);
+	result_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_rtt_model),
+		cmocka_unit_test(test_emulated_rtt_evidence),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
