@@ -198,7 +198,8 @@ static void discover_iface(const struct limits_config *cfg, struct limits *out)
 		snprintf(out->link.source, sizeof(out->link.source), "/sys/class/net/%s/speed", ifc);
 	} else {
 		set_unknown(&out->link, "%s", !strcmp(ifc, "lo") ? "loopback has no link speed" :
-			    "no speed in /sys/class/net (virtual device or link down)");
+			    net_link_virtual(sys, ifc) ? "virtual interface: no link speed, whatever it reports" :
+			    "no speed in /sys/class/net (link down or not reported)");
 	}
 	snprintf(sys, sizeof(sys), "/sys/class/net/%s/mtu", ifc);
 	memset(&out->mtu, 0, sizeof(out->mtu));

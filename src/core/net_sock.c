@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/clock.h"
@@ -376,6 +377,20 @@ int net_route_iface(const char *host, uint16_t port, char *name, size_t len)
 	return r;
 }
 
+bool net_link_virtual(const char *sys_root, const char *iface)
+{
+	char path[256];
+	struct stat st;
+
+	if (!iface || !*iface || strchr(iface, '/'))
+		return false;
+	snprintf(path, sizeof(path), "%s/class/net/%s", sys_root ? sys_root : "/sys", iface);
+	if (stat(path, &st) < 0)
+		return false;	/* no such interface: not known to be virtual */
+	snprintf(path, sizeof(path), "%s/class/net/%s/device", sys_root ? sys_root : "/sys", iface);
+	return lstat(path, &st) < 0;
+}
+
 double net_link_speed_bps(const char *sys_root, const char *iface)
 {
 	char path[256], buf[32], *end;
@@ -383,6 +398,9 @@ double net_link_speed_bps(const char *sys_root, const char *iface)
 	long v;
 
 	if (!iface || !*iface || strchr(iface, '/'))
+		return -1;
+	/* veth, tun, bridges report a made-up speed (veth: 10000): not a link's. */
+	if (net_link_virtual(sys_root, iface))
 		return -1;
 	snprintf(path, sizeof(path), "%s/class/net/%s/speed", sys_root ? sys_root : "/sys", iface);
 	f = fopen(path, "re");

@@ -110,10 +110,19 @@ MUST_CHECK int net_sock_iface(int fd, char *name, size_t len);
 MUST_CHECK int net_route_iface(const char *host, uint16_t port, char *name, size_t len);
 
 /*
+ * Whether IFACE is a virtual interface (veth, tun, bridge, lo, dummy,
+ * ifb): it exists in SYS_ROOT/class/net but has no "device" link there.
+ * Such an interface has no link speed; what some report (veth: 10000) is
+ * made up.
+ */
+bool net_link_virtual(const char *sys_root, const char *iface);
+
+/*
  * Link speed of interface IFACE in bits per second from
  * SYS_ROOT/class/net/IFACE/speed (Mbit/s there). Returns the speed, or -1
- * when unknown: no such file (loopback, many virtual devices), unreadable
- * (down links give EINVAL), or not a positive number.
+ * when unknown: a virtual interface (net_link_virtual(), whatever its
+ * speed file says), no such file, unreadable (down links give EINVAL), or
+ * not a positive number.
  */
 double net_link_speed_bps(const char *sys_root, const char *iface);
 

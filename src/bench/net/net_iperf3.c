@@ -131,6 +131,7 @@ static void side_format(struct jw *w, const struct net_side *s)
 	jw_str(w, "box_tag", s->box_tag);
 	jw_str(w, "iface", s->iface);
 	jw_num(w, "link_bits_per_second", s->link_bps);
+	jw_bool(w, "link_virtual", s->link_virtual);
 	jw_int(w, "ncpu", s->ncpu);
 	jw_bool(w, "have_view", s->have_view);
 	jw_uint(w, "samples", s->samples);
@@ -383,6 +384,8 @@ static void side_parse(json_t *e, struct net_side *s)
 	get_str(e, "freq_source", s->freq_source, sizeof(s->freq_source));
 	if (get_num(e, "link_bits_per_second", 1, 1e15, &d, scratch, sizeof(scratch)) == 0)
 		s->link_bps = d;
+	if (get_flag(e, "link_virtual", &s->link_virtual, scratch, sizeof(scratch)))
+		s->link_virtual = false;
 	if (get_num(e, "ncpu", 1, 65536, &d, scratch, sizeof(scratch)) == 0)
 		s->ncpu = (int)d;
 	if (get_flag(e, "have_view", &s->have_view, scratch, sizeof(scratch)))

@@ -116,6 +116,7 @@ struct net_side {
 	char box_tag[24];
 	char iface[NET_IFNAME_LEN];
 	double link_bps;		/* -1 unknown */
+	bool link_virtual;		/* iface is virtual (veth, tun, bridge, lo): no link speed */
 	int ncpu;			/* online CPUs */
 	bool have_view;			/* the sampler ran during the test */
 	unsigned samples;

@@ -172,6 +172,7 @@ struct net_capacity {
 	double total_bps;		/* per core x cores, capped by the link */
 	bool capped;			/* the link speed capped total_bps */
 	double link_bps;
+	bool link_virtual;		/* the side's interface is virtual: no link speed to cap by */
 	char why[128];			/* when !ok: why no estimate */
 };
 

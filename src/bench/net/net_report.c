@@ -205,8 +205,10 @@ void net_side_local(struct net_side *s, const char *cookie, int fd, const struct
 		snprintf(s->box_tag, sizeof(s->box_tag), "%016llx", (unsigned long long)h);
 	}
 	s->ncpu = n > 0 ? (int)n : -1;
-	if (fd >= 0 && net_sock_iface(fd, s->iface, sizeof(s->iface)) == 0)
+	if (fd >= 0 && net_sock_iface(fd, s->iface, sizeof(s->iface)) == 0) {
 		s->link_bps = net_link_speed_bps("/sys", s->iface);
+		s->link_virtual = net_link_virtual("/sys", s->iface);
+	}
 	if (v && v->samples && v->busiest_cpu >= 0) {
 		s->have_view = true;
 		s->samples = v->samples;
@@ -534,6 +536,7 @@ void net_capacity(const struct net_side *client, const struct net_side *server, 
 	c->cores = s->ncpu > 0 ? s->ncpu : 1;
 	c->total_bps = c->per_core_bps * c->cores;
 	c->link_bps = s->link_bps;
+	c->link_virtual = s->link_virtual;
 	if (s->link_bps > 0 && c->total_bps > s->link_bps) {
 		c->total_bps = s->link_bps;
 		c->capped = true;
@@ -902,7 +905,12 @@ void net_report_fill(struct result *res, const struct net_test *t, bool capacity
 			      "of the %s (cpu%d %.0f %%) = per core; / %.0f MHz (%s) = per GHz; x %d cores, %s",
 			      c.side, c.cpu, c.busy_pct, c.freq_mhz, c.freq_source[0] ? c.freq_source : "frequency unknown",
 			      c.cores, c.link_bps > 0 ? (c.capped ? "capped by the link speed" : "below the link speed")
-						       : "link speed unknown, not capped");
+			      : c.link_virtual ? "link speed unknown (virtual interface), not capped"
+					       : "link speed unknown, not capped");
+		if (c.link_bps <= 0)
+			result_note(res, "capacity not capped: link speed unknown (%s)", c.link_virtual ?
+				    "virtual interface: veth, tun, bridge and lo have no link speed, whatever they report" :
+				    "not reported by the interface");
 		result_note(res, "capacity is an ESTIMATE: it assumes throughput grows linearly with the busiest "
 			    "core's share and with the number of cores (%s per core x %d)",
 			    units_fmt_bits(a, sizeof(a), c.per_core_bps), c.cores);

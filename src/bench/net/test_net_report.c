@@ -392,6 +392,13 @@ static void test_capacity_seed004(void **state)
 	assert_false(cap.capped);
 	assert_true(fabs(cap.total_bps - 1750e6) < 1);
 	assert_true(isnan(cap.per_ghz_bps));
+	assert_false(cap.link_virtual);
+	/* A veth side: its interface is virtual, said so, and nothing capped. */
+	s.link_virtual = true;
+	net_capacity(&c, &s, 225e6, &cap);
+	assert_true(cap.link_virtual);
+	assert_false(cap.capped);
+	s.link_virtual = false;
 
 	/* Too idle to extrapolate, or no view at all: no estimate, a reason. */
 	s.busiest_busy_pct = 2;

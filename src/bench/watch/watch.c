@@ -32,6 +32,7 @@
 #include "bench/bench.h"
 #include "bench/watch/watch_est.h"
 #include "lib/units.h"
+#include "core/affinity.h"
 #include "core/clock.h"
 #include "core/hist.h"
 #include "core/procwatch.h"
@@ -56,8 +57,13 @@ struct watch_opts {
 	int direction;		/* enum watch_dir */
 	int64_t min_busy;	/* percent */
 	double uplink;		/* bytes/s; 0 = the interface's link speed */
+	cpu_set_t cpus;		/* --cpu: the cores whose load the estimate divides by; empty = see load_of() */
+	double baseline;	/* bytes/s of traffic that bypasses the daemon, subtracted; 0 none */
+	uint64_t baseline_time_ns;	/* measure the baseline over this idle window first; 0 none */
+	double per_user;	/* bytes/s per user, for the headroom in users; 0 none */
 	/* Filled by watch_check(). */
 	pid_t target;		/* the process to watch, 0 none */
+	int ncpus;		/* CPUs in cpus */
 };
 
 static const struct opt watch_options[] = {
@@ -72,9 +78,18 @@ static const struct opt watch_options[] = {
 	OPT_CHOICE("direction", 0, struct watch_opts, direction, directions, "DIR",
 		   "traffic counted per interval: max of rx and tx (default), rx, tx or sum"),
 	OPT_INT("min-busy", 0, struct watch_opts, min_busy, 1, 100, "PCT",
-		"busiest-core load an interval needs to count for the estimate (default 70)"),
+		"load (of the core the estimate divides by) an interval needs to count for it (default 70)"),
 	OPT_RATE("uplink", 0, struct watch_opts, uplink,
-		 "cap the estimate at this rate instead of the interface's link speed"),
+		 "cap the estimate at this rate instead of the interface's link speed (none on a virtual one)"),
+	OPT_CPULIST("cpu", 0, struct watch_opts, cpus,
+		    "divide the traffic by the load of these cores (default: the core the --pid process ran on "
+		    "in each interval, else the busiest)"),
+	OPT_RATE("baseline", 0, struct watch_opts, baseline,
+		 "traffic that bypasses the daemon (e.g. 40Mbit/s), subtracted from each interval"),
+	OPT_DURATION("baseline-time", 0, struct watch_opts, baseline_time_ns, 100 * NS_PER_MS, 3600 * NS_PER_SEC,
+		     "measure that baseline first: the interface's traffic over an idle window of D"),
+	OPT_RATE("per-user", 0, struct watch_opts, per_user,
+		 "one user's rate (e.g. 2Mbit/s): the headroom in users before the core is full"),
 	OPT_END,
 };
 
@@ -101,6 +116,21 @@ static int watch_check(void *p, const struct bench_env *env, char *err, size_t e
 		snprintf(err, errlen, "option '--uplink': the rate must be positive");
 		return -EINVAL;
 	}
+	if (o->baseline < 0 || isnan(o->baseline) || o->per_user < 0 || isnan(o->per_user)) {
+		snprintf(err, errlen, "option '--%s': the rate must be positive", o->per_user < 0 || isnan(o->per_user) ?
+			 "per-user" : "baseline");
+		return -EINVAL;
+	}
+	if (o->baseline > 0 && o->baseline_time_ns) {
+		snprintf(err, errlen, "options '--baseline' and '--baseline-time' exclude each other");
+		return -EINVAL;
+	}
+	if ((o->baseline > 0 || o->baseline_time_ns || o->per_user > 0) && !o->iface) {
+		snprintf(err, errlen, "option '--%s' needs '--iface' (it is about the interface's traffic)",
+			 o->per_user > 0 ? "per-user" : o->baseline > 0 ? "baseline" : "baseline-time");
+		return -EINVAL;
+	}
+	o->ncpus = CPU_COUNT(&o->cpus);
 	if (o->disk && !strncmp(o->disk, "/dev/", 5))
 		o->disk += 5;
 	o->target = (pid_t)o->pid;
@@ -196,27 +226,66 @@ struct watch_acc {
 	double net_time_s;
 	double net_max;
 	struct watch_est est;
+	int proc_core;			/* the core the process last got most of its time on; -1 none yet */
+	/* Over the intervals with traffic and process CPU: sums x dt of bits/s, its CPU share, the load. */
+	double own_bits, own_cpu, own_load, own_s;
+	double baseline_bits;		/* bits/s subtracted from each interval (--baseline[-time]); 0 none */
 };
 
-/*
- * The busiest core of an interval for the estimate. Cores often tie (two
- * saturated cores are both 100 %); then the watched process's own core
- * is the one whose load the traffic is divided by, as with seed 004's
- * pinned daemon. Otherwise the lowest-numbered busiest core.
- */
-static int estimate_core(const struct watch_opts *o, const struct procwatch_interval *iv)
-{
-	int c = iv->proc_top_cpu;
+/* The load of one interval is the mean of several --cpu cores. */
+#define WATCH_CPU_LIST (-3)
 
-	if (o->target && c >= 0 && c < iv->ncpu_slots && !isnan(iv->busy[c]) &&
-	    (double)iv->busy[c] >= iv->busiest_pct - 1e-3)	/* busy[] is a float */
-		return c;
-	return iv->busiest_cpu;
+/*
+ * The load the estimate divides the traffic by in one interval, and its
+ * core in *CPU (WATCH_CPU_LIST for the mean of several): the mean busy of
+ * the --cpu cores; else the core that got most of the watched process's
+ * thread time in the interval (the last such core while it did not run),
+ * as seed 004's pinned fastd; else the busiest core. Seed 004's pitfall
+ * was the busiest core: where iperf's ends ran, not the daemon.
+ */
+static double load_of(const struct watch_opts *o, struct watch_acc *a, const struct procwatch_interval *iv, int *cpu)
+{
+	if (o->ncpus) {
+		double sum = 0;
+		int n = 0, one = -1;
+
+		for (int c = 0; c < iv->ncpu_slots && c < CPU_SETSIZE; c++) {
+			if (!CPU_ISSET(c, &o->cpus) || isnan(iv->busy[c]))
+				continue;
+			sum += iv->busy[c];
+			n++;
+			one = c;
+		}
+		*cpu = o->ncpus == 1 ? one : WATCH_CPU_LIST;
+		return n ? sum / n : NAN;
+	}
+	if (o->target) {
+		if (iv->proc_top_cpu >= 0)
+			a->proc_core = iv->proc_top_cpu;
+		if (a->proc_core >= 0 && a->proc_core < iv->ncpu_slots) {
+			*cpu = a->proc_core;
+			return iv->busy[a->proc_core];
+		}
+	}
+	*cpu = iv->busiest_cpu;
+	return iv->busiest_pct;
+}
+
+/* What the load of load_of() is, for the method and the notes. */
+static const char *load_source(const struct watch_opts *o)
+{
+	if (o->ncpus)
+		return o->ncpus == 1 ? "the --cpu core's load" : "the mean load of the --cpu cores";
+	if (o->target)
+		return "the load of the core the process ran on (most of its thread time, per interval)";
+	return "the busiest core's load";
 }
 
 static void acc_interval(struct watch_acc *a, const struct watch_opts *o, const struct procwatch_interval *iv)
 {
 	double bits = o->iface ? counted_bits(o->direction, iv) : NAN;
+	double own = bits - a->baseline_bits, load;
+	int cpu;
 
 	if (!isnan(iv->busiest_pct)) {
 		hist_record(a->busiest, (uint64_t)llround(iv->busiest_pct * 100));
@@ -231,7 +300,15 @@ static void acc_interval(struct watch_acc *a, const struct watch_opts *o, const 
 		if (isnan(a->net_max) || bits > a->net_max)
 			a->net_max = bits;
 	}
-	watch_est_add(&a->est, iv->interval_s, bits, estimate_core(o, iv), iv->busiest_pct);
+	load = load_of(o, a, iv, &cpu);
+	own = isnan(own) ? NAN : own > 0 ? own : 0;
+	watch_est_add(&a->est, iv->interval_s, own, cpu, load);
+	if (o->target && !isnan(own) && !isnan(load) && iv->proc_cpu_pct > 0) {
+		a->own_bits += own * iv->interval_s;
+		a->own_cpu += iv->proc_cpu_pct * iv->interval_s;
+		a->own_load += load * iv->interval_s;
+		a->own_s += iv->interval_s;
+	}
 }
 
 /* "14.2G", "980k", "12": three significant figures at most, decimal steps. */
@@ -466,9 +543,15 @@ static void disk_metrics(struct result *res, const struct watch_opts *o, const s
 		  o->disk);
 }
 
-/* Link speed for the cap, bits/s, and where it came from; NaN unknown. */
-static double link_speed(const struct watch_opts *o, const struct sysinfo *si, const char **source)
+/*
+ * Link speed for the cap, bits/s, and where it came from; NaN unknown.
+ * A virtual interface (veth, tun, bridge, lo: no device behind it) has
+ * none, whatever its speed file says (veth: 10000), so it never caps.
+ */
+static double link_speed(const struct watch_opts *o, const struct sysinfo *si, const char **source,
+			 bool *is_virtual)
 {
+	*is_virtual = false;
 	if (o->uplink > 0) {
 		*source = "--uplink";
 		return o->uplink * 8;
@@ -476,6 +559,10 @@ static double link_speed(const struct watch_opts *o, const struct sysinfo *si, c
 	for (size_t i = 0; i < si->nr_nets; i++) {
 		if (strcmp(si->nets[i].name, o->iface))
 			continue;
+		if (si->nets[i].is_virtual) {
+			*is_virtual = true;
+			break;
+		}
 		if (si->nets[i].speed_mbit_per_s > 0) {
 			*source = "/sys/class/net/IF/speed";
 			return (double)si->nets[i].speed_mbit_per_s * 1e6;
@@ -485,32 +572,129 @@ static double link_speed(const struct watch_opts *o, const struct sysinfo *si, c
 	return NAN;
 }
 
+/* "cpu1", "cpu0-1" (the --cpu list), or "a moving core". */
+static const char *where_name(char *buf, size_t len, const struct watch_opts *o, int cpu)
+{
+	if (cpu >= 0)
+		snprintf(buf, len, "cpu%d", cpu);
+	else if (cpu == WATCH_CPU_LIST && len > 3 && affinity_format(buf + 3, len - 3, &o->cpus) == 0)
+		memcpy(buf, "cpu", 3);
+	else
+		snprintf(buf, len, "a core that moved");
+	return buf;
+}
+
 /*
- * Seed 004's pitfall: the estimate divides by the busiest core's load,
- * which only measures the daemon when the daemon is what keeps that core
- * busy. With a process watched, say so when it mostly ran elsewhere.
+ * Seed 004's pitfall: a load that is not the daemon's. With --cpu, say so
+ * when the process ran mostly outside those cores; with --pid alone, when
+ * its core moved between the intervals used (not pinned).
  */
-static void check_core(struct result *res, const struct procwatch_summary *s, const struct watch_est_result *e)
+static void check_core(struct result *res, const struct watch_opts *o, const struct procwatch_summary *s,
+		       const struct watch_est_result *e)
 {
 	int main_cpu = -1;
-	uint64_t most = 0;
+	uint64_t most = 0, inside = 0;
 
-	if (!s->have_proc || !s->thread_ticks)
+	if (!s->have_proc || !s->thread_ticks) {
+		if (!o->ncpus && e->cpu == -2)
+			result_note(res, "warning: the busiest core changed between the intervals used, so the "
+				    "estimate mixes loads; watch the daemon (--pid) or name its core (--cpu)");
+		else if (!o->ncpus)
+			result_note(res, "warning: the estimate divides by the busiest core's load, which describes the "
+				    "daemon only if the daemon keeps that core busy; --pid PID or --cpu LIST names its core");
 		return;
+	}
 	for (int c = 0; c < s->ncpu_slots; c++) {
 		if (s->thread_ticks_by_cpu[c] > most) {
 			most = s->thread_ticks_by_cpu[c];
 			main_cpu = c;
 		}
+		if (o->ncpus && c < CPU_SETSIZE && CPU_ISSET(c, &o->cpus))
+			inside += s->thread_ticks_by_cpu[c];
 	}
-	if (e->cpu == -2)
-		result_note(res, "warning: the busiest core changed between the intervals used, so the estimate "
-			    "mixes loads; pin the process to one core (taskset -a -p)");
-	else if (e->cpu >= 0 && e->cpu != main_cpu)
-		result_note(res, "warning: the estimate divides by cpu%d's load, but the process ran mostly on cpu%d "
-			    "(%.0f %% of its thread time): something else kept cpu%d busy, so the estimate does not "
-			    "describe this process; pin it (taskset -a -p) and keep other load off its core",
-			    e->cpu, main_cpu, ratio_pct(most, s->thread_ticks), e->cpu);
+	if (o->ncpus && inside * 2 < s->thread_ticks)
+		result_note(res, "warning: the estimate divides by the load of the --cpu cores, but the process ran "
+			    "mostly on cpu%d (%.0f %% of its thread time): the estimate does not describe this process",
+			    main_cpu, ratio_pct(most, s->thread_ticks));
+	else if (!o->ncpus && e->cpu == -2)
+		result_note(res, "warning: the process's core changed between the intervals used (it ran mostly on "
+			    "cpu%d, %.0f %% of its thread time), so the estimate mixes cores; pin it (taskset -a -p)",
+			    main_cpu, ratio_pct(most, s->thread_ticks));
+}
+
+/* Load-traffic correlation figures; whether r was judged. */
+static void corr_figures(struct result *res, const struct watch_est_result *e)
+{
+	char rtext[32];
+
+	if (e->corr_n < 2)
+		return;
+	if (isnan(e->r))
+		snprintf(rtext, sizeof(rtext), "undefined");
+	else
+		snprintf(rtext, sizeof(rtext), "= %.2f", e->r);
+	if (!isnan(e->r))
+		metric_lh(res, "est_r", UNIT_RATIO, e->r, true, "load-traffic correlation r");
+	metric_lh(res, "est_load_sd", UNIT_PERCENT, e->load_sd, false, "load spread (standard deviation)");
+	result_method(res, "correlation", "Pearson r of the estimate's load and the traffic over all %u intervals "
+		      "with both; the estimate is refused when r < %.1f while the load varied by %.0f points (sd) or "
+		      "more over %d or more intervals; a steadier load leaves r unjudged", e->corr_n, WATCH_EST_MIN_R,
+		      WATCH_EST_MIN_LOAD_SD, WATCH_EST_MIN_CORR_N);
+	if (e->r_judged && e->r >= WATCH_EST_MIN_R)
+		result_note(res, "load and traffic move together: r = %.2f over %u intervals (load sd %.1f points)",
+			    e->r, e->corr_n, e->load_sd);
+	else if (!e->r_judged)
+		result_note(res, "load-traffic correlation not judged: r %s over %u intervals, but the load %s (sd "
+			    "%.1f points)", rtext, e->corr_n,
+			    e->corr_n < WATCH_EST_MIN_CORR_N ? "was seen in too few intervals" :
+			    "hardly varied: a core held at one load tells nothing about the slope", e->load_sd);
+}
+
+/* --per-user: the headroom in users of the estimate. */
+static void users(struct result *res, const struct watch_opts *o, const struct watch_est_result *e,
+		  const char *where)
+{
+	char u[32], c[32], m[32];
+	double fit, more;
+
+	if (!(o->per_user > 0) || watch_est_users(e, o->per_user * 8, &fit, &more))
+		return;
+	metric_lh(res, "est_users", UNIT_COUNT, fit, true, "ESTIMATE: users at --per-user that fill %s", where);
+	metric_lh(res, "est_users_more", UNIT_COUNT, more, true, "ESTIMATE: users more that fit (headroom)");
+	units_fmt_bits(u, sizeof(u), o->per_user * 8);
+	units_fmt_bits(c, sizeof(c), e->load_capacity_bits_per_s);
+	units_fmt_bits(m, sizeof(m), e->measured_bits_per_s);
+	result_note(res, "HEADROOM (estimate): %s at 100 %% carries %s = %.0f users at %s each; beside the %s carried "
+		    "at %.0f %% load, %.0f more users fit before it is full", where, c, fit, u, m, e->measured_busy_pct,
+		    more);
+}
+
+/*
+ * --pid: the cross-check by the process's own CPU. A core that other work
+ * shares is busier than the daemon makes it, and the core-load estimate
+ * then understates; the process's own time leaves out the kernel's
+ * softirq work for its packets, so it overstates a little. Both are
+ * given when they differ.
+ */
+static void own_cpu(struct result *res, const struct watch_acc *a, const char *where)
+{
+	double cpu, load, per_core;
+	char p[32];
+
+	if (!(a->own_s > 0) || !(a->own_cpu > 0))
+		return;
+	cpu = a->own_cpu / a->own_s;
+	load = a->own_load / a->own_s;
+	per_core = a->own_bits / a->own_s * 100 / cpu;
+	metric_lh(res, "est_own_cpu", UNIT_PERCENT, cpu, false, "estimate cross-check: the process's own CPU");
+	metric_lh(res, "est_own_per_core", UNIT_BITS_PER_S, per_core, true,
+		  "ESTIMATE by the process's own CPU: per core at 100 %%");
+	result_method(res, "own cpu", "cross-check: traffic / the process's own CPU (all threads) x 100 over the "
+		      "%.1f s with both; leaves out softirq work the kernel did for it", a->own_s);
+	if (load - cpu > 20)
+		result_note(res, "other work shared %s: it was %.0f %% busy while the process used %.0f %% of a core; "
+			    "by the process's own CPU the core would carry %s (ESTIMATE)", where, load, cpu,
+			    units_fmt_bits(p, sizeof(p), per_core));
 }
 
 static void estimate(struct result *res, const struct bench_env *env, const struct watch_opts *o,
@@ -520,17 +704,21 @@ static void estimate(struct result *res, const struct bench_env *env, const stru
 	struct sysinfo si;
 	struct watch_est_result e;
 	const char *link_src = NULL, *freq_src;
-	char m[32], p[32], g[32], t[32], l[32], where[32];
+	char m[32], p[32], g[32], t[32], l[32], where[160];
 	double link;
+	bool link_virtual;
 	int cores;
 
 	if (!o->iface) {
 		result_method(res, "estimate", "unavailable: no --iface given (the estimate divides an "
-			      "interface's traffic by the busiest core's load)");
+			      "interface's traffic by a core's load)");
 		result_note(res, "capacity estimate unavailable: no --iface given");
 		return;
 	}
 	if (watch_est_finish(&a->est, NAN, 0, NAN, &e)) {
+		corr_figures(res, &e);
+		if (e.cpu >= 0)
+			metric_lh(res, "est_cpu", UNIT_COUNT, e.cpu, false, "estimate input: the core divided by (number)");
 		result_method(res, "estimate", "unavailable: %s", e.why);
 		result_note(res, "capacity estimate unavailable: %s", e.why);
 		return;
@@ -542,7 +730,7 @@ static void estimate(struct result *res, const struct bench_env *env, const stru
 	if (sysinfo_collect(&si, &so) < 0)
 		sysinfo_init(&si);
 	cores = si.cpu.online > 0 ? si.cpu.online : env->ncpu;
-	link = link_speed(o, &si, &link_src);
+	link = link_speed(o, &si, &link_src, &link_virtual);
 	if (watch_est_finish(&a->est, si.cpu.freq_mhz, cores, link, &e)) {
 		/* Cannot happen: the same sums were available a moment ago. */
 		result_note(res, "capacity estimate unavailable: %s", e.why);
@@ -550,19 +738,25 @@ static void estimate(struct result *res, const struct bench_env *env, const stru
 		return;
 	}
 	freq_src = sysinfo_freq_source_name(si.cpu.freq_source);
+	where_name(where, sizeof(where), o, e.cpu);
 	result_method(res, "estimate",
-		      "rule of three: traffic / busiest-core busy * 100 over the intervals with the busiest "
-		      "core at %lld %% or more; per GHz = that / clock; total = that * online cores, capped by the "
-		      "link; assumes a cost linear in traffic", (long long)o->min_busy);
+		      "rule of three: (traffic%s) / %s x 100 over the intervals with that load at %lld %% or more%s; "
+		      "per GHz = that / clock; total = per core x online cores, capped by the link (never by a "
+		      "virtual interface's); assumes a cost linear in traffic",
+		      a->baseline_bits > 0 ? " - baseline" : "", load_source(o), (long long)o->min_busy,
+		      o->ncpus > 1 ? ", / the number of --cpu cores = per core" : "");
 	if (!isnan(si.cpu.freq_mhz))
 		result_method(res, "frequency", "%.0f MHz from %s%s%s", si.cpu.freq_mhz, freq_src,
 			      si.cpu.freq_source_detail ? ": " : "",
 			      si.cpu.freq_source_detail ? si.cpu.freq_source_detail : "");
+	if (e.cpu >= 0)
+		metric_lh(res, "est_cpu", UNIT_COUNT, e.cpu, false, "estimate input: the core divided by (number)");
 	metric_lh(res, "est_measured", UNIT_BITS_PER_S, e.measured_bits_per_s, true,
-		  "estimate input: traffic");
+		  "estimate input: traffic%s", a->baseline_bits > 0 ? " less the baseline" : "");
 	metric_lh(res, "est_measured_busy", UNIT_PERCENT, e.measured_busy_pct, false,
-		  "estimate input: busiest core");
+		  "estimate input: load of %s", where);
 	metric_lh(res, "est_intervals", UNIT_COUNT, e.used, false, "estimate input: intervals used");
+	corr_figures(res, &e);
 	metric_lh(res, "est_per_core", UNIT_BITS_PER_S, e.per_core_bits_per_s, true,
 		  "ESTIMATE: per core at 100 %%");
 	if (!isnan(e.per_ghz_bits_per_s)) {
@@ -576,18 +770,15 @@ static void estimate(struct result *res, const struct bench_env *env, const stru
 	metric_lh(res, "est_total", UNIT_BITS_PER_S, e.total_bits_per_s, true, "ESTIMATE: x %d cores%s",
 		  e.cores, e.capped ? ", capped" : isnan(e.link_bits_per_s) ? ", uncapped" : "");
 
-	if (e.cpu >= 0)
-		snprintf(where, sizeof(where), ", all on cpu%d", e.cpu);
-	else
-		snprintf(where, sizeof(where), ", the busiest core moved");
 	units_fmt_bits(m, sizeof(m), e.measured_bits_per_s);
 	units_fmt_bits(p, sizeof(p), e.per_core_bits_per_s);
 	units_fmt_bits(g, sizeof(g), e.per_ghz_bits_per_s);
 	units_fmt_bits(t, sizeof(t), e.total_bits_per_s);
 	units_fmt_bits(l, sizeof(l), e.link_bits_per_s);
 	result_note(res, "ESTIMATE, not a measurement (rule of three, assumes a cost linear in traffic): "
-		    "%s carried %s while the busiest core was %.0f %% busy (%u of %u intervals%s) -> %s per core at "
-		    "100 %%", o->iface, m, e.measured_busy_pct, e.used, e.intervals, where, p);
+		    "%s carried %s%s while %s was %.0f %% busy (%u of %u intervals) -> %s per core at 100 %%",
+		    o->iface, m, a->baseline_bits > 0 ? " beyond the baseline" : "", where, e.measured_busy_pct,
+		    e.used, e.intervals, p);
 	if (!isnan(e.per_ghz_bits_per_s))
 		result_note(res, "ESTIMATE: %s per GHz at %.0f MHz (%s)", g, e.freq_mhz, freq_src);
 	else
@@ -596,11 +787,60 @@ static void estimate(struct result *res, const struct bench_env *env, const stru
 		result_note(res, "ESTIMATE: x %d cores = %s, capped by the link at %s (%s)", e.cores, t, l, link_src);
 	else if (!isnan(e.link_bits_per_s))
 		result_note(res, "ESTIMATE: x %d cores = %s, below the link speed %s (%s)", e.cores, t, l, link_src);
+	else if (link_virtual)
+		result_note(res, "ESTIMATE: x %d cores = %s, not capped: link speed unknown (virtual interface %s; "
+			    "--uplink RATE sets the real uplink)", e.cores, t, o->iface);
 	else
-		result_note(res, "ESTIMATE: x %d cores = %s, uncapped: the link speed of %s is unknown (virtual "
-			    "interface or not reported; --uplink RATE sets one)", e.cores, t, o->iface);
-	check_core(res, s, &e);
+		result_note(res, "ESTIMATE: x %d cores = %s, uncapped: the link speed of %s is unknown (not "
+			    "reported; --uplink RATE sets one)", e.cores, t, o->iface);
+	users(res, o, &e, where);
+	own_cpu(res, a, where);
+	check_core(res, o, s, &e);
 	sysinfo_release(&si);
+}
+
+/*
+ * --baseline-time: the interface's traffic (and the estimate's load) over
+ * an idle window before the watch, the traffic that bypasses the daemon.
+ * Returns 0 with the figures in RES and *BITS, or -errno / -EINTR.
+ */
+static int measure_baseline(const struct bench_env *env, const struct watch_opts *o,
+			    const struct procwatch_config *cfg, struct result *res, double *bits)
+{
+	struct procwatch *pw = NULL;
+	struct procwatch_interval iv;
+	struct watch_acc tmp = { .proc_core = -1 };
+	mono_ns t0, end;
+	double load;
+	int r, cpu;
+
+	if ((r = procwatch_new(&pw, cfg)) < 0)
+		return r;
+	t0 = clock_mono();
+	r = procwatch_read(pw, t0, &iv);
+	end = t0 + o->baseline_time_ns;
+	while (r == -ENODATA && !*env->stop && clock_mono() < end) {
+		int w = clock_sleep_until(end);	/* -EINTR: look at the stop flag again */
+
+		(void)w;
+	}
+	if (r == -ENODATA && !*env->stop)
+		r = procwatch_read(pw, clock_mono(), &iv);
+	else if (r == -ENODATA)
+		r = -EINTR;
+	procwatch_free(pw);
+	if (r < 0)
+		return r;
+	*bits = counted_bits(o->direction, &iv);
+	if (isnan(*bits))
+		return -ENODATA;
+	load = load_of(o, &tmp, &iv, &cpu);
+	metric_lh(res, "baseline_traffic", UNIT_BITS_PER_S, *bits, false, "baseline: %s traffic before the watch",
+		  o->iface);
+	metric_lh(res, "baseline_load", UNIT_PERCENT, load, false, "baseline: load of the estimate's core");
+	result_method(res, "baseline", "the interface's traffic over %.3f s before the watch (the idle window of "
+		      "--baseline-time), subtracted from every interval's traffic (not below 0)", iv.interval_s);
+	return 0;
 }
 
 static void params(struct result *res, const struct bench_env *env, const struct watch_opts *o,
@@ -630,6 +870,18 @@ static void params(struct result *res, const struct bench_env *env, const struct
 	result_param(res, "min_busy", "%lld %%", (long long)o->min_busy);
 	if (o->uplink > 0)
 		result_param(res, "uplink", "%s", units_fmt_bits(d, sizeof(d), o->uplink * 8));
+	if (o->ncpus) {
+		char list[128];
+
+		if (affinity_format(list, sizeof(list), &o->cpus) == 0)
+			result_param(res, "cpu", "%s", list);
+	}
+	if (o->baseline > 0)
+		result_param(res, "baseline", "%s", units_fmt_bits(d, sizeof(d), o->baseline * 8));
+	if (o->baseline_time_ns)
+		result_param(res, "baseline_time", "%s", units_fmt_duration(d, sizeof(d), o->baseline_time_ns));
+	if (o->per_user > 0)
+		result_param(res, "per_user", "%s", units_fmt_bits(d, sizeof(d), o->per_user * 8));
 }
 
 static void methods(struct result *res, const struct watch_opts *o)
@@ -664,13 +916,25 @@ static void watch_run(const struct bench_env *env, const void *p, struct result 
 	struct procwatch *pw = NULL;
 	struct procwatch_interval iv;
 	struct procwatch_summary s;
-	struct watch_acc a = { .busiest_max = NAN, .proc_max = NAN, .net_max = NAN };
+	struct watch_acc a = { .busiest_max = NAN, .proc_max = NAN, .net_max = NAN, .proc_core = -1,
+			       .baseline_bits = o->baseline * 8 };
 	mono_ns t0, deadline, end, now, last;
 	int64_t wall0;
 	uint64_t cpu0;
 	int sig = 0, r;
 	char line[128];
 
+	if (o->baseline_time_ns) {
+		r = measure_baseline(env, o, &cfg, res, &a.baseline_bits);
+		if (r == -EINTR) {
+			result_set_status(res, RESULT_FAILED, "stopped by a signal while measuring the baseline");
+			return;
+		}
+		if (r < 0) {
+			result_set_status(res, RESULT_FAILED, "cannot measure the baseline: %s", strerror(-r));
+			return;
+		}
+	}
 	r = procwatch_new(&pw, &cfg);
 	if (r == -ESRCH) {
 		result_set_status(res, RESULT_FAILED, "process %d exited before the watch began", (int)o->target);
@@ -683,6 +947,8 @@ static void watch_run(const struct bench_env *env, const void *p, struct result 
 	a.busiest = xmalloc(sizeof(*a.busiest));
 	hist_init(a.busiest);
 	watch_est_init(&a.est, (double)o->min_busy);
+	if (o->ncpus > 1)
+		a.est.load_cores = o->ncpus;
 	cpu0 = clock_process_cpu_ns();
 	t0 = last = clock_mono();
 	wall0 = clock_wall_ns();

@@ -16,6 +16,50 @@ void watch_est_init(struct watch_est *e, double min_busy_pct)
 	e->min_busy_pct = min_busy_pct;
 	e->peak_busy_pct = NAN;
 	e->cpu = -1;
+	e->load_cores = 1;
+}
+
+void watch_est_corr_add(struct watch_est *e, double load_pct, double rate_bits_per_s)
+{
+	double dl, dr;
+
+	if (isnan(load_pct) || isnan(rate_bits_per_s))
+		return;
+	e->corr_n++;
+	dl = load_pct - e->mean_load;
+	dr = rate_bits_per_s - e->mean_rate;
+	e->mean_load += dl / e->corr_n;
+	e->mean_rate += dr / e->corr_n;
+	e->m2_load += dl * (load_pct - e->mean_load);
+	e->m2_rate += dr * (rate_bits_per_s - e->mean_rate);
+	e->c_load_rate += dl * (rate_bits_per_s - e->mean_rate);
+}
+
+int watch_est_users(const struct watch_est_result *r, double per_user_bits_per_s, double *fit, double *more)
+{
+	if (!r->available || !(per_user_bits_per_s > 0) || !(r->load_capacity_bits_per_s > 0))
+		return -EINVAL;
+	*fit = floor(r->load_capacity_bits_per_s / per_user_bits_per_s);
+	*more = floor((r->load_capacity_bits_per_s - r->measured_bits_per_s) / per_user_bits_per_s);
+	if (*more < 0)
+		*more = 0;
+	return 0;
+}
+
+/* r and the load's spread into OUT. */
+static void corr_finish(const struct watch_est *e, struct watch_est_result *out)
+{
+	out->corr_n = e->corr_n;
+	out->r = out->load_sd = NAN;
+	if (e->corr_n < 2)
+		return;
+	out->load_sd = sqrt(e->m2_load / e->corr_n);
+	if (e->m2_load > 0 && e->m2_rate > 0)
+		out->r = e->c_load_rate / sqrt(e->m2_load * e->m2_rate);
+	else if (e->m2_load > 0)
+		out->r = 0;	/* the load moved, the traffic did not */
+	out->r_judged = e->corr_n >= WATCH_EST_MIN_CORR_N && out->load_sd >= WATCH_EST_MIN_LOAD_SD &&
+			!isnan(out->r);
 }
 
 void watch_est_add(struct watch_est *e, double dt_s, double rate_bits_per_s, int cpu, double busy_pct)
@@ -23,6 +67,8 @@ void watch_est_add(struct watch_est *e, double dt_s, double rate_bits_per_s, int
 	e->intervals++;
 	if (!(dt_s > 0) || isnan(busy_pct))
 		return;
+	if (!isnan(rate_bits_per_s) && rate_bits_per_s >= 0)
+		watch_est_corr_add(e, busy_pct, rate_bits_per_s);
 	e->time_s += dt_s;
 	if (isnan(e->peak_busy_pct) || busy_pct > e->peak_busy_pct)
 		e->peak_busy_pct = busy_pct;
@@ -56,6 +102,8 @@ int watch_est_finish(const struct watch_est *e, double freq_mhz, int cores, doub
 	out->link_bits_per_s = link_bits_per_s > 0 ? link_bits_per_s : NAN;
 	out->measured_bits_per_s = out->measured_busy_pct = out->per_core_bits_per_s = NAN;
 	out->per_ghz_bits_per_s = out->uncapped_bits_per_s = out->total_bits_per_s = NAN;
+	out->load_capacity_bits_per_s = NAN;
+	corr_finish(e, out);
 
 	if (!e->intervals || !(e->time_s > 0)) {
 		snprintf(out->why, sizeof(out->why), "no complete interval with CPU data was observed");
@@ -83,7 +131,8 @@ int watch_est_finish(const struct watch_est *e, double freq_mhz, int cores, doub
 			 e->used, e->min_busy_pct);
 		return -ENODATA;
 	}
-	out->per_core_bits_per_s = out->measured_bits_per_s * 100.0 / out->measured_busy_pct;
+	out->load_capacity_bits_per_s = out->measured_bits_per_s * 100.0 / out->measured_busy_pct;
+	out->per_core_bits_per_s = out->load_capacity_bits_per_s / (e->load_cores > 1 ? e->load_cores : 1);
 	if (freq_mhz > 0)
 		out->per_ghz_bits_per_s = out->per_core_bits_per_s / (freq_mhz / 1000.0);
 	if (cores >= 1) {
@@ -93,6 +142,13 @@ int watch_est_finish(const struct watch_est *e, double freq_mhz, int cores, doub
 			out->total_bits_per_s = out->link_bits_per_s;
 			out->capped = true;
 		}
+	}
+	if (out->r_judged && out->r < WATCH_EST_MIN_R) {
+		snprintf(out->why, sizeof(out->why),
+			 "the load and the traffic did not move together: r = %.2f over %u intervals (below %.1f, "
+			 "with the load varying by %.1f points), so something other than this traffic drives the load",
+			 out->r, out->corr_n, WATCH_EST_MIN_R, out->load_sd);
+		return -ENODATA;
 	}
 	out->available = true;
 	return 0;

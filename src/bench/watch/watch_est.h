@@ -28,6 +28,21 @@
 
 #include "lib/compiler.h"
 
+/*
+ * The load-traffic correlation: Pearson's r over every interval with a
+ * known load and rate (not only the busy ones). Seed 004 found "no
+ * correlation between CPU load and traffic" on one supernode and could not
+ * trust its figure; the estimate is refused when r is below
+ * WATCH_EST_MIN_R while the load varied by at least WATCH_EST_MIN_LOAD_SD
+ * percentage points (standard deviation) over at least
+ * WATCH_EST_MIN_CORR_N intervals. A load that hardly varied (a core held
+ * at saturation the whole time) says nothing either way: r is then
+ * reported as not judged and the estimate stands.
+ */
+#define WATCH_EST_MIN_R 0.5
+#define WATCH_EST_MIN_LOAD_SD 5.0
+#define WATCH_EST_MIN_CORR_N 5
+
 /* Running sums over the intervals offered so far. Use as a value. */
 struct watch_est {
 	double min_busy_pct;	/* threshold for an interval to count */
@@ -39,6 +54,10 @@ struct watch_est {
 	double busy_s;		/* sum of busy % * dt over used intervals */
 	double peak_busy_pct;	/* highest busiest-core busy % of any interval; NaN none */
 	int cpu;		/* busiest core of the used intervals if always the same; -1 none, -2 mixed */
+	int load_cores;		/* the load offered is the mean of this many cores (1 after init) */
+	/* Correlation (Welford's co-moments): intervals, means, sums of squares and products. */
+	unsigned corr_n;
+	double mean_load, mean_rate, m2_load, m2_rate, c_load_rate;
 };
 
 struct watch_est_result {
@@ -57,6 +76,11 @@ struct watch_est_result {
 	double link_bits_per_s;		/* as given; NaN unknown */
 	bool capped;			/* the link was lower than P * cores */
 	double total_bits_per_s;	/* T; NaN when cores unknown */
+	double load_capacity_bits_per_s;	/* the load's cores at 100 %: R * 100 / B (P x load_cores) */
+	unsigned corr_n;		/* intervals in the correlation */
+	double r;			/* Pearson r of load and traffic; NaN when fewer than 2 intervals */
+	double load_sd;			/* standard deviation of the load, percentage points */
+	bool r_judged;			/* enough intervals and a varying load to judge r */
 };
 
 /* Starts an empty estimate counting intervals at least MIN_BUSY_PCT busy. */
@@ -71,12 +95,30 @@ void watch_est_init(struct watch_est *e, double min_busy_pct);
 void watch_est_add(struct watch_est *e, double dt_s, double rate_bits_per_s, int cpu, double busy_pct);
 
 /*
+ * Offers one interval's load and rate for the correlation only. Called by
+ * watch_est_add() for intervals with a known rate; exposed for tests.
+ */
+void watch_est_corr_add(struct watch_est *e, double load_pct, double rate_bits_per_s);
+
+/*
+ * Headroom in users: how many users of PER_USER bits/s the load's cores
+ * hold at 100 % (*FIT) and how many more fit beside the traffic measured
+ * (*MORE, at least 0), from an available R. Both floor()ed. Returns 0, or
+ * -EINVAL for a rate <= 0 or an unavailable estimate.
+ */
+MUST_CHECK int watch_est_users(const struct watch_est_result *r, double per_user_bits_per_s, double *fit,
+			       double *more);
+
+/*
  * Computes the estimate from E with the clock FREQ_MHZ (NaN unknown),
  * CORES (< 1 unknown) and the link speed LINK_BITS_PER_S (NaN or <= 0
  * unknown: uncapped). Returns 0 with OUT->available set, or -ENODATA with
  * OUT->why saying why there is no estimate (no interval, none busy
  * enough, no traffic in the busy ones); the counts in OUT are filled
- * either way.
+ * either way; also -ENODATA when r is judged and below WATCH_EST_MIN_R
+ * (the why gives r, the intervals and the load's spread). With a load
+ * that is the mean of several cores (load_cores), per core is
+ * R * 100 / (B x load_cores).
  */
 MUST_CHECK int watch_est_finish(const struct watch_est *e, double freq_mhz, int cores, double link_bits_per_s,
 				struct watch_est_result *out);
