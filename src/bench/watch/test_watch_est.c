@@ -175,6 +175,111 @@ static void test_custom_threshold(void **state)
 	assert_near(r.total_bits_per_s, 50 * M, 1e-12);
 }
 
+/* r of a load that follows the traffic is 1; of one that goes against it, -1; a ramp with noise in between. */
+static void test_correlation(void **state)
+{
+	struct watch_est e;
+	struct watch_est_result r;
+
+	(void)state;
+	watch_est_init(&e, 30);
+	for (int i = 0; i < 10; i++)
+		watch_est_add(&e, 0.25, (20 + 8 * i) * M, 1, 20 + 8 * i);	/* 20..92 % with the traffic */
+	assert_int_equal(watch_est_finish(&e, NAN, 2, NAN, &r), 0);
+	assert_near(r.r, 1, 1e-9);
+	assert_true(r.r_judged);
+	assert_int_equal(r.corr_n, 10);
+	assert_true(r.load_sd > WATCH_EST_MIN_LOAD_SD);
+
+	/* Seed 004's sn09: the load moved, the traffic did not follow: refused, saying why. */
+	watch_est_init(&e, 30);
+	for (int i = 0; i < 10; i++)
+		watch_est_add(&e, 0.25, (i % 2 ? 100 : 140) * M, 1, 40 + 5 * i);
+	assert_int_equal(watch_est_finish(&e, NAN, 2, NAN, &r), -ENODATA);
+	assert_false(r.available);
+	assert_true(r.r_judged);
+	assert_true(r.r < WATCH_EST_MIN_R);
+	assert_non_null(strstr(r.why, "did not move together"));
+	assert_non_null(strstr(r.why, "over 10 intervals"));
+	/* The figures are still there for the report. */
+	assert_true(r.measured_bits_per_s > 0);
+
+	/* A constant traffic under a moving load: r 0, refused. */
+	watch_est_init(&e, 30);
+	for (int i = 0; i < 6; i++)
+		watch_est_add(&e, 1, 100 * M, 1, 40 + 10 * i);
+	assert_int_equal(watch_est_finish(&e, NAN, 2, NAN, &r), -ENODATA);
+	assert_near(r.r, 0, 1e-12);
+
+	/* A saturated core the whole time: r not judged, the estimate stands. */
+	watch_est_init(&e, 70);
+	for (int i = 0; i < 10; i++)
+		watch_est_add(&e, 1, (200 + i) * M, 1, 99 + (i % 2));
+	assert_int_equal(watch_est_finish(&e, NAN, 2, NAN, &r), 0);
+	assert_false(r.r_judged);
+	assert_true(r.load_sd < WATCH_EST_MIN_LOAD_SD);
+
+	/* Too few intervals: not judged. */
+	watch_est_init(&e, 30);
+	watch_est_add(&e, 1, 100 * M, 1, 40);
+	watch_est_add(&e, 1, 10 * M, 1, 90);
+	assert_int_equal(watch_est_finish(&e, NAN, 2, NAN, &r), 0);
+	assert_false(r.r_judged);
+	assert_near(r.r, -1, 1e-9);
+}
+
+/* Large rates with a small spread: the co-moments keep r exact where sums of squares would cancel. */
+static void test_correlation_precision(void **state)
+{
+	struct watch_est e;
+
+	(void)state;
+	watch_est_init(&e, 0);
+	for (int i = 0; i < 1000; i++)
+		watch_est_corr_add(&e, 50 + (i % 10), 40 * G + (i % 10) * 1e3);
+	assert_near(e.c_load_rate / sqrt(e.m2_load * e.m2_rate), 1, 1e-9);
+}
+
+/* Seed 004, sn08 with 2 Mbit/s users: 250 Mbit/s per core holds 125; at 225 Mbit/s, 12 more fit. */
+static void test_users(void **state)
+{
+	struct watch_est e;
+	struct watch_est_result r;
+	double fit, more;
+
+	(void)state;
+	watch_est_init(&e, 70);
+	for (int i = 0; i < 10; i++)
+		watch_est_add(&e, 1.0, 225 * M, 0, 90);
+	assert_int_equal(watch_est_finish(&e, 3400, 7, 1 * G, &r), 0);
+	assert_int_equal(watch_est_users(&r, 2 * M, &fit, &more), 0);
+	assert_near(fit, 125, 1e-12);
+	assert_near(more, 12, 1e-12);
+	assert_int_equal(watch_est_users(&r, 0, &fit, &more), -EINVAL);
+	/* Over capacity already (a load past 100 % cannot happen, but the floor is 0). */
+	r.measured_bits_per_s = 300 * M;
+	assert_int_equal(watch_est_users(&r, 2 * M, &fit, &more), 0);
+	assert_near(more, 0, 0);
+	r.available = false;
+	assert_int_equal(watch_est_users(&r, 2 * M, &fit, &more), -EINVAL);
+}
+
+/* --cpu 0-1: the load is the mean of two cores; per core is half of the two cores' capacity. */
+static void test_load_cores(void **state)
+{
+	struct watch_est e;
+	struct watch_est_result r;
+
+	(void)state;
+	watch_est_init(&e, 30);
+	e.load_cores = 2;
+	watch_est_add(&e, 1.0, 100 * M, -3, 50);	/* both cores half busy carry 100 Mbit/s */
+	assert_int_equal(watch_est_finish(&e, NAN, 2, NAN, &r), 0);
+	assert_near(r.load_capacity_bits_per_s, 200 * M, 1e-12);
+	assert_near(r.per_core_bits_per_s, 100 * M, 1e-12);
+	assert_int_equal(r.cpu, -3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -186,6 +291,10 @@ int main(void)
 		cmocka_unit_test(test_unavailable_not_busy),
 		cmocka_unit_test(test_unavailable_no_traffic),
 		cmocka_unit_test(test_custom_threshold),
+		cmocka_unit_test(test_correlation),
+		cmocka_unit_test(test_correlation_precision),
+		cmocka_unit_test(test_users),
+		cmocka_unit_test(test_load_cores),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
