@@ -184,7 +184,7 @@ jqt "lo: the estimate's arithmetic holds (or it says why it is unavailable)" '.r
 			and (.est_total_bits_per_second - .est_per_core_bits_per_second * .est_cores | fabs) < 1
 			and .est_measured_busy_percent >= 70)
 		and ([.notes[] | select(test("^ESTIMATE"))] | length >= 2)
-		and ([.notes[] | select(test("uncapped"))] | length == 1)
+		and ([.notes[] | select(test("uncapped|not capped: link speed unknown .virtual interface"))] | length == 1)
 		and (.labels.est_per_core_bits_per_second | test("ESTIMATE"))
 	else (.method.estimate | test("unavailable: .*70 %")) end' "$T_TMP/lo.json"
 jqt "lo: per GHz names its frequency source" '.results[0] |
