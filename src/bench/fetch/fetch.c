@@ -39,6 +39,11 @@
  * and divided by the elapsed time) and, for ranges, the stop-and-wait
  * ceiling block / fastest request. The candidate limiters it offers the
  * verdict (the round trip, the TCP window, the link) are fetch_judge.c's.
+ *
+ * --rtt D emulates a round trip where netem is missing: a request is
+ * decided as usual but written D later, and counts as sent from the
+ * decision (see plan()). --server-pid reads a local server's CPU with
+ * core/procwatch at the first request and right after the last byte.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -1199,7 +1204,7 @@ const struct bench bench_fetch = {
 	.name = "fetch",
 	.summary = "HTTP/1.1 download, whole or in pipelined Range blocks, with dl's progress line",
 	.usage = "URL [--block SIZE [--depth N]] [--output FILE|-] [--timeout D] [--speed-limit RATE] "
-		 "[--speed-time D] [--max-time D] [--max-size SIZE]",
+		 "[--speed-time D] [--max-time D] [--max-size SIZE] [--rtt D] [--server-pid PID]",
 	.description =
 		"Downloads URL (http:// only, no TLS) from any HTTP/1.1 server: one GET of the whole\n"
 		"resource, or with --block Range requests of that size, --depth of them pipelined on\n"
@@ -1211,7 +1216,9 @@ const struct bench bench_fetch = {
 		"--output FILE gets the body only when it is complete; with --output - the body goes\n"
 		"to standard output and the result to standard error. A stalled download ends:\n"
 		"below --speed-limit (1 KiB/s) for --speed-time (10s), past --max-time, or with a\n"
-		"body over --max-size. See docs/fetch.md.",
+		"body over --max-size. --rtt D emulates a round trip where netem is missing (each\n"
+		"request held back D by the client); --server-pid PID gives a local server's CPU per GB\n"
+		"over the download. See docs/fetch.md.",
 	.flags = BENCH_NETWORK | BENCH_NO_TIME,
 	.opts = fetch_options,
 	.opts_size = sizeof(struct fetch_opts),

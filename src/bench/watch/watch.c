@@ -8,9 +8,12 @@
  * disk's requests. On a terminal the current interval is shown as one
  * progress line on stderr; the result holds the totals, the runner's
  * sampler attaches the time series, and at the end comes seed 004's
- * capacity estimate (core/../bench/watch_est.h): traffic divided by the
- * busiest core's load, extrapolated to 100 %, per GHz, times the cores,
- * capped by the link -- labelled as an estimate everywhere it appears.
+ * capacity estimate (bench/watch/watch_est.h): traffic (less a baseline)
+ * divided by the load of the daemon's core (--cpu, else the --pid
+ * process's core per interval, else the busiest), extrapolated to 100 %,
+ * per GHz, times the cores, capped by the link (never a virtual
+ * interface's), with the load-traffic correlation and the headroom in
+ * users -- labelled as an estimate everywhere it appears.
  *
  * Without --time the watch runs until SIGINT/SIGTERM, which is then its
  * normal end, not a failure. A watched process that exits ends the watch
@@ -1038,17 +1041,21 @@ out:
 const struct bench bench_watch = {
 	.name = "watch",
 	.summary = "observe a running process, interface and disk; busiest core; capacity estimate",
-	.usage = "[--pid PID|--name NAME] [--iface IF] [--disk DEV] [options]",
+	.usage = "[--pid PID|--name NAME] [--iface IF] [--disk DEV] [--cpu LIST] [--baseline RATE|--baseline-time D] "
+		 "[--per-user RATE] [options]",
 	.description =
 		"Observes the running system without adding load: per-CPU busy, softirq and steal with\n"
 		"the busiest core; a process's CPU over all its threads, its RSS and the CPUs its\n"
 		"threads ran on; an interface's bits/s; a disk's requests. On a terminal the current\n"
 		"interval is shown on one line (stderr); the result holds the totals and the time series.\n"
 		"Runs for --time, or until Ctrl-C (the normal end of a watch). A process that exits ends\n"
-		"the watch with a note. At the end, a capacity ESTIMATE: the interface's traffic\n"
-		"divided by the busiest core's load (only intervals at least --min-busy busy), extrapolated\n"
-		"to 100 %, per GHz (the frequency source is named), times the online cores, capped by the\n"
-		"link speed (or --uplink). See docs/watch.md.",
+		"the watch with a note. At the end, a capacity ESTIMATE: the interface's traffic (less a\n"
+		"--baseline) divided by the load of the daemon's core -- the --cpu cores, else the core the\n"
+		"--pid process ran on, else the busiest -- over the intervals at least --min-busy busy,\n"
+		"extrapolated to 100 %, per GHz (the frequency source is named), times the online cores,\n"
+		"capped by the link speed (or --uplink; a virtual interface has none). The load-traffic\n"
+		"correlation r is reported and the estimate refused when r < 0.5 with a varying load;\n"
+		"--per-user gives the headroom in users. See docs/watch.md.",
 	.flags = BENCH_NO_IO | BENCH_UNTIL_SIGNAL,
 	.opts = watch_options,
 	.opts_size = sizeof(struct watch_opts),
