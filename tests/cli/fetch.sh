@@ -224,36 +224,12 @@ SRC=$(sum "$NX/www/file.bin")
 port_free() { ! ss -Htan "( sport = :$1 )" 2>/dev/null | grep -q .; }
 PORT=$((41000 + $$ % 2000))
 while ! port_free $PORT; do PORT=$((PORT + 1)); done
-USER_LINE=""
-[ "$(id -u)" = 0 ] && USER_LINE="user root;"
-cat >"$NX/nginx.conf" <<EOF
-$USER_LINE
-worker_processes 1;
-daemon off;
-pid $NX/nginx.pid;
-error_log $NX/logs/error.log;
-events { worker_connections 64; }
-http {
-	access_log off;
-	default_type application/octet-stream;
-	client_body_temp_path $NX/tmp/body;
-	proxy_temp_path $NX/tmp/proxy;
-	fastcgi_temp_path $NX/tmp/fastcgi;
-	uwsgi_temp_path $NX/tmp/uwsgi;
-	scgi_temp_path $NX/tmp/scgi;
-	keepalive_requests 100;
-	server {
-		listen 127.0.0.1:$PORT;
-		root $NX/www;
-		location /slow/ { alias $NX/www/; limit_rate 2m; }
-	}
-}
-EOF
-nginx -c "$NX/nginx.conf" -p "$NX" -e "$NX/logs/error.log" &
-PIDS="$PIDS $!"
-n=0
-while ! ss -Hltn "( sport = :$PORT )" 2>/dev/null | grep -q . && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
-if [ $n -ge 50 ]; then
+. "$(dirname "$0")/nginxlib.sh"
+nginx_start "$NX" "$PORT" "worker_processes 1;" "keepalive_requests 100;" \
+	"location /slow/ { alias $NX/www/; limit_rate 2m; }"
+ok_start=$?
+PIDS="$PIDS $NGINX_PID"
+if [ $ok_start != 0 ]; then
 	not_ok "nginx started" "$(cat "$NX/logs/error.log" 2>/dev/null)"
 	done_testing
 	exit

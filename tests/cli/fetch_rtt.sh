@@ -46,38 +46,18 @@ wait_listen() {
 	[ $n -lt 50 ]
 }
 NX="$T_TMP/nginx"
-mkdir -p "$NX/www" "$NX/logs" "$NX/tmp"
+mkdir -p "$NX/www"
 head -c 6291456 /dev/urandom >"$NX/www/file.bin"
 # Sparse: served from the page cache's zero page, no disk behind it.
 truncate -s 256M "$NX/www/big.bin"
 PORT=$(free_port $((43000 + $$ % 1000)))
-USER_LINE=""
-[ "$(id -u)" = 0 ] && USER_LINE="user root;"
 # One process (no master): its PID is the one that serves.
-cat >"$NX/nginx.conf" <<EOF
-$USER_LINE
-master_process off;
-daemon off;
-pid $NX/nginx.pid;
-error_log $NX/logs/error.log;
-events { worker_connections 64; }
-http {
-	access_log off;
-	sendfile on;
-	default_type application/octet-stream;
-	client_body_temp_path $NX/tmp/body;
-	proxy_temp_path $NX/tmp/proxy;
-	fastcgi_temp_path $NX/tmp/fastcgi;
-	uwsgi_temp_path $NX/tmp/uwsgi;
-	scgi_temp_path $NX/tmp/scgi;
-	keepalive_requests 1000;
-	server { listen 127.0.0.1:$PORT; root $NX/www; }
-}
-EOF
-nginx -c "$NX/nginx.conf" -p "$NX" -e "$NX/logs/error.log" >/dev/null 2>&1 </dev/null &
-NGINX=$!
+. "$(dirname "$0")/nginxlib.sh"
+nginx_start "$NX" "$PORT" "master_process off;" "sendfile on; keepalive_requests 1000;" ""
+ok_start=$?
+NGINX=$NGINX_PID
 PIDS="$PIDS $NGINX"
-if ! wait_listen "$PORT"; then
+if [ $ok_start != 0 ]; then
 	not_ok "nginx started" "$(cat "$NX/logs/error.log" 2>/dev/null)"
 	done_testing
 	exit
