@@ -26,6 +26,8 @@ run fetch http://127.0.0.1:1/x --server-pid 2147483000
 check "--server-pid of no process: exit 2, one line" sh -c "[ $RC = 2 ] && [ \$(wc -l <'$T_TMP/err') = 1 ] && grep -q 'no process' '$T_TMP/err'"
 run fetch http://127.0.0.1:1/x --rtt 5q
 check "--rtt 5q: exit 2" [ "$RC" = 2 ]
+run fetch http://127.0.0.1:1/x --rtt 2s --timeout 1s
+check "--rtt not shorter than --timeout: exit 2, one line" sh -c "[ $RC = 2 ] && [ \$(wc -l <'$T_TMP/err') = 1 ] && grep -q -- '--timeout' '$T_TMP/err'"
 run fetch --help
 check "--help names --rtt and --server-pid" sh -c "grep -q -- --rtt '$T_TMP/out' && grep -q -- --server-pid '$T_TMP/out'"
 

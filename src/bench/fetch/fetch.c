@@ -156,6 +156,12 @@ static int fetch_check(void *p, const struct bench_env *env, char *err, size_t e
 	}
 	if (!o->depth)
 		o->depth = 1;
+	if (o->rtt_ns && o->rtt_ns >= o->timeout_ns) {
+		/* A request held that long would be given up on before it is sent. */
+		snprintf(err, errlen, "option '--rtt' must be shorter than '--timeout' (%.3g s)",
+			 (double)o->timeout_ns / 1e9);
+		return -EINVAL;
+	}
 	if (o->output && !*o->output) {
 		snprintf(err, errlen, "option '--output': empty file name");
 		return -EINVAL;
