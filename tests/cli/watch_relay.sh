@@ -8,7 +8,7 @@
 # (the relay's core), not cpu0's; report the load-traffic correlation r and
 # the headroom in users (--per-user); and over veth say the link speed is
 # unknown (virtual interface) instead of capping the total. --cpu 1 names
-# the core directly; --baseline is subtracted. net client --capacity over
+# the core directly; --baseline is subtracted, --baseline-time measured. net client --capacity over
 # the same veth says the same about the link. Needs root and two CPUs;
 # skipped with the reason otherwise. Speeds are never asserted. Everything
 # started here is killed by PID, the namespace and veth deleted by name, in
@@ -109,6 +109,12 @@ jqt "--baseline: subtracted, said in the method" \
 	'.results[0] | (.method.estimate | test("- baseline")) or (.notes | any(test("capacity estimate unavailable")))' \
 	"$T_TMP/out"
 sleep 2
+
+# --- --baseline-time: an idle window measured first ----------------------------
+run watch --cpu 1 --iface "$VA" --baseline-time 500ms --time 1s --interval 250ms --json --no-history
+jqt "--baseline-time: the idle window's traffic and load measured first, said in the method" \
+	'.results[0] | .status == "ok" and (.metrics | .baseline_traffic_bits_per_second >= 0 and
+	 (.baseline_load_percent | . >= 0 and . <= 100)) and (.method.baseline | test("before the watch"))' "$T_TMP/out"
 
 # --- bad combinations: exit 2, one line ----------------------------------------
 run watch --baseline 1M --baseline-time 1s --iface "$VA" --time 1s
