@@ -27,16 +27,26 @@
  * swap device while it exists. Note that swap is global: while the file
  * is enabled, any process on the box may swap to it.
  *
- * Teardown, in this order: kill what still runs in the cgroup, remove the
- * cgroup, swapoff(2) the file, remove it. sandbox_destroy() does it on
- * the normal and error paths. For the ways out that skip it -- a second
- * Ctrl-C, SIGKILL, a crash -- sandbox_create() first forks a small
- * guardian process: it ignores SIGINT, SIGTERM, SIGHUP and SIGQUIT,
- * holds one end of a socket pair, and learns the path of each object
- * right after it is made. When the other end closes without the "all torn
- * down" message (the owner died), the guardian tears down what it was
- * told about. The window between making an object and telling the
- * guardian is one send(2).
+ * Or a swap device the user gives (opts.swap_dev: a partition, a loop
+ * device): it must have a swap signature, or get one written here only
+ * with opts.mkswap_ok, and is refused when it holds a file system, a
+ * container or a partition table (core/swapdev.h names the signatures
+ * checked) or is mounted. It is enabled with swapon(2) at
+ * SANDBOX_SWAP_PRIO; when it already was active swap, it is disabled and
+ * enabled again at that priority, and teardown disables it and enables it
+ * at its old priority (a negative, kernel-given priority comes back as the
+ * kernel's next one; discard flags are not known from /proc/swaps and not
+ * restored). A device that was not swap is disabled again.
+ *
+ * Teardown, in this order: put the caller back in its own cgroup when it
+ * entered the sandbox (sandbox_enter()), kill what still runs in the
+ * cgroup, remove the cgroup, swapoff(2) the file (or restore the device),
+ * remove the file. sandbox_destroy() does it on the normal and error
+ * paths. For the ways out that skip it -- a second Ctrl-C, SIGKILL, a
+ * crash -- sandbox_create() first starts a guardian (core/guardian.h) and
+ * registers each object right after it is made: when engpass dies, the
+ * guardian undoes what is still registered. The window between making an
+ * object and telling the guardian is one send(2).
  *
  * Threads and fork: the caller may have threads (the sampler), so a child
  * forked by sandbox_spawn() and the guardian only use async-signal-safe
@@ -69,7 +79,21 @@ struct sandbox_opts {
 	uint64_t limit_bytes;	/* memory limit of the cgroup, > 0 */
 	uint64_t swap_bytes;	/* own swap file size; 0 = none (system swap, if any, applies) */
 	const char *swap_dir;	/* where the swap file goes; required when swap_bytes > 0 */
-	const char *proc_root;	/* "/proc"; NULL means "/proc" (mountinfo, self/cgroup) */
+	const char *proc_root;	/* "/proc"; NULL means "/proc" (mountinfo, self/cgroup, swaps) */
+	const char *swap_dev;	/* a block device to swap on instead of a file; NULL = none */
+	bool mkswap_ok;		/* swap_dev without a swap signature may get one */
+};
+
+/* The sandbox's swap as sandbox_swap_info() describes it; path NULL without one. */
+struct sandbox_swap {
+	const char *path;	/* the file or the device (owned by the sandbox) */
+	const char *kind;	/* "file" or "device" (static) */
+	uint64_t bytes;		/* its size */
+	int priority;		/* swapon priority during the run: SANDBOX_SWAP_PRIO */
+	bool was_active;	/* a device that was active swap before, at old_priority */
+	int old_priority;
+	bool mkswapped;		/* a swap signature was written to the device (opts.mkswap_ok) */
+	const char *alloc;	/* a file's allocation (sandbox_swap_alloc()), else NULL */
 };
 
 /* Where the memory controller lives, as found by sandbox_find_memcg(). */
@@ -146,6 +170,19 @@ MUST_CHECK int sandbox_create(struct sandbox **out, const struct sandbox_opts *o
  */
 MUST_CHECK int sandbox_spawn(struct sandbox *sb, int (*fn)(void *), void *arg, pid_t *pid);
 
+/*
+ * Moves the calling process (all its threads) into the sandbox's cgroup:
+ * what it allocates from now on, and every child it forks, is charged to
+ * the sandbox (memory charged before stays where it was). sandbox_leave()
+ * moves it back into its own cgroup; sandbox_destroy() does that first
+ * when it was not done. Returns 0 or -errno.
+ */
+MUST_CHECK int sandbox_enter(struct sandbox *sb);
+MUST_CHECK int sandbox_leave(struct sandbox *sb);
+
+/* Describes the sandbox's swap (file or device) into OUT. */
+void sandbox_swap_info(const struct sandbox *sb, struct sandbox_swap *out);
+
 /* Reads the sandbox cgroup's figures into ST. Returns 0, or -errno when the cgroup cannot be read. */
 MUST_CHECK int sandbox_stat(const struct sandbox *sb, struct sandbox_stat *st);
 
@@ -159,8 +196,8 @@ uint64_t sandbox_limit_bytes(const struct sandbox *sb);
 const char *sandbox_swap_alloc(const struct sandbox *sb);
 
 /*
- * Tears the sandbox down (kill the tasks still in the cgroup, remove it,
- * swapoff and remove the swap file), tells the guardian all is done,
+ * Tears the sandbox down (leave it, kill the tasks still in the cgroup,
+ * remove it, swapoff and remove the swap file or restore the device), tells the guardian all is done,
  * reaps it and frees SB. Reap your own children first: the caller's
  * unreaped children are killed here but, as zombies, may keep the cgroup
  * busy for the 10 s the removal is retried. Returns 0, or the first
