@@ -29,7 +29,9 @@
 
 #include "core/guardian.h"
 #include "core/proc.h"
+#include "core/result.h"
 #include "core/swapdev.h"
+#include "lib/units.h"
 #include "lib/xalloc.h"
 
 #define SB_PATH 4096
@@ -483,11 +485,82 @@ static int make_swapfile(struct sandbox *sb, const struct sandbox_opts *o, char 
  * active swap it is disabled and enabled again at that priority; teardown
  * puts the old priority back.
  */
-static int make_swapdev(struct sandbox *sb, const struct sandbox_opts *o, char *err, size_t errlen)
+int sandbox_check_swapdev(const char *path, bool mkswap_ok, const char *proc_root, struct sandbox_swapdev *out,
+			  char *err, size_t errlen)
 {
-	const char *proc = o->proc_root ? o->proc_root : "/proc", *what = NULL;
 	struct swapdev_state ss;
 	struct stat st;
+	unsigned char *head;
+	ssize_t n;
+	int fd, r;
+
+	memset(out, 0, sizeof(*out));
+	if (stat(path, &st)) {
+		r = -errno;
+		set_err(err, errlen, "cannot use swap device '%s': %s", path, strerror(-r));
+		return r;
+	}
+	if (!S_ISBLK(st.st_mode)) {
+		set_err(err, errlen, "swap device '%s' is not a block device", path);
+		return -ENOTBLK;
+	}
+	if ((r = swapdev_state_read(proc_root, path, &ss))) {
+		set_err(err, errlen, "cannot read '%s/swaps': %s", proc_root ? proc_root : "/proc", strerror(-r));
+		return r;
+	}
+	if (ss.active) {
+		out->active = true;
+		out->priority = ss.priority;
+		out->bytes = ss.size_bytes > 0 ? (uint64_t)ss.size_bytes : 0;
+		out->sig = SWAPDEV_SIG_SWAP;
+		return 0;
+	}
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 || ioctl(fd, BLKGETSIZE64, &out->bytes)) {
+		r = -errno;
+		set_err(err, errlen, "cannot read swap device '%s': %s", path, strerror(-r));
+		if (fd >= 0)
+			close(fd);
+		return r;
+	}
+	if (out->bytes < SANDBOX_SWAP_MIN_PAGES * page_bytes()) {
+		set_err(err, errlen, "swap device '%s' holds %llu bytes, too small for swap (or a loop device with "
+			"nothing attached)", path, (unsigned long long)out->bytes);
+		close(fd);
+		return -ENOSPC;
+	}
+	head = xcalloc(1, SWAPDEV_PROBE_BYTES);
+	n = pread(fd, head, SWAPDEV_PROBE_BYTES, 0);
+	r = n < 0 ? -errno : 0;
+	close(fd);
+	if (!r)
+		out->sig = (int)swapdev_signature(head, (size_t)n, &out->what);
+	free(head);
+	if (r) {
+		set_err(err, errlen, "cannot read swap device '%s': %s", path, strerror(-r));
+		return r;
+	}
+	if (out->sig == SWAPDEV_SIG_OTHER) {
+		set_err(err, errlen, "refusing swap device '%s': it holds %s (found by its superblock signature); "
+			"engpass never writes over one", path, out->what);
+		return -EEXIST;
+	}
+	if (out->sig == SWAPDEV_SIG_NONE && !mkswap_ok) {
+		set_err(err, errlen, "swap device '%s' has no swap signature; --mkswap-ok lets engpass write one "
+			"(what the device holds is lost)", path);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The user's swap device O->swap_dev (checked by sandbox_check_swapdev();
+ * a swap signature is written when it has none and O->mkswap_ok), enabled
+ * at SANDBOX_SWAP_PRIO. When it already is active swap it is disabled and
+ * enabled again at that priority; teardown puts the old priority back.
+ */
+static int make_swapdev(struct sandbox *sb, const struct sandbox_opts *o, char *err, size_t errlen)
+{
+	struct sandbox_swapdev d;
 	int r;
 
 	sb->swap_dev = true;
@@ -495,31 +568,15 @@ static int make_swapdev(struct sandbox *sb, const struct sandbox_opts *o, char *
 		set_err(err, errlen, "swap device name '%s' is too long", o->swap_dev);
 		return -ENAMETOOLONG;
 	}
-	if (stat(sb->swap_path, &st)) {
-		r = -errno;
-		set_err(err, errlen, "cannot use swap device '%s': %s", sb->swap_path, strerror(-r));
+	if ((r = sandbox_check_swapdev(sb->swap_path, o->mkswap_ok, o->proc_root, &d, err, errlen)))
 		return r;
-	}
-	if (!S_ISBLK(st.st_mode)) {
-		set_err(err, errlen, "swap device '%s' is not a block device", sb->swap_path);
-		return -ENOTBLK;
-	}
-	if ((r = swapdev_state_read(proc, sb->swap_path, &ss))) {
-		set_err(err, errlen, "cannot read '%s/swaps': %s", proc, strerror(-r));
-		return r;
-	}
-	if (ss.active) {
-		sb->was_active = true;
-		sb->old_prio = ss.priority;
-		sb->swap_bytes = ss.size_bytes > 0 ? (uint64_t)ss.size_bytes : 0;
-		sb->restore_flags = prio_flags(ss.priority);
-	} else {
+	sb->was_active = d.active;
+	sb->old_prio = d.priority;
+	sb->swap_bytes = d.bytes / page_bytes() * page_bytes();
+	sb->restore_flags = d.active ? prio_flags(d.priority) : -1;
+	if (!d.active) {
 		/* O_EXCL on a block device: EBUSY when it is mounted or held by another user. */
 		int fd = open(sb->swap_path, O_RDWR | O_EXCL | O_CLOEXEC);
-		unsigned char *head;
-		uint64_t size = 0;
-		ssize_t n;
-		enum swapdev_sig sig;
 
 		if (fd < 0) {
 			r = -errno;
@@ -527,39 +584,15 @@ static int make_swapdev(struct sandbox *sb, const struct sandbox_opts *o, char *
 				r == -EBUSY ? " (it is mounted or in use)" : "");
 			return r;
 		}
-		if (ioctl(fd, BLKGETSIZE64, &size)) {
-			r = -errno;
-			set_err(err, errlen, "cannot read the size of '%s': %s", sb->swap_path, strerror(-r));
-			close(fd);
-			return r;
-		}
-		head = xcalloc(1, SWAPDEV_PROBE_BYTES);
-		n = pread(fd, head, SWAPDEV_PROBE_BYTES, 0);
-		sig = n < 0 ? SWAPDEV_SIG_NONE : swapdev_signature(head, (size_t)n, &what);
-		free(head);
-		r = n < 0 ? -errno : 0;
-		if (r)
-			set_err(err, errlen, "cannot read '%s': %s", sb->swap_path, strerror(-r));
-		else if (sig == SWAPDEV_SIG_OTHER) {
-			set_err(err, errlen, "refusing swap device '%s': it holds %s (its superblock signature); engpass "
-				"never writes over one", sb->swap_path, what);
-			r = -EEXIST;
-		} else if (sig == SWAPDEV_SIG_NONE && !o->mkswap_ok) {
-			set_err(err, errlen, "swap device '%s' has no swap signature; --mkswap-ok lets engpass write one "
-				"(what the device holds is lost)", sb->swap_path);
-			r = -EINVAL;
-		} else if (sig == SWAPDEV_SIG_NONE) {
-			if ((r = write_swap_header(fd, size)))
+		if (d.sig == SWAPDEV_SIG_NONE) {
+			if ((r = write_swap_header(fd, d.bytes)))
 				set_err(err, errlen, "cannot write a swap header to '%s': %s", sb->swap_path,
 					strerror(-r));
-			else
-				sb->mkswapped = true;
+			sb->mkswapped = !r;
 		}
 		close(fd);
 		if (r)
 			return r;
-		sb->swap_bytes = size / page_bytes() * page_bytes();
-		sb->restore_flags = -1;
 	}
 	/* From here on the device's state is ours to restore. */
 	if ((r = guard(sb, GUARDIAN_SWAP, sb->swap_path, sb->restore_flags, &sb->swap_id, err, errlen)))
@@ -908,6 +941,32 @@ void sandbox_swap_info(const struct sandbox *sb, struct sandbox_swap *out)
 	out->old_priority = sb->old_prio;
 	out->mkswapped = sb->mkswapped;
 	out->alloc = sb->swap_dev ? NULL : sb->swap_alloc;
+}
+
+void sandbox_swap_result(const struct sandbox_swap *sw, struct result *res)
+{
+	char b1[UNITS_FMT_LEN];
+
+	if (!sw->path) {
+		result_param(res, "swap", "none of its own (system swap applies)");
+		return;
+	}
+	result_param(res, "swap", "%s %s, %s, swapon priority %d%s%s%s", sw->kind, sw->path, units_fmt_bytes(b1, sizeof(b1), sw->bytes),
+		     sw->priority, sw->alloc ? ", " : "", sw->alloc ? sw->alloc : "",
+		     !strcmp(sw->kind, "file") ? " (made for the run, removed afterwards)"
+		     : sw->was_active ? " (was active swap: priority raised for the run, restored afterwards)"
+		     : sw->mkswapped ? " (swap signature written by engpass, --mkswap-ok; disabled afterwards)"
+				     : " (was not active: disabled afterwards)");
+	result_param(res, "swap_kind", "%s", sw->kind);
+	result_param(res, "swap_size_bytes", "%llu", (unsigned long long)sw->bytes);
+	result_param(res, "swap_priority", "%d", sw->priority);
+	if (sw->was_active)
+		result_param(res, "swap_priority_before", "%d", sw->old_priority);
+	result_method(res, "swap", "%s", !strcmp(sw->kind, "file")
+		      ? "engpass's own swap file, enabled with swapon(2) at the top priority for the run"
+		      : "the given block device, enabled with swapon(2) at the top priority for the run (the previous "
+			"state and priority, from /proc/swaps, restored afterwards, also after SIGKILL by a guardian "
+			"process)");
 }
 
 int sandbox_destroy(struct sandbox *sb, char *err, size_t errlen)

@@ -146,6 +146,27 @@ MUST_CHECK int sandbox_swap_header(void *page, size_t page_size, uint64_t file_b
  */
 MUST_CHECK int sandbox_check_swapdir(const char *dir, uint64_t bytes, const char **fsname);
 
+/* What sandbox_check_swapdev() found. */
+struct sandbox_swapdev {
+	bool active;		/* active swap already (then priority is its priority) */
+	int priority;
+	uint64_t bytes;		/* its size */
+	int sig;		/* enum swapdev_sig (core/swapdev.h) */
+	const char *what;	/* the signature's name, static; NULL for none */
+};
+
+/*
+ * Checks that PATH can be the sandbox's swap device: a block device that
+ * is active swap already, or holds a swap signature, or holds none and
+ * MKSWAP_OK is set; never one with a file system, container or partition
+ * table signature. Reads PROC_ROOT/swaps (NULL: "/proc") and the device's
+ * start; writes nothing. Returns 0 with OUT filled, or -errno with one
+ * line in ERR: -ENOTBLK, -EEXIST (a foreign signature: refused), -EINVAL
+ * (no swap signature without MKSWAP_OK), -errno of stat/open/read.
+ */
+MUST_CHECK int sandbox_check_swapdev(const char *path, bool mkswap_ok, const char *proc_root,
+				     struct sandbox_swapdev *out, char *err, size_t errlen);
+
 /*
  * Creates the sandbox: the guardian, the cgroup with its limit, and the
  * swap file when OPTS->swap_bytes > 0 (see the top of this file). On
@@ -182,6 +203,15 @@ MUST_CHECK int sandbox_leave(struct sandbox *sb);
 
 /* Describes the sandbox's swap (file or device) into OUT. */
 void sandbox_swap_info(const struct sandbox *sb, struct sandbox_swap *out);
+
+/*
+ * Names SW in RES: the parameter "swap" (kind, path, size, priority, what
+ * happens to it afterwards), swap_kind, swap_size_bytes, swap_priority
+ * (and swap_priority_before for a device that was active swap), and the
+ * method "swap". Without a swap of its own: "swap" says so, nothing else.
+ */
+struct result;
+void sandbox_swap_result(const struct sandbox_swap *sw, struct result *res);
 
 /* Reads the sandbox cgroup's figures into ST. Returns 0, or -errno when the cgroup cannot be read. */
 MUST_CHECK int sandbox_stat(const struct sandbox *sb, struct sandbox_stat *st);
