@@ -485,6 +485,28 @@ static int make_swapfile(struct sandbox *sb, const struct sandbox_opts *o, char 
  * active swap it is disabled and enabled again at that priority; teardown
  * puts the old priority back.
  */
+int sandbox_swap_parse(const char *text, struct sandbox_swap_spec *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!strcmp(text, "none"))
+		return 0;
+	if (!strcmp(text, "file")) {
+		out->kind = SANDBOX_SWAP_FILE;
+		return 0;
+	}
+	if (!strncmp(text, "file:", 5) && text[5]) {
+		out->kind = SANDBOX_SWAP_FILE;
+		out->dir = text + 5;
+		return 0;
+	}
+	if (!strncmp(text, "dev:", 4) && text[4]) {
+		out->kind = SANDBOX_SWAP_DEV;
+		out->dev = text + 4;
+		return 0;
+	}
+	return -EINVAL;
+}
+
 int sandbox_check_swapdev(const char *path, bool mkswap_ok, const char *proc_root, struct sandbox_swapdev *out,
 			  char *err, size_t errlen)
 {

@@ -146,6 +146,25 @@ MUST_CHECK int sandbox_swap_header(void *page, size_t page_size, uint64_t file_b
  */
 MUST_CHECK int sandbox_check_swapdir(const char *dir, uint64_t bytes, const char **fsname);
 
+/* The text of a --swap option, as sandbox_swap_parse() reads it. */
+enum sandbox_swap_kind {
+	SANDBOX_SWAP_NONE = 0,	/* "none": no swap of its own */
+	SANDBOX_SWAP_FILE,	/* "file" or "file:DIR": its own swap file */
+	SANDBOX_SWAP_DEV,	/* "dev:DEVICE" */
+};
+
+struct sandbox_swap_spec {
+	enum sandbox_swap_kind kind;
+	const char *dir;	/* FILE: DIR, or NULL for "file" (the caller's default); points into the text */
+	const char *dev;	/* DEV: the device; points into the text */
+};
+
+/*
+ * Reads TEXT: "none", "file", "file:DIR" or "dev:DEVICE" (DIR and DEVICE
+ * not empty). Returns 0 with OUT filled, or -EINVAL.
+ */
+MUST_CHECK int sandbox_swap_parse(const char *text, struct sandbox_swap_spec *out);
+
 /* What sandbox_check_swapdev() found. */
 struct sandbox_swapdev {
 	bool active;		/* active swap already (then priority is its priority) */

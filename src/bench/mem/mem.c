@@ -181,33 +181,32 @@ static int check_sandbox(struct mem_opts *o, char *err, size_t errlen)
  */
 static int resolve_swap(struct mem_opts *o, char *err, size_t errlen)
 {
-	if (!strcmp(o->swap, "none")) {
+	struct sandbox_swap_spec sp;
+
+	if (sandbox_swap_parse(o->swap, &sp))
+		return fail(err, errlen, "option '--swap': '%s' is not file, file:DIR, dev:DEVICE or none", o->swap);
+	switch (sp.kind) {
+	case SANDBOX_SWAP_NONE:
 		if (o->swapfile || o->swapdir)
 			return fail(err, errlen, "option '--swap none' excludes --swapfile and --swapdir");
-		return 0;
-	}
-	if (!strcmp(o->swap, "file") || !strncmp(o->swap, "file:", 5)) {
-		const char *dir = o->swap[4] ? o->swap + 5 : NULL;
-
-		if (dir && !*dir)
-			return fail(err, errlen, "option '--swap': 'file:' needs a directory");
-		if (dir && o->swapdir && strcmp(dir, o->swapdir))
+		break;
+	case SANDBOX_SWAP_FILE:
+		if (sp.dir && o->swapdir && strcmp(sp.dir, o->swapdir))
 			return fail(err, errlen, "options '--swap file:%s' and '--swapdir %s' name different directories",
-				    dir, o->swapdir);
-		if (dir)
-			o->swapdir = dir;
+				    sp.dir, o->swapdir);
+		if (sp.dir)
+			o->swapdir = sp.dir;
 		if (!o->swapfile)
 			o->swapfile = o->sandbox * 2;
-		return 0;
-	}
-	if (!strncmp(o->swap, "dev:", 4) && o->swap[4]) {
+		break;
+	case SANDBOX_SWAP_DEV:
 		if (o->swapfile || o->swapdir)
 			return fail(err, errlen, "option '--swap dev:': the whole device is the swap; --swapfile and "
 				    "--swapdir are for a swap file");
-		o->swap_dev = o->swap + 4;
-		return 0;
+		o->swap_dev = sp.dev;
+		break;
 	}
-	return fail(err, errlen, "option '--swap': '%s' is not file, file:DIR, dev:DEVICE or none", o->swap);
+	return 0;
 }
 
 static int mem_check(void *p, const struct bench_env *env, char *err, size_t errlen)
