@@ -635,18 +635,25 @@ static int make_swapdev(struct sandbox *sb, const struct sandbox_opts *o, char *
 	return 0;
 }
 
+/* Moves process PID (all its threads) into the cgroup DIR (async-signal-safe). */
+static int cgroup_join(const char *dir, pid_t pid)
+{
+	char path[SB_PATH + 16], num[24];
+
+	fmt_u64(num, (uint64_t)pid);
+	if (!cat2(path, sizeof(path), dir, "/cgroup.procs"))
+		return -ENAMETOOLONG;
+	return guardian_write_file(path, num);
+}
+
 /* Puts the caller back into its own cgroup. */
 static int leave(struct sandbox *sb)
 {
-	char path[SB_PATH + 16], num[24];
 	int r;
 
 	if (!sb->entered)
 		return 0;
-	fmt_u64(num, (uint64_t)getpid());
-	if (!cat2(path, sizeof(path), sb->home, "/cgroup.procs"))
-		return -ENAMETOOLONG;
-	if ((r = guardian_write_file(path, num)))
+	if ((r = cgroup_join(sb->home, getpid())))
 		return r;
 	sb->entered = false;
 	return 0;
@@ -856,15 +863,8 @@ int sandbox_spawn(struct sandbox *sb, int (*fn)(void *), void *arg, pid_t *pid_o
 		_exit(fn(arg) & 0xff);
 	}
 	close(go[0]);
-	if (sb) {
-		char path[SB_PATH + 16], num[24];
-
-		fmt_u64(num, (uint64_t)pid);
-		if (!cat2(path, sizeof(path), sb->cg_dir, "/cgroup.procs"))
-			r = -ENAMETOOLONG;
-		else
-			r = guardian_write_file(path, num);
-	}
+	if (sb)
+		r = cgroup_join(sb->cg_dir, pid);
 	if (r) {
 		kill(pid, SIGKILL);
 		close(go[1]);
@@ -932,13 +932,9 @@ const char *sandbox_swap_alloc(const struct sandbox *sb)
 
 int sandbox_enter(struct sandbox *sb)
 {
-	char path[SB_PATH + 16], num[24];
 	int r;
 
-	fmt_u64(num, (uint64_t)getpid());
-	if (!cat2(path, sizeof(path), sb->cg_dir, "/cgroup.procs"))
-		return -ENAMETOOLONG;
-	if ((r = guardian_write_file(path, num)))
+	if ((r = cgroup_join(sb->cg_dir, getpid())))
 		return r;
 	sb->entered = true;
 	return 0;

@@ -5,7 +5,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,17 +14,6 @@
 #include "core/proc.h"
 
 const char *const disk_wcache_names[] = { "keep", "on", "off", NULL };
-
-PRINTF_LIKE(3, 4)
-static int bad(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 bool disk_queue_wanted(const struct disk_opts *o)
 {
@@ -78,29 +66,39 @@ int disk_queue_check(const struct disk_opts *o, char *err, size_t errlen)
 
 	if (o->nr_requests < 0 && o->max_sectors_kb < 0 && o->write_cache == DISK_WCACHE_KEEP)
 		return 0;
-	if (!t->have_dev)
-		return bad(err, errlen, "%s need a target on a block device; '%s' has none (%s)", names, t->path,
-			   t->have_mount ? t->mnt.fs_type : strerror(-t->dev_err));
-	if (geteuid() != 0)
-		return bad(err, errlen, "%s need root: they write %s/queue/", names, t->dev.disk_dir);
-	if (o->nr_requests >= 0) {
-		snprintf(path, sizeof(path), "%s/queue/nr_requests", t->dev.disk_dir);
-		if (access(path, W_OK))
-			return bad(err, errlen, "option '--nr-requests': cannot change '%s': %s", path, strerror(errno));
+	if (!t->have_dev) {
+		snprintf(err, errlen, "%s need a target on a block device; '%s' has none (%s)", names, t->path,
+			 t->have_mount ? t->mnt.fs_type : strerror(-t->dev_err));
+		return -EINVAL;
 	}
-	if (o->max_sectors_kb >= 0) {
-		snprintf(path, sizeof(path), "%s/queue/max_sectors_kb", t->dev.disk_dir);
-		if (access(path, W_OK))
-			return bad(err, errlen, "option '--max-sectors': cannot change '%s': %s", path, strerror(errno));
-		if (!blkdev_queue_get(&t->dev, "max_hw_sectors_kb", buf, sizeof(buf)) &&
-		    o->max_sectors_kb > strtoll(buf, NULL, 10))
-			return bad(err, errlen, "option '--max-sectors': %s takes at most %s KB (its max_hw_sectors_kb), "
-				   "not %lld", t->dev.disk, buf, (long long)o->max_sectors_kb);
+	if (geteuid() != 0) {
+		snprintf(err, errlen, "%s need root: they write %s/queue/", names, t->dev.disk_dir);
+		return -EINVAL;
 	}
-	if (o->write_cache != DISK_WCACHE_KEEP && wcache_file(&t->dev, path, sizeof(path), &where))
-		return bad(err, errlen, "option '--write-cache': %s has no write cache setting in sysfs (neither "
-			   "device/scsi_disk/*/cache_type, cache_type nor queue/write_cache below %s)", t->dev.disk,
-			   t->dev.disk_dir);
+	for (int i = 0; i < 2; i++) {
+		const char *attr = i ? "max_sectors_kb" : "nr_requests";
+
+		if ((i ? o->max_sectors_kb : o->nr_requests) < 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/queue/%s", t->dev.disk_dir, attr);
+		if (access(path, W_OK)) {
+			snprintf(err, errlen, "option '--%s': cannot change '%s': %s", i ? "max-sectors" : "nr-requests",
+				 path, strerror(errno));
+			return -EINVAL;
+		}
+	}
+	if (o->max_sectors_kb >= 0 && !blkdev_queue_get(&t->dev, "max_hw_sectors_kb", buf, sizeof(buf)) &&
+	    o->max_sectors_kb > strtoll(buf, NULL, 10)) {
+		snprintf(err, errlen, "option '--max-sectors': %s takes at most %s KB (its max_hw_sectors_kb), not %lld",
+			 t->dev.disk, buf, (long long)o->max_sectors_kb);
+		return -EINVAL;
+	}
+	if (o->write_cache != DISK_WCACHE_KEEP && wcache_file(&t->dev, path, sizeof(path), &where)) {
+		snprintf(err, errlen, "option '--write-cache': %s has no write cache setting in sysfs (neither "
+			 "device/scsi_disk/*/cache_type, cache_type nor queue/write_cache below %s)", t->dev.disk,
+			 t->dev.disk_dir);
+		return -EINVAL;
+	}
 	return 0;
 }
 
