@@ -152,6 +152,8 @@ static int check_sandbox(struct latency_opts *o, char *err, size_t errlen)
 	const char *fs = NULL;
 	char why[512];
 	struct sandbox_swapdev d;
+	char b1[UNITS_FMT_LEN], b2[UNITS_FMT_LEN];
+	long phys;
 	int r;
 
 	if ((o->swap || o->mkswap_ok) && !o->sandbox) {
@@ -162,6 +164,13 @@ static int check_sandbox(struct latency_opts *o, char *err, size_t errlen)
 		return 0;
 	if (geteuid() != 0) {
 		snprintf(err, errlen, "option '--sandbox' needs root (it makes a cgroup and enables swap)");
+		return -EINVAL;
+	}
+	phys = sysconf(_SC_PHYS_PAGES);
+	if (phys > 0 && sysconf(_SC_PAGESIZE) > 0 && o->sandbox > (uint64_t)phys * (uint64_t)sysconf(_SC_PAGESIZE)) {
+		snprintf(err, errlen, "option '--sandbox': %s is more than the memory of this box (%s)",
+			 units_fmt_bytes(b1, sizeof(b1), o->sandbox),
+			 units_fmt_bytes(b2, sizeof(b2), (uint64_t)phys * (uint64_t)sysconf(_SC_PAGESIZE)));
 		return -EINVAL;
 	}
 	if (sandbox_swap_parse(o->swap ? o->swap : "file", &o->swap_spec)) {
