@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The memory sandbox: cgroup, own swap file, guardian and teardown. See
- * sandbox.h for what it is and the order of teardown. The helpers that
- * tear down (teardown_cgroup, teardown_swap) and everything the guardian
- * and a spawned child run use async-signal-safe calls only: plain
- * system calls on paths built before the fork, no stdio, no allocation.
+ * The memory sandbox: cgroup, own swap file or a given swap device, and
+ * teardown. See sandbox.h for what it is and the order of teardown. The
+ * undo actions and the guardian are core/guardian.c; what a spawned child
+ * runs uses async-signal-safe calls only: plain system calls on paths
+ * built before the fork, no stdio, no allocation.
  */
 #include "sandbox.h"
 
@@ -16,17 +16,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/random.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/swap.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/fs.h>
+
+#include "core/guardian.h"
 #include "core/proc.h"
+#include "core/result.h"
+#include "core/swapdev.h"
+#include "lib/units.h"
 #include "lib/xalloc.h"
 
 #define SB_PATH 4096
@@ -36,12 +41,20 @@ struct sandbox {
 	char cg_dir[SB_PATH];
 	bool cg_made;
 	uint64_t limit_bytes;
+	char home[SB_PATH];	/* the caller's own cgroup, for sandbox_leave() */
+	bool entered;		/* the caller is in the sandbox (sandbox_enter()) */
 	char swap_path[SB_PATH];
-	bool swap_made;
+	bool swap_made;		/* the file exists, or the device's state was changed */
 	bool swap_on;
+	bool swap_dev;		/* swap_path is the user's device, not our file */
 	const char *swap_alloc;
-	int guard_fd;
-	pid_t guard_pid;
+	uint64_t swap_bytes;
+	bool was_active;	/* the device was swap before, at old_prio */
+	int old_prio;
+	int restore_flags;	/* swapon flags that restore the device; -1: leave it off */
+	bool mkswapped;
+	struct guardian *g;
+	int cg_id, swap_id, unlink_id;	/* guardian actions */
 };
 
 /* ---- small async-signal-safe helpers ------------------------------------- */
@@ -58,14 +71,6 @@ static bool cat2(char *dst, size_t n, const char *a, const char *b)
 	return true;
 }
 
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
 /* Decimal text of V into BUF (at least 24 bytes); returns its length. */
 static size_t fmt_u64(char *buf, uint64_t v)
 {
@@ -80,223 +85,6 @@ static size_t fmt_u64(char *buf, uint64_t v)
 		buf[i] = tmp[n - 1 - i];
 	buf[n] = '\0';
 	return n;
-}
-
-/* Writes TEXT to the existing file PATH (a cgroup control file). */
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), r = 0;
-	size_t len = strlen(text);
-	ssize_t w;
-
-	if (fd < 0)
-		return -errno;
-	do
-		w = write(fd, text, len);
-	while (w < 0 && errno == EINTR);
-	if (w < 0)
-		r = -errno;
-	else if ((size_t)w != len)
-		r = -EIO;
-	if (close(fd) && !r)
-		r = -errno;
-	return r;
-}
-
-/* SIGKILLs every PID listed in DIR/cgroup.procs; returns how many were listed. */
-static int kill_cgroup_tasks(const char *dir)
-{
-	char path[SB_PATH], buf[4096];
-	ssize_t n;
-	int fd, count = 0;
-	long pid = 0;
-	bool in = false;
-
-	if (!cat2(path, sizeof(path), dir, "/cgroup.procs"))
-		return 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	while ((n = read(fd, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR)) {
-		for (ssize_t i = 0; i < n; i++) {
-			if (buf[i] >= '0' && buf[i] <= '9') {
-				pid = pid * 10 + (buf[i] - '0');
-				in = true;
-			} else {
-				if (in && pid > 1) {
-					kill((pid_t)pid, SIGKILL);
-					count++;
-				}
-				pid = 0;
-				in = false;
-			}
-		}
-	}
-	if (in && pid > 1) {
-		kill((pid_t)pid, SIGKILL);
-		count++;
-	}
-	close(fd);
-	return count;
-}
-
-/*
- * Kills what runs in the cgroup DIR and removes it, retrying for up to
- * 10 s while it is busy (tasks still exiting). Returns 0 when it is gone
- * (also when it was never there) or -errno of the last rmdir().
- */
-static int teardown_cgroup(const char *dir)
-{
-	for (int i = 0; i < 500; i++) {
-		if (!rmdir(dir) || errno == ENOENT)
-			return 0;
-		if (errno != EBUSY)
-			return -errno;
-		kill_cgroup_tasks(dir);
-		sleep_ms(20);
-	}
-	return -EBUSY;
-}
-
-/*
- * Disables the swap file PATH if it is enabled and removes it. EINVAL from
- * swapoff() means "not an active swap area" and is not an error here.
- */
-static int teardown_swap(const char *path)
-{
-	int r = 0;
-
-	if (swapoff(path) && errno != EINVAL && errno != ENOENT)
-		r = -errno;
-	if (r)
-		return r;
-	if (unlink(path) && errno != ENOENT)
-		return -errno;
-	return 0;
-}
-
-/* ---- the guardian -------------------------------------------------------- */
-
-/* Records sent to the guardian: kind byte, path, NUL. */
-#define REC_CGROUP 'C'
-#define REC_SWAP 'S'
-#define REC_DONE 'X'
-
-static void guardian_main(int fd) __attribute__((noreturn));
-static void guardian_main(int fd)
-{
-	static char buf[3 * (SB_PATH + 2)];
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
-	struct sigaction sa;
-	size_t len = 0;
-	ssize_t n;
-	sigset_t all;
-	int nullfd;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_IGN;
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, NULL);
-	sigemptyset(&all);
-	sigprocmask(SIG_SETMASK, &all, NULL);
-	/* Hold nothing the owner's readers wait on (a pipe on stdout...). */
-	if (fd != 3) {
-		if (dup2(fd, 3) < 0)
-			_exit(1);
-		fd = 3;
-	}
-	if (syscall(SYS_close_range, 4U, ~0U, 0U))	/* musl has no close_range() wrapper */
-		for (int i = 4; i < 1024; i++)
-			close(i);
-	nullfd = open("/dev/null", O_RDWR);
-	if (nullfd >= 0) {
-		dup2(nullfd, 0);
-		dup2(nullfd, 1);
-		dup2(nullfd, 2);
-		if (nullfd > 3)
-			close(nullfd);
-	}
-	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		len += (size_t)n;
-		if (len >= sizeof(buf) - 1) {
-			/* Full: keep reading to see EOF, records beyond are lost. */
-			char sink[256];
-
-			while ((n = read(fd, sink, sizeof(sink))) > 0 || (n < 0 && errno == EINTR))
-				;
-			break;
-		}
-	}
-	buf[len] = '\0';
-	for (size_t i = 0; i < len; i += strlen(buf + i) + 1)
-		if (buf[i] == REC_DONE)
-			_exit(0);
-	for (size_t i = 0; i < len; i += strlen(buf + i) + 1)
-		if (buf[i] == REC_CGROUP)
-			(void)teardown_cgroup(buf + i + 1);
-	for (size_t i = 0; i < len; i += strlen(buf + i) + 1)
-		if (buf[i] == REC_SWAP)
-			(void)teardown_swap(buf + i + 1);
-	_exit(0);
-}
-
-/* Tells the guardian about an object (KIND, PATH); best effort. */
-static void guard_tell(struct sandbox *sb, char kind, const char *path)
-{
-	char rec[SB_PATH + 2];
-	size_t len = strlen(path);
-
-	if (sb->guard_fd < 0 || len + 2 > sizeof(rec))
-		return;
-	rec[0] = kind;
-	memcpy(rec + 1, path, len + 1);
-	while (send(sb->guard_fd, rec, len + 2, MSG_NOSIGNAL) < 0 && errno == EINTR)
-		;
-}
-
-static int guard_start(struct sandbox *sb)
-{
-	int sv[2];
-	pid_t pid;
-
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		int e = errno;
-
-		close(sv[0]);
-		close(sv[1]);
-		return -e;
-	}
-	if (pid == 0) {
-		close(sv[0]);
-		guardian_main(sv[1]);
-	}
-	close(sv[1]);
-	sb->guard_fd = sv[0];
-	sb->guard_pid = pid;
-	return 0;
-}
-
-/* Ends the guardian: DONE tells it nothing is left; otherwise it tears down now. */
-static void guard_stop(struct sandbox *sb, bool done)
-{
-	int st;
-
-	if (sb->guard_fd < 0)
-		return;
-	if (done)
-		guard_tell(sb, REC_DONE, "");
-	close(sb->guard_fd);
-	sb->guard_fd = -1;
-	while (waitpid(sb->guard_pid, &st, 0) < 0 && errno == EINTR)
-		;
 }
 
 /* ---- finding the memory controller --------------------------------------- */
@@ -578,13 +366,54 @@ static int zero_fill(int fd, uint64_t bytes)
 	return r;
 }
 
-static int make_swapfile(struct sandbox *sb, const struct sandbox_opts *o, char *err, size_t errlen)
+static uint64_t page_bytes(void)
 {
 	long psz = sysconf(_SC_PAGESIZE);
-	uint64_t page = psz > 0 ? (uint64_t)psz : 4096, bytes = o->swap_bytes / page * page;
+
+	return psz > 0 ? (uint64_t)psz : 4096;
+}
+
+/* swapon(2) flags for priority PRIO (>= 0), or the kernel's own (negative) order for PRIO < 0. */
+static int prio_flags(int prio)
+{
+	return prio < 0 ? 0 : SWAP_FLAG_PREFER | ((prio << SWAP_FLAG_PRIO_SHIFT) & SWAP_FLAG_PRIO_MASK);
+}
+
+/* Writes a swap header for BYTES at the start of FD (a file or device) and syncs it. */
+static int write_swap_header(int fd, uint64_t bytes)
+{
+	uint64_t page = page_bytes();
 	uint8_t uuid[16];
-	void *hdr;
-	int fd = -1, r, flags = SWAP_FLAG_PREFER | ((SANDBOX_SWAP_PRIO << SWAP_FLAG_PRIO_SHIFT) & SWAP_FLAG_PRIO_MASK);
+	void *hdr = xmalloc((size_t)page);
+	int r;
+
+	for (size_t i = 0; i < sizeof(uuid); i++)
+		uuid[i] = (uint8_t)(random48() >> 8);
+	r = sandbox_swap_header(hdr, (size_t)page, bytes, uuid);
+	if (!r && (pwrite(fd, hdr, (size_t)page, 0) != (ssize_t)page || fsync(fd)))
+		r = errno ? -errno : -EIO;
+	free(hdr);
+	return r;
+}
+
+/* Registers an action with the guardian; ERR says so on failure. */
+static int guard(struct sandbox *sb, enum guardian_kind kind, const char *path, int flags, int *id, char *err,
+		 size_t errlen)
+{
+	int r = guardian_add(sb->g, kind, path, NULL, flags);
+
+	if (r < 0) {
+		set_err(err, errlen, "cannot tell the sandbox guardian about '%s': %s", path, strerror(-r));
+		return r;
+	}
+	*id = r;
+	return 0;
+}
+
+static int make_swapfile(struct sandbox *sb, const struct sandbox_opts *o, char *err, size_t errlen)
+{
+	uint64_t page = page_bytes(), bytes = o->swap_bytes / page * page;
+	int fd = -1, r, flags = prio_flags(SANDBOX_SWAP_PRIO);
 
 	for (int tries = 0; tries < 100 && fd < 0; tries++) {
 		if (snprintf(sb->swap_path, sizeof(sb->swap_path), "%s/.engpass-swap-%d-%012llx", o->swap_dir,
@@ -604,7 +433,13 @@ static int make_swapfile(struct sandbox *sb, const struct sandbox_opts *o, char 
 		return -EEXIST;
 	}
 	sb->swap_made = true;
-	guard_tell(sb, REC_SWAP, sb->swap_path);
+	sb->restore_flags = -1;
+	sb->swap_bytes = bytes;
+	if ((r = guard(sb, GUARDIAN_UNLINK, sb->swap_path, -1, &sb->unlink_id, err, errlen)) ||
+	    (r = guard(sb, GUARDIAN_SWAP, sb->swap_path, -1, &sb->swap_id, err, errlen))) {
+		close(fd);
+		return r;
+	}
 	sb->swap_alloc = "fallocate";
 	if (fallocate(fd, 0, 0, (off_t)bytes)) {
 		if (errno != EOPNOTSUPP && errno != ENOSYS) {
@@ -620,13 +455,8 @@ static int make_swapfile(struct sandbox *sb, const struct sandbox_opts *o, char 
 			return r;
 		}
 	}
-	for (size_t i = 0; i < sizeof(uuid); i++)
-		uuid[i] = (uint8_t)(random48() >> 8);
-	hdr = xmalloc((size_t)page);
-	r = sandbox_swap_header(hdr, (size_t)page, bytes, uuid);
-	for (int attempt = 0; !r; attempt++) {
-		if (pwrite(fd, hdr, (size_t)page, 0) != (ssize_t)page || fsync(fd)) {
-			r = errno ? -errno : -EIO;
+	for (int attempt = 0;; attempt++) {
+		if ((r = write_swap_header(fd, bytes))) {
 			set_err(err, errlen, "cannot write swap header to '%s': %s", sb->swap_path, strerror(-r));
 			break;
 		}
@@ -644,21 +474,257 @@ static int make_swapfile(struct sandbox *sb, const struct sandbox_opts *o, char 
 		set_err(err, errlen, "cannot enable swap file '%s' with swapon: %s", sb->swap_path, strerror(-r));
 		break;
 	}
-	free(hdr);
 	close(fd);
 	return r;
 }
 
+/*
+ * The user's swap device O->swap_dev: a block device with a swap
+ * signature (or none, with O->mkswap_ok: then one is written), never one
+ * with a file system; enabled at SANDBOX_SWAP_PRIO. When it already is
+ * active swap it is disabled and enabled again at that priority; teardown
+ * puts the old priority back.
+ */
+int sandbox_swap_parse(const char *text, struct sandbox_swap_spec *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!strcmp(text, "none"))
+		return 0;
+	if (!strcmp(text, "file")) {
+		out->kind = SANDBOX_SWAP_FILE;
+		return 0;
+	}
+	if (!strncmp(text, "file:", 5) && text[5]) {
+		out->kind = SANDBOX_SWAP_FILE;
+		out->dir = text + 5;
+		return 0;
+	}
+	if (!strncmp(text, "dev:", 4) && text[4]) {
+		out->kind = SANDBOX_SWAP_DEV;
+		out->dev = text + 4;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int sandbox_check_swapdev(const char *path, bool mkswap_ok, const char *proc_root, struct sandbox_swapdev *out,
+			  char *err, size_t errlen)
+{
+	struct swapdev_state ss;
+	struct stat st;
+	unsigned char *head;
+	ssize_t n;
+	int fd, r;
+
+	memset(out, 0, sizeof(*out));
+	if (stat(path, &st)) {
+		r = -errno;
+		set_err(err, errlen, "cannot use swap device '%s': %s", path, strerror(-r));
+		return r;
+	}
+	if (!S_ISBLK(st.st_mode)) {
+		set_err(err, errlen, "swap device '%s' is not a block device", path);
+		return -ENOTBLK;
+	}
+	if ((r = swapdev_state_read(proc_root, path, &ss))) {
+		set_err(err, errlen, "cannot read '%s/swaps': %s", proc_root ? proc_root : "/proc", strerror(-r));
+		return r;
+	}
+	if (ss.active) {
+		out->active = true;
+		out->priority = ss.priority;
+		out->bytes = ss.size_bytes > 0 ? (uint64_t)ss.size_bytes : 0;
+		out->sig = SWAPDEV_SIG_SWAP;
+		return 0;
+	}
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 || ioctl(fd, BLKGETSIZE64, &out->bytes)) {
+		r = -errno;
+		set_err(err, errlen, "cannot read swap device '%s': %s", path, strerror(-r));
+		if (fd >= 0)
+			close(fd);
+		return r;
+	}
+	if (out->bytes < SANDBOX_SWAP_MIN_PAGES * page_bytes()) {
+		set_err(err, errlen, "swap device '%s' holds %llu bytes, too small for swap (or a loop device with "
+			"nothing attached)", path, (unsigned long long)out->bytes);
+		close(fd);
+		return -ENOSPC;
+	}
+	head = xcalloc(1, SWAPDEV_PROBE_BYTES);
+	n = pread(fd, head, SWAPDEV_PROBE_BYTES, 0);
+	r = n < 0 ? -errno : 0;
+	close(fd);
+	if (!r)
+		out->sig = (int)swapdev_signature(head, (size_t)n, &out->what);
+	free(head);
+	if (r) {
+		set_err(err, errlen, "cannot read swap device '%s': %s", path, strerror(-r));
+		return r;
+	}
+	if (out->sig == SWAPDEV_SIG_OTHER) {
+		set_err(err, errlen, "refusing swap device '%s': it holds %s (found by its superblock signature); "
+			"engpass never writes over one", path, out->what);
+		return -EEXIST;
+	}
+	if (out->sig == SWAPDEV_SIG_NONE && !mkswap_ok) {
+		set_err(err, errlen, "swap device '%s' has no swap signature; --mkswap-ok lets engpass write one "
+			"(what the device holds is lost)", path);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The user's swap device O->swap_dev (checked by sandbox_check_swapdev();
+ * a swap signature is written when it has none and O->mkswap_ok), enabled
+ * at SANDBOX_SWAP_PRIO. When it already is active swap it is disabled and
+ * enabled again at that priority; teardown puts the old priority back.
+ */
+static int make_swapdev(struct sandbox *sb, const struct sandbox_opts *o, char *err, size_t errlen)
+{
+	struct sandbox_swapdev d;
+	int r;
+
+	sb->swap_dev = true;
+	if (snprintf(sb->swap_path, sizeof(sb->swap_path), "%s", o->swap_dev) >= (int)sizeof(sb->swap_path)) {
+		set_err(err, errlen, "swap device name '%s' is too long", o->swap_dev);
+		return -ENAMETOOLONG;
+	}
+	if ((r = sandbox_check_swapdev(sb->swap_path, o->mkswap_ok, o->proc_root, &d, err, errlen)))
+		return r;
+	sb->was_active = d.active;
+	sb->old_prio = d.priority;
+	sb->swap_bytes = d.bytes / page_bytes() * page_bytes();
+	sb->restore_flags = d.active ? prio_flags(d.priority) : -1;
+	if (!d.active) {
+		/* O_EXCL on a block device: EBUSY when it is mounted or held by another user. */
+		int fd = open(sb->swap_path, O_RDWR | O_EXCL | O_CLOEXEC);
+
+		if (fd < 0) {
+			r = -errno;
+			set_err(err, errlen, "cannot open swap device '%s': %s%s", sb->swap_path, strerror(-r),
+				r == -EBUSY ? " (it is mounted or in use)" : "");
+			return r;
+		}
+		if (d.sig == SWAPDEV_SIG_NONE) {
+			if ((r = write_swap_header(fd, d.bytes)))
+				set_err(err, errlen, "cannot write a swap header to '%s': %s", sb->swap_path,
+					strerror(-r));
+			sb->mkswapped = !r;
+		}
+		close(fd);
+		if (r)
+			return r;
+	}
+	/* From here on the device's state is ours to restore. */
+	if ((r = guard(sb, GUARDIAN_SWAP, sb->swap_path, sb->restore_flags, &sb->swap_id, err, errlen)))
+		return r;
+	sb->swap_made = true;
+	if (sb->was_active && swapoff(sb->swap_path)) {
+		r = -errno;
+		set_err(err, errlen, "cannot disable swap device '%s' to raise its priority: %s", sb->swap_path,
+			strerror(-r));
+		return r;
+	}
+	if (swapon(sb->swap_path, prio_flags(SANDBOX_SWAP_PRIO))) {
+		r = -errno;
+		set_err(err, errlen, "cannot enable swap device '%s' with swapon: %s", sb->swap_path, strerror(-r));
+		return r;
+	}
+	sb->swap_on = true;
+	return 0;
+}
+
+/* Moves process PID (all its threads) into the cgroup DIR (async-signal-safe). */
+static int cgroup_join(const char *dir, pid_t pid)
+{
+	char path[SB_PATH + 16], num[24];
+
+	fmt_u64(num, (uint64_t)pid);
+	if (!cat2(path, sizeof(path), dir, "/cgroup.procs"))
+		return -ENAMETOOLONG;
+	return guardian_write_file(path, num);
+}
+
+/* Puts the caller back into its own cgroup. */
+static int leave(struct sandbox *sb)
+{
+	int r;
+
+	if (!sb->entered)
+		return 0;
+	if ((r = cgroup_join(sb->home, getpid())))
+		return r;
+	sb->entered = false;
+	return 0;
+}
+
+static int teardown_cg(struct sandbox *sb)
+{
+	int r;
+
+	if (!sb->cg_made)
+		return 0;
+	if ((r = leave(sb)) || (r = guardian_undo_cgroup(sb->cg_dir)))
+		return r;
+	guardian_cancel(sb->g, sb->cg_id);
+	sb->cg_made = false;
+	return 0;
+}
+
+static int teardown_swap(struct sandbox *sb)
+{
+	int r;
+
+	if (!sb->swap_made)
+		return 0;
+	if ((r = guardian_undo_swap(sb->swap_path, sb->restore_flags)))
+		return r;
+	if (!sb->swap_dev && (r = guardian_undo_unlink(sb->swap_path)))
+		return r;
+	guardian_cancel(sb->g, sb->swap_id);
+	guardian_cancel(sb->g, sb->unlink_id);
+	sb->swap_made = sb->swap_on = false;
+	return 0;
+}
+
 static void release(struct sandbox *sb)
 {
-	if (sb->cg_made && !teardown_cgroup(sb->cg_dir))
-		sb->cg_made = false;
-	if (sb->swap_made && !teardown_swap(sb->swap_path)) {
-		sb->swap_made = false;
-		sb->swap_on = false;
-	}
-	guard_stop(sb, !sb->cg_made && !sb->swap_made);
+	(void)teardown_cg(sb);
+	(void)teardown_swap(sb);
+	guardian_stop(sb->g, !sb->cg_made && !sb->swap_made);
 	free(sb);
+}
+
+/*
+ * The caller's own cgroup, where sandbox_leave() puts it back: for v1 the
+ * parent of the sandbox, for v2 the "0::PATH" line of SELF_CGROUP below
+ * the v2 mount (the sandbox's parent).
+ */
+static int sandbox_home(const struct sandbox_memcg *mc, const char *self_cgroup, char *home, size_t n)
+{
+	const char *p = self_cgroup;
+
+	if (mc->version == 1)
+		return cat2(home, n, mc->parent, "") ? 0 : -ENAMETOOLONG;
+	while (p && *p) {
+		if (!strncmp(p, "0::", 3)) {
+			const char *e = strchr(p, '\n');
+			size_t pl = strlen(mc->parent), len = e ? (size_t)(e - p - 3) : strlen(p + 3);
+
+			if (len == 1 && p[3] == '/')
+				len = 0;
+			if (pl + len + 1 > n)
+				return -ENAMETOOLONG;
+			memcpy(home, mc->parent, pl);
+			memcpy(home + pl, p + 3, len);
+			home[pl + len] = '\0';
+			return 0;
+		}
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	return -ENOENT;
 }
 
 int sandbox_create(struct sandbox **out, const struct sandbox_opts *o, char *err, size_t errlen)
@@ -672,8 +738,8 @@ int sandbox_create(struct sandbox **out, const struct sandbox_opts *o, char *err
 	int r;
 
 	*out = NULL;
-	if (!o->limit_bytes || (o->swap_bytes && !o->swap_dir)) {
-		set_err(err, errlen, "sandbox needs a limit, and a directory for its swap file");
+	if (!o->limit_bytes || (o->swap_bytes && !o->swap_dir) || (o->swap_bytes && o->swap_dev)) {
+		set_err(err, errlen, "sandbox needs a limit, and a directory for its swap file or a swap device");
 		return -EINVAL;
 	}
 	if (geteuid() != 0) {
@@ -689,8 +755,8 @@ int sandbox_create(struct sandbox **out, const struct sandbox_opts *o, char *err
 	if (!r)
 		r = sandbox_find_memcg(mi.data, cg.data, mc);
 	proc_buf_release(&mi);
-	proc_buf_release(&cg);
 	if (r) {
+		proc_buf_release(&cg);
 		if (r == -ENOENT)
 			set_err(err, errlen, "no memory cgroup controller is mounted");
 		else
@@ -705,6 +771,7 @@ int sandbox_create(struct sandbox **out, const struct sandbox_opts *o, char *err
 		if (read_text(path, ctl, sizeof(ctl)) || !strstr(ctl, "memory")) {
 			set_err(err, errlen, "the cgroup v2 root '%s' does not enable the memory controller for its children",
 				mc->parent);
+			proc_buf_release(&cg);
 			free(mc);
 			return -ENOTSUP;
 		}
@@ -712,9 +779,16 @@ int sandbox_create(struct sandbox **out, const struct sandbox_opts *o, char *err
 
 	sb = xcalloc(1, sizeof(*sb));
 	sb->version = mc->version;
-	sb->guard_fd = -1;
-	if ((r = guard_start(sb))) {
-		set_err(err, errlen, "cannot start the sandbox guardian: %s", strerror(-r));
+	sb->restore_flags = -1;
+	r = sandbox_home(mc, cg.data, sb->home, sizeof(sb->home));
+	proc_buf_release(&cg);
+	if (!r)
+		r = guardian_start(&sb->g);
+	if (r) {
+		if (r == -ENAMETOOLONG || r == -ENOENT)
+			set_err(err, errlen, "cannot find the caller's own cgroup in '%s/self/cgroup'", proc);
+		else
+			set_err(err, errlen, "cannot start the sandbox guardian: %s", strerror(-r));
 		free(sb);
 		free(mc);
 		return r;
@@ -734,10 +808,13 @@ int sandbox_create(struct sandbox **out, const struct sandbox_opts *o, char *err
 		return r;
 	}
 	sb->cg_made = true;
-	guard_tell(sb, REC_CGROUP, sb->cg_dir);
+	if ((r = guard(sb, GUARDIAN_CGROUP, sb->cg_dir, -1, &sb->cg_id, err, errlen))) {
+		release(sb);
+		return r;
+	}
 	fmt_u64(num, o->limit_bytes);
 	snprintf(path, sizeof(path), "%s/%s", sb->cg_dir, sb->version == 1 ? "memory.limit_in_bytes" : "memory.max");
-	if ((r = write_file(path, num))) {
+	if ((r = guardian_write_file(path, num))) {
 		set_err(err, errlen, "cannot set the limit in '%s': %s", path, strerror(-r));
 		release(sb);
 		return r;
@@ -745,7 +822,8 @@ int sandbox_create(struct sandbox **out, const struct sandbox_opts *o, char *err
 	sb->limit_bytes = o->limit_bytes;
 	if (!read_i64(sb->cg_dir, sb->version == 1 ? "memory.limit_in_bytes" : "memory.max", &got) && got > 0)
 		sb->limit_bytes = (uint64_t)got;
-	if (o->swap_bytes && (r = make_swapfile(sb, o, err, errlen))) {
+	if ((o->swap_bytes && (r = make_swapfile(sb, o, err, errlen))) ||
+	    (o->swap_dev && (r = make_swapdev(sb, o, err, errlen)))) {
 		release(sb);
 		return r;
 	}
@@ -774,8 +852,8 @@ int sandbox_spawn(struct sandbox *sb, int (*fn)(void *), void *arg, pid_t *pid_o
 		ssize_t n;
 
 		close(go[1]);
-		if (sb && sb->guard_fd >= 0)
-			close(sb->guard_fd);
+		if (sb && guardian_fd(sb->g) >= 0)
+			close(guardian_fd(sb->g));
 		do
 			n = read(go[0], &c, 1);
 		while (n < 0 && errno == EINTR);
@@ -785,15 +863,8 @@ int sandbox_spawn(struct sandbox *sb, int (*fn)(void *), void *arg, pid_t *pid_o
 		_exit(fn(arg) & 0xff);
 	}
 	close(go[0]);
-	if (sb) {
-		char path[SB_PATH + 16], num[24];
-
-		fmt_u64(num, (uint64_t)pid);
-		if (!cat2(path, sizeof(path), sb->cg_dir, "/cgroup.procs"))
-			r = -ENAMETOOLONG;
-		else
-			r = write_file(path, num);
-	}
+	if (sb)
+		r = cgroup_join(sb->cg_dir, pid);
 	if (r) {
 		kill(pid, SIGKILL);
 		close(go[1]);
@@ -859,30 +930,79 @@ const char *sandbox_swap_alloc(const struct sandbox *sb)
 	return sb->swap_made ? sb->swap_alloc : NULL;
 }
 
+int sandbox_enter(struct sandbox *sb)
+{
+	int r;
+
+	if ((r = cgroup_join(sb->cg_dir, getpid())))
+		return r;
+	sb->entered = true;
+	return 0;
+}
+
+int sandbox_leave(struct sandbox *sb)
+{
+	return leave(sb);
+}
+
+void sandbox_swap_info(const struct sandbox *sb, struct sandbox_swap *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->old_priority = -1;
+	if (!sb->swap_made)
+		return;
+	out->path = sb->swap_path;
+	out->kind = sb->swap_dev ? "device" : "file";
+	out->bytes = sb->swap_bytes;
+	out->priority = SANDBOX_SWAP_PRIO;
+	out->was_active = sb->was_active;
+	out->old_priority = sb->old_prio;
+	out->mkswapped = sb->mkswapped;
+	out->alloc = sb->swap_dev ? NULL : sb->swap_alloc;
+}
+
+void sandbox_swap_result(const struct sandbox_swap *sw, struct result *res)
+{
+	char b1[UNITS_FMT_LEN];
+
+	if (!sw->path) {
+		result_param(res, "swap", "none of its own (system swap applies)");
+		return;
+	}
+	result_param(res, "swap", "%s %s, %s, swapon priority %d%s%s%s", sw->kind, sw->path, units_fmt_bytes(b1, sizeof(b1), sw->bytes),
+		     sw->priority, sw->alloc ? ", " : "", sw->alloc ? sw->alloc : "",
+		     !strcmp(sw->kind, "file") ? " (made for the run, removed afterwards)"
+		     : sw->was_active ? " (was active swap: priority raised for the run, restored afterwards)"
+		     : sw->mkswapped ? " (swap signature written by engpass, --mkswap-ok; disabled afterwards)"
+				     : " (was not active: disabled afterwards)");
+	result_param(res, "swap_kind", "%s", sw->kind);
+	result_param(res, "swap_size_bytes", "%llu", (unsigned long long)sw->bytes);
+	result_param(res, "swap_priority", "%d", sw->priority);
+	if (sw->was_active)
+		result_param(res, "swap_priority_before", "%d", sw->old_priority);
+	result_method(res, "swap", "%s", !strcmp(sw->kind, "file")
+		      ? "engpass's own swap file, enabled with swapon(2) at the top priority for the run"
+		      : "the given block device, enabled with swapon(2) at the top priority for the run (the previous "
+			"state and priority, from /proc/swaps, restored afterwards, also after SIGKILL by a guardian "
+			"process)");
+}
+
 int sandbox_destroy(struct sandbox *sb, char *err, size_t errlen)
 {
 	int r = 0, r2;
 
 	if (!sb)
 		return 0;
-	if (sb->cg_made) {
-		if ((r = teardown_cgroup(sb->cg_dir)))
-			set_err(err, errlen, "cannot remove cgroup '%s': %s", sb->cg_dir, strerror(-r));
-		else
-			sb->cg_made = false;
+	if ((r = teardown_cg(sb)))
+		set_err(err, errlen, "cannot remove cgroup '%s': %s", sb->cg_dir, strerror(-r));
+	if ((r2 = teardown_swap(sb))) {
+		if (!r)
+			set_err(err, errlen, "cannot %s swap %s '%s': %s", sb->swap_dev ? "restore" : "disable and remove",
+				sb->swap_dev ? "device" : "file", sb->swap_path, strerror(-r2));
+		r = r ? r : r2;
 	}
-	if (sb->swap_made) {
-		if ((r2 = teardown_swap(sb->swap_path))) {
-			if (!r)
-				set_err(err, errlen, "cannot disable and remove swap file '%s': %s", sb->swap_path,
-					strerror(-r2));
-			r = r ? r : r2;
-		} else {
-			sb->swap_made = sb->swap_on = false;
-		}
-	}
-	/* On failure the guardian retries at once (no "done"); we wait for it. */
-	guard_stop(sb, !r);
+	/* On failure the guardian retries at once (not told "done"); we wait for it. */
+	guardian_stop(sb->g, !r);
 	free(sb);
 	return r;
 }

@@ -27,16 +27,26 @@
  * swap device while it exists. Note that swap is global: while the file
  * is enabled, any process on the box may swap to it.
  *
- * Teardown, in this order: kill what still runs in the cgroup, remove the
- * cgroup, swapoff(2) the file, remove it. sandbox_destroy() does it on
- * the normal and error paths. For the ways out that skip it -- a second
- * Ctrl-C, SIGKILL, a crash -- sandbox_create() first forks a small
- * guardian process: it ignores SIGINT, SIGTERM, SIGHUP and SIGQUIT,
- * holds one end of a socket pair, and learns the path of each object
- * right after it is made. When the other end closes without the "all torn
- * down" message (the owner died), the guardian tears down what it was
- * told about. The window between making an object and telling the
- * guardian is one send(2).
+ * Or a swap device the user gives (opts.swap_dev: a partition, a loop
+ * device): it must have a swap signature, or get one written here only
+ * with opts.mkswap_ok, and is refused when it holds a file system, a
+ * container or a partition table (core/swapdev.h names the signatures
+ * checked) or is mounted. It is enabled with swapon(2) at
+ * SANDBOX_SWAP_PRIO; when it already was active swap, it is disabled and
+ * enabled again at that priority, and teardown disables it and enables it
+ * at its old priority (a negative, kernel-given priority comes back as the
+ * kernel's next one; discard flags are not known from /proc/swaps and not
+ * restored). A device that was not swap is disabled again.
+ *
+ * Teardown, in this order: put the caller back in its own cgroup when it
+ * entered the sandbox (sandbox_enter()), kill what still runs in the
+ * cgroup, remove the cgroup, swapoff(2) the file (or restore the device),
+ * remove the file. sandbox_destroy() does it on the normal and error
+ * paths. For the ways out that skip it -- a second Ctrl-C, SIGKILL, a
+ * crash -- sandbox_create() first starts a guardian (core/guardian.h) and
+ * registers each object right after it is made: when engpass dies, the
+ * guardian undoes what is still registered. The window between making an
+ * object and telling the guardian is one send(2).
  *
  * Threads and fork: the caller may have threads (the sampler), so a child
  * forked by sandbox_spawn() and the guardian only use async-signal-safe
@@ -69,7 +79,21 @@ struct sandbox_opts {
 	uint64_t limit_bytes;	/* memory limit of the cgroup, > 0 */
 	uint64_t swap_bytes;	/* own swap file size; 0 = none (system swap, if any, applies) */
 	const char *swap_dir;	/* where the swap file goes; required when swap_bytes > 0 */
-	const char *proc_root;	/* "/proc"; NULL means "/proc" (mountinfo, self/cgroup) */
+	const char *proc_root;	/* "/proc"; NULL means "/proc" (mountinfo, self/cgroup, swaps) */
+	const char *swap_dev;	/* a block device to swap on instead of a file; NULL = none */
+	bool mkswap_ok;		/* swap_dev without a swap signature may get one */
+};
+
+/* The sandbox's swap as sandbox_swap_info() describes it; path NULL without one. */
+struct sandbox_swap {
+	const char *path;	/* the file or the device (owned by the sandbox) */
+	const char *kind;	/* "file" or "device" (static) */
+	uint64_t bytes;		/* its size */
+	int priority;		/* swapon priority during the run: SANDBOX_SWAP_PRIO */
+	bool was_active;	/* a device that was active swap before, at old_priority */
+	int old_priority;
+	bool mkswapped;		/* a swap signature was written to the device (opts.mkswap_ok) */
+	const char *alloc;	/* a file's allocation (sandbox_swap_alloc()), else NULL */
 };
 
 /* Where the memory controller lives, as found by sandbox_find_memcg(). */
@@ -122,6 +146,46 @@ MUST_CHECK int sandbox_swap_header(void *page, size_t page_size, uint64_t file_b
  */
 MUST_CHECK int sandbox_check_swapdir(const char *dir, uint64_t bytes, const char **fsname);
 
+/* The text of a --swap option, as sandbox_swap_parse() reads it. */
+enum sandbox_swap_kind {
+	SANDBOX_SWAP_NONE = 0,	/* "none": no swap of its own */
+	SANDBOX_SWAP_FILE,	/* "file" or "file:DIR": its own swap file */
+	SANDBOX_SWAP_DEV,	/* "dev:DEVICE" */
+};
+
+struct sandbox_swap_spec {
+	enum sandbox_swap_kind kind;
+	const char *dir;	/* FILE: DIR, or NULL for "file" (the caller's default); points into the text */
+	const char *dev;	/* DEV: the device; points into the text */
+};
+
+/*
+ * Reads TEXT: "none", "file", "file:DIR" or "dev:DEVICE" (DIR and DEVICE
+ * not empty). Returns 0 with OUT filled, or -EINVAL.
+ */
+MUST_CHECK int sandbox_swap_parse(const char *text, struct sandbox_swap_spec *out);
+
+/* What sandbox_check_swapdev() found. */
+struct sandbox_swapdev {
+	bool active;		/* active swap already (then priority is its priority) */
+	int priority;
+	uint64_t bytes;		/* its size */
+	int sig;		/* enum swapdev_sig (core/swapdev.h) */
+	const char *what;	/* the signature's name, static; NULL for none */
+};
+
+/*
+ * Checks that PATH can be the sandbox's swap device: a block device that
+ * is active swap already, or holds a swap signature, or holds none and
+ * MKSWAP_OK is set; never one with a file system, container or partition
+ * table signature. Reads PROC_ROOT/swaps (NULL: "/proc") and the device's
+ * start; writes nothing. Returns 0 with OUT filled, or -errno with one
+ * line in ERR: -ENOTBLK, -EEXIST (a foreign signature: refused), -EINVAL
+ * (no swap signature without MKSWAP_OK), -errno of stat/open/read.
+ */
+MUST_CHECK int sandbox_check_swapdev(const char *path, bool mkswap_ok, const char *proc_root,
+				     struct sandbox_swapdev *out, char *err, size_t errlen);
+
 /*
  * Creates the sandbox: the guardian, the cgroup with its limit, and the
  * swap file when OPTS->swap_bytes > 0 (see the top of this file). On
@@ -146,6 +210,28 @@ MUST_CHECK int sandbox_create(struct sandbox **out, const struct sandbox_opts *o
  */
 MUST_CHECK int sandbox_spawn(struct sandbox *sb, int (*fn)(void *), void *arg, pid_t *pid);
 
+/*
+ * Moves the calling process (all its threads) into the sandbox's cgroup:
+ * what it allocates from now on, and every child it forks, is charged to
+ * the sandbox (memory charged before stays where it was). sandbox_leave()
+ * moves it back into its own cgroup; sandbox_destroy() does that first
+ * when it was not done. Returns 0 or -errno.
+ */
+MUST_CHECK int sandbox_enter(struct sandbox *sb);
+MUST_CHECK int sandbox_leave(struct sandbox *sb);
+
+/* Describes the sandbox's swap (file or device) into OUT. */
+void sandbox_swap_info(const struct sandbox *sb, struct sandbox_swap *out);
+
+/*
+ * Names SW in RES: the parameter "swap" (kind, path, size, priority, what
+ * happens to it afterwards), swap_kind, swap_size_bytes, swap_priority
+ * (and swap_priority_before for a device that was active swap), and the
+ * method "swap". Without a swap of its own: "swap" says so, nothing else.
+ */
+struct result;
+void sandbox_swap_result(const struct sandbox_swap *sw, struct result *res);
+
 /* Reads the sandbox cgroup's figures into ST. Returns 0, or -errno when the cgroup cannot be read. */
 MUST_CHECK int sandbox_stat(const struct sandbox *sb, struct sandbox_stat *st);
 
@@ -159,8 +245,8 @@ uint64_t sandbox_limit_bytes(const struct sandbox *sb);
 const char *sandbox_swap_alloc(const struct sandbox *sb);
 
 /*
- * Tears the sandbox down (kill the tasks still in the cgroup, remove it,
- * swapoff and remove the swap file), tells the guardian all is done,
+ * Tears the sandbox down (leave it, kill the tasks still in the cgroup,
+ * remove it, swapoff and remove the swap file or restore the device), tells the guardian all is done,
  * reaps it and frees SB. Reap your own children first: the caller's
  * unreaped children are killed here but, as zombies, may keep the cgroup
  * busy for the 10 s the removal is retried. Returns 0, or the first

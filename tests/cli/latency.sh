@@ -33,6 +33,15 @@ bad "'none' cannot be combined" --load none+burn
 bad "shorter than one period of task 'audio'" --task audio --time 20ms
 bad "exclude each other" --fifo 10 --nice 5
 bad "not a directory" --load write --dir /nonexistent/dir
+bad "option '--swap' needs --sandbox" --swap file:/var/tmp
+bad "option '--mkswap-ok' needs --sandbox" --mkswap-ok
+if [ "$(id -u)" = 0 ]; then
+	bad "is not file, file:DIR, dev:DEVICE or none" --sandbox 64M --swap disk:/dev/null
+	bad "is not a block device" --sandbox 64M --swap dev:/dev/null
+	bad "more than the memory of this box" --sandbox 100T
+else
+	for t in "bad --swap" "--swap dev: not a block device" "--sandbox above the memory"; do skip "$t" "not root"; done
+fi
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	mkdir -p "$T_TMP/cwd"
 	RC=0

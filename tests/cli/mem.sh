@@ -39,6 +39,10 @@ bad "a size that does not parse is refused" "'12q'" --ladder --sizes 1x,12q
 bad "a zero multiple is refused" "'0x' is outside" --ladder --sizes 0x
 bad "an empty rung is refused" "empty item" --ladder --sizes 1M,,2M
 bad "--swapfile needs --sandbox" "needs --sandbox" --ladder --sizes 1M --swapfile 64M
+bad "--swap needs --sandbox" "needs --sandbox" --ladder --sizes 1M --swap file
+bad "--swap takes file, file:DIR, dev:DEVICE or none" "is not file, file:DIR" --ladder --sandbox 64M --swap disk:/dev/sdb
+bad "--swap dev: excludes --swapfile" "the whole device is the swap" --ladder --sandbox 64M --swap dev:/dev/sdb --swapfile 64M
+bad "--mkswap-ok applies to --swap dev:" "applies to --swap dev:DEVICE" --ladder --sandbox 64M --mkswap-ok
 bad "--order belongs to --ladder" "applies to --ladder" --bandwidth --order random
 bad "--threads belongs to --bandwidth" "applies to --bandwidth" --latency --threads 2
 bad "--passes 0 is refused" "passes" --ladder --sizes 1M --passes 0

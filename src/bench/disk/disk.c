@@ -12,8 +12,9 @@
  *
  * This file holds the descriptor, the option table, check() (target and
  * option combinations, before anything is created) and run(), which sets
- * --readahead/--scheduler for the step, dispatches to the step and puts
- * the settings back. The steps live in disk_*.c; disk_common.h lists them.
+ * --readahead/--scheduler (and, through disk_queue.c, --nr-requests,
+ * --max-sectors, --write-cache) for the step, dispatches to the step and
+ * puts the settings back. The steps live in disk_*.c; disk_common.h lists them.
  *
  * Safety (DESIGN.md): engpass writes only to files it created (a temp
  * file in a directory target), to an existing file only with --write-ok,
@@ -30,6 +31,7 @@
 #include "config.h"
 
 #include "bench/disk/disk_common.h"
+#include "bench/disk/disk_queue.h"
 #include "bench/disk/disk_torrent.h"
 #include "lib/xalloc.h"
 
@@ -64,6 +66,13 @@ static const struct opt disk_options[] = {
 		"set read_ahead_kb of the target's disk for the run, restored afterwards (root)"),
 	OPT_STRING("scheduler", 0, struct disk_opts, scheduler, "NAME",
 		   "set the I/O scheduler of the target's disk for the run, restored afterwards (root)"),
+	OPT_INT("nr-requests", 0, struct disk_opts, nr_requests, 1, 1 << 20, "N",
+		"set queue/nr_requests of the target's disk for the run, restored afterwards (root)"),
+	OPT_INT("max-sectors", 0, struct disk_opts, max_sectors_kb, 1, INT32_MAX, "KB",
+		"set queue/max_sectors_kb (largest request) of the target's disk for the run, restored afterwards (root)"),
+	OPT_CHOICE("write-cache", 0, struct disk_opts, write_cache, disk_wcache_names, "on|off",
+		   "set the write cache of the target's disk for the run, restored afterwards (root; docs/disk.md: "
+		   "where it is set)"),
 	OPT_SIZE("piece", 0, struct disk_opts, piece, 16384, 64 * 1024 * 1024, "torrent: piece size (default 1M)"),
 	OPT_INT("interleave", 0, struct disk_opts, interleave, 1, 1024, "K", "torrent: pieces in flight (default 4)"),
 	OPT_SIZE("cache", 0, struct disk_opts, cache, 0, 1024 * 1024 * 1024,
@@ -87,6 +96,7 @@ static void disk_defaults(void *p)
 	o->engine = ENGINE_AUTO;
 	o->prealloc = PREALLOC_DEFAULT;
 	o->readahead_kb = -1;
+	o->nr_requests = o->max_sectors_kb = -1;
 	o->cache = UINT64_MAX;
 	o->seed = 1;
 	o->read_pct = -1;
@@ -214,7 +224,9 @@ static int disk_check(void *p, const struct bench_env *env, char *err, size_t er
 		return bad(err, errlen, "option '--settle' is for -T and -t");
 	if ((r = disk_target_check(o, env->npos ? env->pos[0] : ".", err, errlen)))
 		return r;
-	return check_tuning(o, err, errlen);
+	if ((r = check_tuning(o, err, errlen)))
+		return r;
+	return disk_queue_check(o, err, errlen);
 }
 
 static size_t disk_nsteps(const void *p)
@@ -270,6 +282,7 @@ static void disk_run(const struct bench_env *env, const void *p, struct result *
 	const struct disk_opts *o = p;
 	enum disk_step step = o->steps[env->step];
 	struct blkdev_tune t = BLKDEV_TUNE_INIT(&o->tgt.dev);
+	struct disk_queue *q = xcalloc(1, sizeof(*q));
 	const char *name = step == STEP_CACHED ? "cached" : step == STEP_DEVICE ? "device"
 										: disk_workload_name(o->workload);
 	int r;
@@ -277,7 +290,7 @@ static void disk_run(const struct bench_env *env, const void *p, struct result *
 	result_set_step(res, "%s", name);
 	result_param(res, "target", "%s", o->tgt.path);
 	result_param(res, "target_kind", "%s", kind_name(o->tgt.kind));
-	if (tune(o, &t, res) == 0) {
+	if (disk_queue_guard(o, q, res) == 0 && tune(o, &t, res) == 0 && disk_queue_set(o, q, res) == 0) {
 		disk_report_settings(res, o);
 		switch (step) {
 		case STEP_CACHED:
@@ -301,6 +314,8 @@ static void disk_run(const struct bench_env *env, const void *p, struct result *
 			result_set_status(res, RESULT_FAILED, "could not restore the queue settings of %s: %s",
 					  o->tgt.dev.disk, strerror(-r));
 	}
+	disk_queue_restore(o, q, r >= 0, res);
+	free(q);
 }
 
 extern const struct bench_quick disk_quick;	/* disk_quick.c */

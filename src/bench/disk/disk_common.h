@@ -98,6 +98,9 @@ struct disk_opts {
 	int prealloc;			/* enum disk_prealloc */
 	int64_t readahead_kb;		/* -1: leave alone */
 	const char *scheduler;		/* NULL: leave alone */
+	int64_t nr_requests;		/* -1: leave alone (disk_queue.h) */
+	int64_t max_sectors_kb;		/* -1: leave alone */
+	int write_cache;		/* enum disk_wcache: leave alone, on, off */
 	uint64_t piece;			/* 0: 1 MiB */
 	int64_t interleave;		/* 0: 4 */
 	uint64_t cache;			/* UINT64_MAX: 0 */

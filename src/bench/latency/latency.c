@@ -40,6 +40,8 @@
 #include "core/clock.h"
 #include "core/proc.h"
 #include "core/progress.h"
+#include "core/sandbox.h"
+#include "lib/units.h"
 #include "lib/xalloc.h"
 
 #define NICE_UNSET 100		/* --nice not given (outside -20..19) */
@@ -59,8 +61,14 @@ struct latency_opts {
 	int64_t fifo;		/* 0: not given */
 	uint64_t custom_period_ns;	/* 0: not given (1 ms) */
 	int64_t custom_cpu;	/* -1: not given (0 %) */
+	uint64_t sandbox;	/* 0: no sandbox */
+	const char *swap;	/* the sandbox's swap: file[:DIR] (default), dev:DEVICE, none */
+	bool mkswap_ok;
 	struct lat_plan plan;	/* filled by check() */
+	struct sandbox_swap_spec swap_spec;	/* filled by check() */
 };
+
+#define DEFAULT_SWAPDIR "/var/tmp"
 
 static const struct opt latency_options[] = {
 	OPT_LIST("task", 0, struct latency_opts, tasks, 0, "LIST",
@@ -84,6 +92,14 @@ static const struct opt latency_options[] = {
 		     "period of the custom task (default 1ms; interbench's -I)"),
 	OPT_INT("custom-cpu", 0, struct latency_opts, custom_cpu, 0, 100, "PCT",
 		"CPU share of the custom task, 0..100 (default 0, a timer probe; interbench's -C)"),
+	OPT_SIZE("sandbox", 0, struct latency_opts, sandbox, 32 << 20, INT64_MAX,
+		 "run the loads and the measured task in a memory cgroup of LIMIT (root): a small box, memload "
+		 "sized from it"),
+	OPT_STRING("swap", 0, struct latency_opts, swap, "file[:DIR]|dev:DEV|none",
+		   "the sandbox's swap: its own file of twice the limit in DIR (default; DIR " DEFAULT_SWAPDIR
+		   "), a block device swapped on at top priority for the run, or none of its own"),
+	OPT_FLAG("mkswap-ok", 0, struct latency_opts, mkswap_ok,
+		 "--swap dev: write a swap signature to a device that has none (never over a file system)"),
 	OPT_END,
 };
 
@@ -128,6 +144,58 @@ static void fmt_duration(char *buf, size_t len, uint64_t ns)
 		snprintf(buf, len, "%llums", (unsigned long long)(ns / NS_PER_MS));
 	else
 		snprintf(buf, len, "%.3fms", (double)ns / 1e6);
+}
+
+/* --sandbox, --swap, --mkswap-ok: root, the swap directory or device. */
+static int check_sandbox(struct latency_opts *o, char *err, size_t errlen)
+{
+	const char *fs = NULL;
+	char why[512];
+	struct sandbox_swapdev d;
+	char b1[UNITS_FMT_LEN], b2[UNITS_FMT_LEN];
+	long phys;
+	int r;
+
+	if ((o->swap || o->mkswap_ok) && !o->sandbox) {
+		snprintf(err, errlen, "option '%s' needs --sandbox", o->swap ? "--swap" : "--mkswap-ok");
+		return -EINVAL;
+	}
+	if (!o->sandbox)
+		return 0;
+	if (geteuid() != 0) {
+		snprintf(err, errlen, "option '--sandbox' needs root (it makes a cgroup and enables swap)");
+		return -EINVAL;
+	}
+	phys = sysconf(_SC_PHYS_PAGES);
+	if (phys > 0 && sysconf(_SC_PAGESIZE) > 0 && o->sandbox > (uint64_t)phys * (uint64_t)sysconf(_SC_PAGESIZE)) {
+		snprintf(err, errlen, "option '--sandbox': %s is more than the memory of this box (%s)",
+			 units_fmt_bytes(b1, sizeof(b1), o->sandbox),
+			 units_fmt_bytes(b2, sizeof(b2), (uint64_t)phys * (uint64_t)sysconf(_SC_PAGESIZE)));
+		return -EINVAL;
+	}
+	if (sandbox_swap_parse(o->swap ? o->swap : "file", &o->swap_spec)) {
+		snprintf(err, errlen, "option '--swap': '%s' is not file, file:DIR, dev:DEVICE or none", o->swap);
+		return -EINVAL;
+	}
+	if (o->mkswap_ok && o->swap_spec.kind != SANDBOX_SWAP_DEV) {
+		snprintf(err, errlen, "option '--mkswap-ok' applies to --swap dev:DEVICE");
+		return -EINVAL;
+	}
+	if (o->swap_spec.kind == SANDBOX_SWAP_FILE) {
+		if (!o->swap_spec.dir)
+			o->swap_spec.dir = DEFAULT_SWAPDIR;
+		if ((r = sandbox_check_swapdir(o->swap_spec.dir, o->sandbox * 2, &fs))) {
+			snprintf(err, errlen, "option '--swap': cannot put a swap file of twice the limit in '%s': %s",
+				 o->swap_spec.dir, r == -EINVAL && fs ? fs : r == -ENOSPC ? "no room" : strerror(-r));
+			return -EINVAL;
+		}
+	}
+	if (o->swap_spec.kind == SANDBOX_SWAP_DEV &&
+	    sandbox_check_swapdev(o->swap_spec.dev, o->mkswap_ok, "/proc", &d, why, sizeof(why))) {
+		snprintf(err, errlen, "option '--swap': %s", why);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static int latency_check(void *p, const struct bench_env *env, char *err, size_t errlen)
@@ -184,6 +252,8 @@ static int latency_check(void *p, const struct bench_env *env, char *err, size_t
 			 (long long)o->nice, (long long)(20 - o->nice));
 		return -EINVAL;
 	}
+	if ((r = check_sandbox(o, err, errlen)))
+		return r;
 	for (unsigned i = 0; i < o->plan.nloads; i++)
 		parts |= o->plan.loads[i].parts;
 	if (parts & LAT_PART_FILES) {
@@ -375,9 +445,8 @@ static void task_metrics(const struct lat_cell *cell, const struct lat_task_info
 		result_note(res, "x ran steps 0..%u of its 0..100 %% ramp; a whole ramp takes about 10s", t->x_steps - 1);
 }
 
-static void latency_run(const struct bench_env *env, const void *p, struct result *res)
+static void run_cell(const struct bench_env *env, const struct latency_opts *o, struct result *res)
 {
-	const struct latency_opts *o = p;
 	const struct lat_cell *cell = &o->plan.cells[env->step];
 	const struct lat_load_def *ld = &o->plan.loads[cell->load];
 	struct lat_task_info custom;
@@ -385,7 +454,7 @@ static void latency_run(const struct bench_env *env, const void *p, struct resul
 	const struct lat_task_info *ti = cell_info(o, cell->task, &custom, custom_text, sizeof(custom_text));
 	struct lat_load_cfg cfg = {
 		.parts = ld->parts, .tmp = env->tmp, .dir = o->dir, .file_size = o->file_size,
-		.memload_size = o->memload_size, .burners = (int)o->burners,
+		.memload_size = o->memload_size, .burners = (int)o->burners, .sandbox_limit = o->sandbox,
 	};
 	struct lat_loads *loads = NULL;
 	struct lat_task task;
@@ -454,6 +523,91 @@ static void latency_run(const struct bench_env *env, const void *p, struct resul
 	free(acct);
 }
 
+/* Figures of the sandbox after the cell: its peaks, how often it hit the limit. */
+static void sandbox_metrics(const struct sandbox *sb, struct result *res)
+{
+	struct sandbox_stat st;
+
+	if (sandbox_stat(sb, &st))
+		return;
+	if (st.peak_bytes >= 0)
+		result_metric(res, "sandbox_mem_peak", UNIT_BYTES, (double)st.peak_bytes, "sandbox memory peak");
+	if (st.memsw_peak_bytes >= 0)
+		result_metric(res, "sandbox_memsw_peak", UNIT_BYTES, (double)st.memsw_peak_bytes,
+			      "sandbox memory + swap peak");
+	if (st.swap_peak_bytes >= 0)
+		result_metric(res, "sandbox_swap_peak", UNIT_BYTES, (double)st.swap_peak_bytes, "sandbox swap peak");
+	if (st.limit_hits >= 0)
+		result_metric(res, "sandbox_limit_hits", UNIT_COUNT, (double)st.limit_hits,
+			      "times the sandbox hit its limit");
+}
+
+/* Swap-outs of the whole box (pswpout of /proc/vmstat); -1 when unknown. */
+static int64_t pswpout(void)
+{
+	struct proc_buf b = PROC_BUF_INIT;
+	struct proc_vmstat vm;
+	int64_t v = -1;
+
+	if (!proc_buf_read_file(&b, "/proc/vmstat") && !proc_vmstat_parse(&vm, b.data, b.len) &&
+	    vm.pswpout != PROC_NONE)
+		v = (int64_t)vm.pswpout;
+	proc_buf_release(&b);
+	return v;
+}
+
+/*
+ * One cell, inside a sandbox with --sandbox: engpass itself (the measured
+ * task and every load thread) enters its cgroup, so memload and the file
+ * loads' page cache are charged to it, and leaves before the teardown.
+ */
+static void latency_run(const struct bench_env *env, const void *p, struct result *res)
+{
+	const struct latency_opts *o = p;
+	struct sandbox_opts so = { o->sandbox, o->swap_spec.kind == SANDBOX_SWAP_FILE ? o->sandbox * 2 : 0,
+				   o->swap_spec.dir, "/proc", o->swap_spec.dev, o->mkswap_ok };
+	struct sandbox *sb = NULL;
+	struct sandbox_swap sw;
+	char err[512], b1[UNITS_FMT_LEN];
+	int64_t out0, out1;
+	int r;
+
+	if (!o->sandbox) {
+		run_cell(env, o, res);
+		return;
+	}
+	if ((r = sandbox_create(&sb, &so, err, sizeof(err)))) {
+		result_set_step(res, "%s/%s", lat_task_info(o->plan.cells[env->step].task)->name,
+				o->plan.loads[o->plan.cells[env->step].load].name);
+		result_set_status(res, r == -ENOENT || r == -ENOTSUP ? RESULT_SKIPPED : RESULT_FAILED, "sandbox: %s", err);
+		return;
+	}
+	sandbox_swap_info(sb, &sw);
+	result_param(res, "sandbox", "memory cgroup v%d %s, limit %s: the measured task and every load run inside%s",
+		     sandbox_cgroup_version(sb), sandbox_cgroup_dir(sb),
+		     units_fmt_bytes(b1, sizeof(b1), sandbox_limit_bytes(sb)),
+		     sw.path ? "" : ", no own swap (system swap applies)");
+	sandbox_swap_result(&sw, res);
+	if ((r = sandbox_enter(sb))) {
+		result_set_status(res, RESULT_FAILED, "cannot enter the sandbox cgroup: %s", strerror(-r));
+	} else {
+		out0 = pswpout();
+		run_cell(env, o, res);
+		out1 = pswpout();
+		if ((r = sandbox_leave(sb)))
+			result_note(res, "cannot leave the sandbox cgroup: %s", strerror(-r));
+		if (out0 >= 0 && out1 >= 0)
+			result_metric(res, "swap_out_pages", UNIT_COUNT, (double)(out1 - out0),
+				      "pages swapped out during the cell (system)")->higher_is_better = false;
+		sandbox_metrics(sb, res);
+		result_method(res, "sandbox", "the engpass process joins the sandbox cgroup before the loads start "
+			      "(memory charged before stays outside) and leaves it after they stopped; swap_out_pages "
+			      "is pswpout of /proc/vmstat over warm-up, cell and load stop");
+	}
+	if ((r = sandbox_destroy(sb, err, sizeof(err))))
+		result_set_status(res, RESULT_FAILED, "sandbox teardown: %s", err);
+}
+
 extern const struct bench_quick latency_quick;	/* latency_quick.c */
 
 const struct bench bench_latency = {
@@ -472,8 +626,10 @@ const struct bench bench_latency = {
 		"the missed-frame penalty, the task's run-queue wait and the PSI stalls while measuring.\n"
 		"Latency counts from the absolute deadline the task slept to (as cyclictest); the work\n"
 		"of a frame is thread CPU time, not a calibrated loop. --time is the measured time of\n"
-		"each cell (task x load), at least one task period (default 10s; x's ramp takes 10s). docs/latency.md\n"
-		"defines it all.",
+		"each cell (task x load), at least one task period (default 10s; x's ramp takes 10s).\n"
+		"--sandbox LIMIT (root) runs each cell in a memory cgroup of LIMIT with its own swap file\n"
+		"(--swap file[:DIR], default; dev:DEVICE; none): memload is sized from the limit and really\n"
+		"swaps, as on a small box. docs/latency.md defines it all.",
 	.opts = latency_options,
 	.opts_size = sizeof(struct latency_opts),
 	.defaults = latency_defaults,

@@ -445,7 +445,7 @@ static _Noreturn void mem_child(struct mem_shared *sh, uint64_t size, uint64_t l
 	}
 }
 
-static int mem_start(struct lat_loads *l, uint64_t asked, struct result *res)
+static int mem_start(struct lat_loads *l, uint64_t asked, uint64_t sandbox_limit, struct result *res)
 {
 	struct sysinfo si;
 	struct sysinfo_opts so = { .proc_root = "/proc", .sys_root = "/sys", .calibrate = false, .probe_uring = false };
@@ -461,6 +461,11 @@ static int mem_start(struct lat_loads *l, uint64_t asked, struct result *res)
 	}
 	effective = si.mem.effective_bytes;
 	available = si.mem.available_bytes;
+	if (sandbox_limit) {
+		/* In the sandbox the limit is the memory; the swap is the box's (the sandbox's own included). */
+		effective = (int64_t)sandbox_limit;
+		available = (int64_t)sandbox_limit;
+	}
 	for (size_t i = 0; i < si.nr_swaps; i++)
 		if (si.swaps[i].size_bytes > 0 && si.swaps[i].used_bytes >= 0)
 			swap_free += si.swaps[i].size_bytes - si.swaps[i].used_bytes;
@@ -496,11 +501,12 @@ static int mem_start(struct lat_loads *l, uint64_t asked, struct result *res)
 	if (l->mem_pid == 0)
 		mem_child(l->mem, sz->size, sz->margin, parent);
 	result_method(res, "load memload",
-		      "child process maps %llu MiB of anonymous memory (%s: %s%s; MemAvailable + SwapFree - %s margin "
+		      "child process maps %llu MiB of anonymous memory (%s: %s%s; %s + SwapFree - %s margin "
 		      "= %s), fills it with a pattern, copies block i from block i+n/2, unmaps, repeats; grows only "
 		      "while MemAvailable + SwapFree stays above the margin; oom_score_adj 1000",
-		      (unsigned long long)(sz->size >> 20), asked ? "--memload-size" : "110 % of effective memory", a,
-		      sz->limited ? ", limited by the ceiling" : "", c, b);
+		      (unsigned long long)(sz->size >> 20),
+		      asked ? "--memload-size" : sandbox_limit ? "110 % of the sandbox limit" : "110 % of effective memory", a,
+		      sz->limited ? ", limited by the ceiling" : "", sandbox_limit ? "the sandbox limit" : "MemAvailable", c, b);
 	if (swap_free == 0)
 		result_note(res, "no free swap: memload cannot push pages out to swap, it can only evict page cache");
 	return 0;
@@ -609,7 +615,7 @@ int lat_loads_start(struct lat_loads **out, const struct lat_load_cfg *cfg, stru
 	l->wr.fd = l->rd.fd = -1;
 	/* The memload child is forked first, before this module adds threads of its own. */
 	if (cfg->parts & LAT_PART_MEMLOAD)
-		r = mem_start(l, cfg->memload_size, res);
+		r = mem_start(l, cfg->memload_size, cfg->sandbox_limit, res);
 	if (!r && nfiles)
 		r = file_size_for(cfg->dir, cfg->file_size, nfiles, &fsize, res);
 	if (!r && (cfg->parts & LAT_PART_READ))

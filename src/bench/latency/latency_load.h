@@ -46,6 +46,7 @@ struct lat_load_cfg {
 	uint64_t file_size;		/* bytes per file; 0 = automatic */
 	uint64_t memload_size;		/* bytes; 0 = automatic (110 % of effective memory) */
 	int burners;			/* 0 = one per CPU we may run on */
+	uint64_t sandbox_limit;		/* > 0: engpass runs in a memory sandbox of this limit, memload is sized from it */
 };
 
 /* Size of the file loads when not given: min(256 MiB, free space / 8 per file). */

@@ -49,10 +49,14 @@ struct mem_opts {
 	uint64_t sandbox;
 	uint64_t swapfile;
 	const char *swapdir;
+	const char *swap;	/* --swap file[:DIR] | dev:DEVICE | none */
+	bool mkswap_ok;
 	uint64_t size;
 	int64_t threads;
 	int64_t seed;
 	/* Filled by check(). */
+	const char *swap_dev;	/* the DEVICE of --swap dev:DEVICE */
+	uint64_t swap_dev_new;	/* its size when it is not active swap already */
 	struct mem_size rungs[MEM_MAX_SIZES];
 	size_t nrungs;
 	bool swapdir_given;	/* --swapdir was given (else DEFAULT_SWAPDIR) */
@@ -89,6 +93,12 @@ static const struct opt mem_options[] = {
 		 "give the sandbox its own swap file of SIZE (removed afterwards)"),
 	OPT_STRING("swapdir", 0, struct mem_opts, swapdir, "DIR",
 		   "directory of the swap file, on a disk file system (default " DEFAULT_SWAPDIR ")"),
+	OPT_STRING("swap", 0, struct mem_opts, swap, "file[:DIR]|dev:DEV|none",
+		   "the sandbox's swap: its own file in DIR (default " DEFAULT_SWAPDIR "; --swapfile SIZE, default twice "
+		   "the limit), a block device swapped on at top priority for the run and restored afterwards, or "
+		   "none of its own"),
+	OPT_FLAG("mkswap-ok", 0, struct mem_opts, mkswap_ok,
+		 "--swap dev: write a swap signature to a device that has none (never over a file system)"),
 	OPT_SIZE("size", 0, struct mem_opts, size, 4096, INT64_MAX,
 		 "bandwidth: bytes per array; latency: largest working set (default 4 x LLC, at least 64M)"),
 	OPT_INT("threads", 0, struct mem_opts, threads, 1, 256, "N", "bandwidth: threads (default 1)"),
@@ -133,6 +143,14 @@ static int check_sandbox(struct mem_opts *o, char *err, size_t errlen)
 			 units_fmt_bytes(b1, sizeof(b1), o->sandbox),
 			 units_fmt_bytes(b2, sizeof(b2), (uint64_t)si.mem.effective_bytes));
 	sysinfo_release(&si);
+	if (!r && o->swap_dev) {
+		struct sandbox_swapdev d;
+		char why[512];
+
+		if (sandbox_check_swapdev(o->swap_dev, o->mkswap_ok, "/proc", &d, why, sizeof(why)))
+			return fail(err, errlen, "option '--swap': %s", why);
+		o->swap_dev_new = d.active ? 0 : d.bytes;
+	}
 	if (r || !o->swapfile)
 		return r;
 	switch ((r = sandbox_check_swapdir(o->swapdir, o->swapfile, &fs))) {
@@ -156,10 +174,46 @@ static int check_sandbox(struct mem_opts *o, char *err, size_t errlen)
 	}
 }
 
+/*
+ * --swap: file[:DIR] is the own swap file (the older --swapfile SIZE and
+ * --swapdir DIR still name its size and place), dev:DEVICE a block device,
+ * none no own swap.
+ */
+static int resolve_swap(struct mem_opts *o, char *err, size_t errlen)
+{
+	struct sandbox_swap_spec sp;
+
+	if (sandbox_swap_parse(o->swap, &sp))
+		return fail(err, errlen, "option '--swap': '%s' is not file, file:DIR, dev:DEVICE or none", o->swap);
+	switch (sp.kind) {
+	case SANDBOX_SWAP_NONE:
+		if (o->swapfile || o->swapdir)
+			return fail(err, errlen, "option '--swap none' excludes --swapfile and --swapdir");
+		break;
+	case SANDBOX_SWAP_FILE:
+		if (sp.dir && o->swapdir && strcmp(sp.dir, o->swapdir))
+			return fail(err, errlen, "options '--swap file:%s' and '--swapdir %s' name different directories",
+				    sp.dir, o->swapdir);
+		if (sp.dir)
+			o->swapdir = sp.dir;
+		if (!o->swapfile)
+			o->swapfile = o->sandbox * 2;
+		break;
+	case SANDBOX_SWAP_DEV:
+		if (o->swapfile || o->swapdir)
+			return fail(err, errlen, "option '--swap dev:': the whole device is the swap; --swapfile and "
+				    "--swapdir are for a swap file");
+		o->swap_dev = sp.dev;
+		break;
+	}
+	return 0;
+}
+
 static int mem_check(void *p, const struct bench_env *env, char *err, size_t errlen)
 {
 	struct mem_opts *o = p;
 	struct opt_list def;
+	int r;
 
 	if (env->npos)
 		return fail(err, errlen, "unexpected argument '%s'", env->pos[0]);
@@ -167,7 +221,8 @@ static int mem_check(void *p, const struct bench_env *env, char *err, size_t err
 		o->bandwidth = o->latency = true;
 	if (!o->ladder) {
 		const char *stray = o->sizes.n ? "--sizes" : o->order ? "--order" : o->swaptest_format ? "--swaptest-format"
-				  : o->sandbox ? "--sandbox" : o->swapfile ? "--swapfile" : o->swapdir ? "--swapdir" : NULL;
+				  : o->sandbox ? "--sandbox" : o->swapfile ? "--swapfile" : o->swapdir ? "--swapdir"
+				  : o->swap ? "--swap" : o->mkswap_ok ? "--mkswap-ok" : NULL;
 
 		if (stray)
 			return fail(err, errlen, "option '%s' applies to --ladder only", stray);
@@ -176,10 +231,15 @@ static int mem_check(void *p, const struct bench_env *env, char *err, size_t err
 		return fail(err, errlen, "option '--threads' applies to --bandwidth only");
 	if (o->size && !o->bandwidth && !o->latency)
 		return fail(err, errlen, "option '--size' applies to --bandwidth and --latency");
-	if (o->swapfile && !o->sandbox)
-		return fail(err, errlen, "option '--swapfile' needs --sandbox (a swap file is only made for a sandbox)");
+	if ((o->swapfile || o->swap) && !o->sandbox)
+		return fail(err, errlen, "option '%s' needs --sandbox (engpass sets up swap only for a sandbox)",
+			    o->swap ? "--swap" : "--swapfile");
+	if (o->swap && (r = resolve_swap(o, err, errlen)))
+		return r;
+	if (o->mkswap_ok && !o->swap_dev)
+		return fail(err, errlen, "option '--mkswap-ok' applies to --swap dev:DEVICE");
 	if (o->swapdir && !o->swapfile)
-		return fail(err, errlen, "option '--swapdir' needs --swapfile");
+		return fail(err, errlen, "option '--swapdir' needs --swapfile (or use --swap file:DIR)");
 	o->swapdir_given = o->swapdir != NULL;
 	if (!o->swapdir)
 		o->swapdir = DEFAULT_SWAPDIR;
@@ -222,6 +282,9 @@ static void mem_run(const struct bench_env *env, const void *p, struct result *r
 			.sandbox_limit = o->sandbox,
 			.swap_bytes = o->swapfile,
 			.swap_dir = o->swapdir,
+			.swap_dev = o->swap_dev,
+			.swap_dev_new_bytes = o->swap_dev_new,
+			.mkswap_ok = o->mkswap_ok,
 			/* Each rung and repetition its own keys. */
 			.seed = (uint64_t)o->seed * 1000003u + step * 131u + env->rep,
 		};
@@ -260,7 +323,8 @@ extern const struct bench_quick mem_quick;	/* mem_quick.c */
 const struct bench bench_mem = {
 	.name = "mem",
 	.summary = "memory and swap: swaptest ladder (optionally sandboxed), bandwidth, latency",
-	.usage = "[--ladder [--sizes LIST] [--sandbox LIMIT [--swapfile SIZE]]] [--bandwidth] [--latency] [options]",
+	.usage = "[--ladder [--sizes LIST] [--sandbox LIMIT [--swap file[:DIR]|dev:DEV]]] [--bandwidth] [--latency] "
+		 "[options]",
 	.description =
 		"--ladder fills areas of growing size with random data and reads every page back, like\n"
 		"swaptest: MB/s for both passes, major faults, swap in/out, memory stall, and whether the\n"
@@ -268,8 +332,10 @@ const struct bench bench_mem = {
 		"multiples of the effective memory (the sandbox limit with --sandbox) or absolute.\n"
 		"Outside a sandbox --sizes is required; rows beyond MemAvailable + SwapFree - margin are\n"
 		"skipped unless --force. --sandbox LIMIT (root) runs each rung in a memory cgroup with\n"
-		"that limit, --swapfile SIZE gives it its own swap file; both are removed afterwards,\n"
-		"also on errors and Ctrl-C.\n"
+		"that limit; --swap file[:DIR] gives it its own swap file (--swapfile SIZE, default twice\n"
+		"the limit), --swap dev:DEVICE a partition or loop device swapped on at top priority for\n"
+		"the run. All is undone afterwards, also on errors, Ctrl-C and SIGKILL (a guardian\n"
+		"process restores a device's previous swap state and priority).\n"
 		"--bandwidth runs STREAM-like kernels over arrays of 4 x the last-level cache;\n"
 		"--latency a pointer chase from 4 KiB past the LLC. Without a mode: both.",
 	.flags = BENCH_NO_TIME,

@@ -552,12 +552,15 @@ void mem_ladder_run(const struct bench_env *env, const struct mem_ladder_cfg *cf
 					  fmtb(b2, mi.mem_available), cfg->margin_pct);
 			goto out;
 		}
+		/* The own swap file, or the given device when it is not active swap already. */
+		uint64_t own = cfg->swap_dev ? cfg->swap_dev_new_bytes : cfg->swap_bytes;
+
 		avail = cfg->sandbox_limit;
-		budget = mem_budget(avail, mi.swap_free + (cfg->swap_bytes ? cfg->swap_bytes - page : 0),
-				    cfg->margin_pct, cfg->sandbox_limit);
+		budget = mem_budget(avail, mi.swap_free + (own ? own - page : 0), cfg->margin_pct, cfg->sandbox_limit);
 		result_param(res, "budget", "sandbox limit %s + free swap %s%s - %u %% of the limit = %s",
-			     fmtb(b1, avail), fmtb(b2, mi.swap_free + cfg->swap_bytes),
-			     cfg->swap_bytes ? " (with the own swap file)" : "", cfg->margin_pct, fmtb(b3, budget));
+			     fmtb(b1, avail), fmtb(b2, mi.swap_free + own),
+			     !own ? "" : cfg->swap_dev ? " (with the swap device)" : " (with the own swap file)",
+			     cfg->margin_pct, fmtb(b3, budget));
 	} else {
 		avail = mi.mem_available;
 		if (si.mem.effective_bytes > 0 && (uint64_t)si.mem.effective_bytes < avail)
@@ -572,7 +575,7 @@ void mem_ladder_run(const struct bench_env *env, const struct mem_ladder_cfg *cf
 					  fmtb(b1, bytes), fmtb(b2, budget),
 					  cfg->sandbox_limit ? "sandbox limit + free swap - margin"
 							     : "MemAvailable + SwapFree - margin",
-					  mi.swap_free == 0 && !cfg->swap_bytes ? "; there is no swap" : "");
+					  mi.swap_free == 0 && !cfg->swap_bytes && !cfg->swap_dev ? "; there is no swap" : "");
 			goto out;
 		}
 		result_note(res, "--force: %s is more than the budget %s; the OOM killer may end the row",
@@ -580,7 +583,9 @@ void mem_ladder_run(const struct bench_env *env, const struct mem_ladder_cfg *cf
 	}
 
 	if (cfg->sandbox_limit) {
-		struct sandbox_opts o = { cfg->sandbox_limit, cfg->swap_bytes, cfg->swap_dir, "/proc" };
+		struct sandbox_opts o = { cfg->sandbox_limit, cfg->swap_bytes, cfg->swap_dir, "/proc", cfg->swap_dev,
+					  cfg->mkswap_ok };
+		struct sandbox_swap sw;
 
 		if ((r = sandbox_create(&sb, &o, err, sizeof(err)))) {
 			/* No memory controller on this machine is a missing resource, not a failure. */
@@ -588,11 +593,11 @@ void mem_ladder_run(const struct bench_env *env, const struct mem_ladder_cfg *cf
 					  "sandbox: %s", err);
 			goto out;
 		}
-		result_param(res, "sandbox", "memory cgroup v%d %s, limit %s%s%s%s", sandbox_cgroup_version(sb),
+		sandbox_swap_info(sb, &sw);
+		result_param(res, "sandbox", "memory cgroup v%d %s, limit %s%s", sandbox_cgroup_version(sb),
 			     sandbox_cgroup_dir(sb), fmtb(b1, sandbox_limit_bytes(sb)),
-			     sandbox_swap_path(sb) ? ", own swap file " : ", no own swap file",
-			     sandbox_swap_path(sb) ? fmtb(b2, cfg->swap_bytes) : "",
-			     sandbox_swap_path(sb) ? "" : " (system swap applies)");
+			     sw.path ? "" : ", no own swap (system swap applies)");
+		sandbox_swap_result(&sw, res);
 		{
 			struct sandbox_stat st;
 
@@ -600,9 +605,6 @@ void mem_ladder_run(const struct bench_env *env, const struct mem_ladder_cfg *cf
 				result_param(res, "sandbox_swappiness", "%lld (memory.swappiness of the cgroup)",
 					     (long long)st.swappiness);
 		}
-		if (sandbox_swap_path(sb))
-			result_param(res, "swap_file", "%s (%s, swapon priority %d)", sandbox_swap_path(sb),
-				     sandbox_swap_alloc(sb), SANDBOX_SWAP_PRIO);
 		/* The box's swap as the row sees it, own file included. */
 		sysinfo_release(&si);
 		if (sysinfo_collect(&si, &so) < 0)

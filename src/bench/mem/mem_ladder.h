@@ -33,6 +33,9 @@ struct mem_ladder_cfg {
 	uint64_t sandbox_limit;		/* 0 = no sandbox */
 	uint64_t swap_bytes;		/* own swap file in the sandbox; 0 = none */
 	const char *swap_dir;
+	const char *swap_dev;		/* a block device to swap on in the sandbox instead; NULL = none */
+	uint64_t swap_dev_new_bytes;	/* its size when it is not active swap already (adds to the budget) */
+	bool mkswap_ok;			/* swap_dev may get a swap signature */
 	uint64_t seed;			/* of the page keys and the random order */
 };
 
