@@ -268,6 +268,21 @@ static int check_fs_target(struct disk_opts *o, char *err, size_t errlen)
 	return 0;
 }
 
+/* -t --offset: inside the data, with 2 MiB to read. */
+static int check_offset(const struct disk_opts *o, char *err, size_t errlen)
+{
+	uint64_t size = o->tgt.kind == DISK_DIR ? o->data_size : o->size && o->size < o->tgt.size ? o->size : o->tgt.size;
+	uint64_t off;
+	char a[32];
+
+	size -= size % DISK_HDPARM_BUF;
+	if (o->device && o->offset != UINT64_MAX &&
+	    disk_region_offset(size, o->t_region, o->offset, DISK_ALIGN, DISK_HDPARM_BUF, &off) < 0)
+		return bad(err, errlen, "option '--offset': %llu leaves less than 2 MiB to read of the %s of data",
+			   (unsigned long long)o->offset, disk_fmt_bytes(a, sizeof(a), size));
+	return 0;
+}
+
 static int disk_check(void *p, const struct bench_env *env, char *err, size_t errlen)
 {
 	struct disk_opts *o = p;
@@ -281,6 +296,8 @@ static int disk_check(void *p, const struct bench_env *env, char *err, size_t er
 	if (o->settle_ns && !o->cached && !o->device)
 		return bad(err, errlen, "option '--settle' is for -T and -t");
 	if ((r = disk_target_check(o, env->npos ? env->pos[0] : ".", err, errlen)))
+		return r;
+	if ((r = check_offset(o, err, errlen)))
 		return r;
 	if (o->fs)
 		return check_fs_target(o, err, errlen);
