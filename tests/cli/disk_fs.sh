@@ -55,7 +55,7 @@ jqt "-t --offset 60M reads from 60 MiB to the end (4 MiB), and says where" \
 	'.results[0] | .parameters.offset == "60 MiB" and .metrics.read_total_bytes == 4194304 and
 	 (.method.what | test("from offset 60 MiB"))' "$J"
 jqt "-t that reaches the end before 3 s says the data is too small, with the size 3 s would need" \
-	'.results[0].notes | map(test("too small for a 3 s timing.*would need about")) | any' "$J"
+	'.results[0].notes | map(test("end of the data: it is too small for a 3 s timing.*would need about")) | any' "$J"
 run disk -t "$T_TMP/f64" --region middle --json --no-sample --no-history
 jqt "-t --region middle starts at the midpoint" \
 	'.results[0] | .parameters.offset == "32 MiB" and .parameters.region == "middle" and
