@@ -500,6 +500,26 @@ int disk_fs_setup(struct disk_fs *f, const char *dir, const char *fs, const stru
 	return 0;
 }
 
+/*
+ * Removes PATH (a directory when DIR) when *MADE, and clears *MADE once it
+ * is gone. Returns R, or when R is 0 and the removal failed, its -errno
+ * with ERR saying so.
+ */
+static int remove_made(bool *made, const char *path, bool dir, int r, char *err, size_t errlen)
+{
+	if (!*made)
+		return r;
+	if ((dir ? rmdir(path) : unlink(path)) < 0 && errno != ENOENT) {
+		if (!r) {
+			r = -errno;
+			snprintf(err, errlen, "cannot remove '%s': %s", path, strerror(-r));
+		}
+		return r;
+	}
+	*made = false;
+	return r;
+}
+
 int disk_fs_teardown(struct disk_fs *f, char *err, size_t errlen)
 {
 	int r = 0, x;
@@ -533,22 +553,8 @@ int disk_fs_teardown(struct disk_fs *f, char *err, size_t errlen)
 		}
 		f->loop_attached = r < 0;
 	}
-	if (f->img_made) {
-		if (unlink(f->img) < 0 && errno != ENOENT && !r) {
-			r = -errno;
-			snprintf(err, errlen, "cannot remove '%s': %s", f->img, strerror(-r));
-		} else {
-			f->img_made = false;
-		}
-	}
-	if (f->mnt_made) {
-		if (rmdir(f->mnt) < 0 && errno != ENOENT && !r) {
-			r = -errno;
-			snprintf(err, errlen, "cannot remove '%s': %s", f->mnt, strerror(-r));
-		} else {
-			f->mnt_made = false;
-		}
-	}
+	r = remove_made(&f->img_made, f->img, false, r, err, errlen);
+	r = remove_made(&f->mnt_made, f->mnt, true, r, err, errlen);
 	f->active = false;
 	return r;
 }
