@@ -105,6 +105,10 @@ usage "--mount-options ro is refused (the steps write)" "'ro' is refused" "$D" -
 	--mount-options ro
 usage "--fs needs a directory target" "needs a directory" "$T_TMP/f64" -t --fs ext2
 check "the refusals created nothing" nothing_left
+run disk "$D" --workload torrent --size 1M --fs ext2 --mount-options bogus=1 --no-history
+check "a mount the kernel refuses fails the run (exit 1) and says why" \
+	sh -c "[ $RC = 1 ] && grep -q 'cannot mount /dev/loop[0-9]* (ext2).*bogus=1' '$T_TMP/err'"
+check "a failed setup leaves nothing (image removed, loop device detached)" nothing_left
 
 # The audit's matrix: sync vs async (async + noatime written with '+', so
 # the sweep keeps it as one value), caches 0 and 8M, a 4 MiB torrent.
