@@ -76,7 +76,7 @@ static const struct opt disk_options[] = {
 	OPT_STRING("mount-options", 0, struct disk_opts, mount_options, "OPTS",
 		   "--fs: mount options separated by ',' or '+' (sync, noatime, data=journal...; default: defaults)"),
 	OPT_SIZE("offset", 0, struct disk_opts, offset, 0, INT64_MAX,
-		 "-t: start reading at OFFSET, a multiple of 4 KiB (hdparm reads from 0)"),
+		 "-t: start reading at this offset, a multiple of 4 KiB (hdparm reads from 0)"),
 	OPT_CHOICE("region", 0, struct disk_opts, t_region, regions, "WHERE",
 		   "-t: read from the start, the middle or the end (last GiB, or third) of the data"),
 	OPT_INT("seed", 0, struct disk_opts, seed, 0, INT64_MAX, "N",
