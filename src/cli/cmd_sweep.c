@@ -336,9 +336,12 @@ static void add_summary(struct table *t, size_t k, const char *step, const struc
 		add_text(t, k, step, "verdict: bound by", r->verdict.resource);
 	else if (r->status != RESULT_OK)
 		add_text(t, k, step, "verdict: bound by", r->status == RESULT_SKIPPED ? "(skipped)" : "(failed)");
-	if (!isnan(reqs) && wrote > 0)
-		add_value(t, k, step, "dev writes/MiB written", UNIT_COUNT,
-			  reqs / (wrote / (1024.0 * 1024.0)));
+	if (!isnan(reqs) && wrote > 0) {
+		double per = reqs / (wrote / (1024.0 * 1024.0));
+
+		/* Whole requests once there are many: "1219", not "1.22e+03". */
+		add_value(t, k, step, "dev writes/MiB written", UNIT_COUNT, per >= 100 ? round(per) : per);
+	}
 	if (!isnan(wa))
 		add_value(t, k, step, "write amplification", UNIT_RATIO, wa);
 }
