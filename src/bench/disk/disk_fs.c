@@ -351,6 +351,45 @@ int disk_fs_reap(const char *dir, char *note, size_t len)
 	return (int)nseen;
 }
 
+/*
+ * Binds IMGFD (the image IMG) to the loop device open as FD, autoclear
+ * set; *HOW names the ioctls. Returns 0 or -errno (-EBUSY: taken meanwhile).
+ */
+static int loop_bind(int fd, int imgfd, const char *img, const char **how)
+{
+	struct loop_info64 info;
+
+	memset(&info, 0, sizeof(info));
+	info.lo_flags = LO_FLAGS_AUTOCLEAR;
+	copy_cut((char *)info.lo_file_name, sizeof(info.lo_file_name), img);
+#ifdef LOOP_CONFIGURE
+	{
+		struct loop_config cfg;
+
+		memset(&cfg, 0, sizeof(cfg));
+		cfg.fd = (unsigned)imgfd;
+		cfg.info = info;
+		if (ioctl(fd, LOOP_CONFIGURE, &cfg) == 0) {
+			*how = "LOOP_CTL_GET_FREE, then LOOP_CONFIGURE with LO_FLAGS_AUTOCLEAR";
+			return 0;
+		}
+		if (errno != EINVAL && errno != ENOTTY)
+			return -errno;
+	}
+#endif
+	/* Before Linux 5.8 (or its headers): bind, then set the flags. */
+	if (ioctl(fd, LOOP_SET_FD, imgfd) < 0)
+		return -errno;
+	if (ioctl(fd, LOOP_SET_STATUS64, &info) < 0) {
+		int r = -errno;
+
+		(void)ioctl(fd, LOOP_CLR_FD, 0);
+		return r;
+	}
+	*how = "LOOP_CTL_GET_FREE, then LOOP_SET_FD and LOOP_SET_STATUS64 with LO_FLAGS_AUTOCLEAR";
+	return 0;
+}
+
 /* Binds IMGFD to a free loop device; its descriptor (kept open until mounted), *NUM and *HOW. -errno. */
 static int loop_attach(int imgfd, const char *img, int *num, const char **how)
 {
@@ -359,7 +398,6 @@ static int loop_attach(int imgfd, const char *img, int *num, const char **how)
 	if (ctl < 0)
 		return -errno;
 	for (int tries = 0; tries < 16 && r == -EBUSY; tries++) {
-		struct loop_config cfg;
 		char dev[32];
 		int n = ioctl(ctl, LOOP_CTL_GET_FREE), fd;
 
@@ -373,28 +411,7 @@ static int loop_attach(int imgfd, const char *img, int *num, const char **how)
 			r = -errno;
 			break;
 		}
-		memset(&cfg, 0, sizeof(cfg));
-		cfg.fd = (unsigned)imgfd;
-		cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR;
-		copy_cut((char *)cfg.info.lo_file_name, sizeof(cfg.info.lo_file_name), img);
-		if (ioctl(fd, LOOP_CONFIGURE, &cfg) == 0) {
-			*how = "LOOP_CTL_GET_FREE, then LOOP_CONFIGURE with LO_FLAGS_AUTOCLEAR";
-		} else if (errno == EINVAL || errno == ENOTTY) {
-			/* Before Linux 5.8: bind, then set the flags. */
-			if (ioctl(fd, LOOP_SET_FD, imgfd) < 0) {
-				r = -errno;
-				close(fd);
-				continue;
-			}
-			if (ioctl(fd, LOOP_SET_STATUS64, &cfg.info) < 0) {
-				r = -errno;
-				(void)ioctl(fd, LOOP_CLR_FD, 0);
-				close(fd);
-				break;
-			}
-			*how = "LOOP_CTL_GET_FREE, then LOOP_SET_FD and LOOP_SET_STATUS64 with LO_FLAGS_AUTOCLEAR";
-		} else {
-			r = -errno;
+		if ((r = loop_bind(fd, imgfd, img, how)) < 0) {
 			close(fd);
 			continue;
 		}
