@@ -245,6 +245,26 @@ struct bench {
 	 */
 	void (*sample_config)(const void *opts, unsigned step, struct sampler_config *cfg);
 	/*
+	 * What the steps of one invocation share and the sampler must see
+	 * from the first window on (disk --fs: a scratch file system on a
+	 * loop device). setup() runs once after check(), before the first
+	 * step, with ENV as run() gets it (env->step 0); it returns 0, or
+	 * -errno with RES (a result of its own, added to the run) failed with
+	 * the reason, and then no step runs. teardown() runs always: after
+	 * the last step, after a failed setup and after a stop, once the
+	 * temp files are removed; what it could not undo it says on RES (the
+	 * invocation's last result, or one of its own, added when it has
+	 * something to say). NULL = none.
+	 */
+	int (*setup)(void *opts, const struct bench_env *env, struct result *res);
+	void (*teardown)(void *opts, const struct bench_env *env, struct result *res);
+	/*
+	 * BENCH_BLOCKDEV: the path whose block device the runner samples, when
+	 * it is not TARGET (disk --fs: the scratch mount). Called per step,
+	 * after setup(); NULL (or a NULL return) = TARGET.
+	 */
+	const char *(*device_path)(const void *opts);
+	/*
 	 * Runs one repetition of step env->step into RES (status ok by default). Sets
 	 * RESULT_SKIPPED or RESULT_FAILED with a reason when it cannot give a
 	 * figure. Must not print.

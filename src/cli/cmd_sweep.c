@@ -54,6 +54,10 @@ static void sweep_help(FILE *f)
 		"prints one table: a row per figure, a column per combination. Any option of the\n"
 		"command can be swept, e.g.\n"
 		"  engpass sweep 'disk --workload torrent' --cache 0,2M,8M,15M --sync none,osync\n"
+		"Values are split at ','; inside one value an option's own list takes '+' instead, e.g.\n"
+		"  engpass sweep 'disk DIR --workload torrent --fs ext2' --mount-options sync+noatime,defaults\n"
+		"Each step's rows start with its verdict and, for disk, device writes per MiB written and\n"
+		"write amplification.\n"
 		"Each combination runs as the command would on its own and is stored in the history;\n"
 		"--repeat N is passed to each run.\n"
 		"With --json, one document whose results are the combinations' results, each step\n"
@@ -260,11 +264,12 @@ static int check_all(const struct sweep *sw, const struct bench *b, size_t ncomb
 	return -1;
 }
 
-/* One row of the table: bench/step/name, values per combination. */
+/* One row of the table: bench/step/name, values per combination (or texts, for the verdict). */
 struct row {
 	char *step, *name;
 	enum unit unit;
 	double *v;
+	char **text;		/* a text row: one string per combination (NULL = none); NULL for figures */
 };
 
 struct table {
@@ -272,24 +277,73 @@ struct table {
 	size_t nrows, ncombo;
 };
 
-static void add_value(struct table *t, size_t k, const char *step, const char *name, enum unit unit, double value)
+/* The row STEP/NAME, added (empty) when it is new. */
+static struct row *find_row(struct table *t, const char *step, const char *name, enum unit unit)
 {
 	size_t i;
 
 	for (i = 0; i < t->nrows; i++)
 		if (!strcmp(t->rows[i].step, step) && !strcmp(t->rows[i].name, name))
-			break;
-	if (i == t->nrows) {
-		t->rows = xrealloc(t->rows, (t->nrows + 1) * sizeof(*t->rows));
-		t->rows[i].step = xstrdup(step);
-		t->rows[i].name = xstrdup(name);
-		t->rows[i].unit = unit;
-		t->rows[i].v = xmalloc(t->ncombo * sizeof(double));
-		for (size_t j = 0; j < t->ncombo; j++)
-			t->rows[i].v[j] = NAN;
-		t->nrows++;
+			return &t->rows[i];
+	t->rows = xrealloc(t->rows, (t->nrows + 1) * sizeof(*t->rows));
+	t->rows[i].step = xstrdup(step);
+	t->rows[i].name = xstrdup(name);
+	t->rows[i].unit = unit;
+	t->rows[i].v = xmalloc(t->ncombo * sizeof(double));
+	t->rows[i].text = NULL;
+	for (size_t j = 0; j < t->ncombo; j++)
+		t->rows[i].v[j] = NAN;
+	t->nrows++;
+	return &t->rows[i];
+}
+
+static void add_value(struct table *t, size_t k, const char *step, const char *name, enum unit unit, double value)
+{
+	find_row(t, step, name, unit)->v[k] = value;
+}
+
+static void add_text(struct table *t, size_t k, const char *step, const char *name, const char *text)
+{
+	struct row *row = find_row(t, step, name, UNIT_COUNT);
+
+	if (!row->text)
+		row->text = xcalloc(t->ncombo, sizeof(*row->text));
+	free(row->text[k]);
+	row->text[k] = xstrdup(text);
+}
+
+/* Metric NAME of R, or NAN. */
+static double metric_of(const struct result *r, const char *name)
+{
+	for (size_t i = 0; i < r->nmetrics; i++)
+		if (!strcmp(r->metrics[i].name, name))
+			return r->metrics[i].value;
+	return NAN;
+}
+
+/*
+ * The rows a reader compares first, as they read them: the bound each
+ * combination hit (its verdict), and where a step wrote through a device
+ * it watched (disk), the device's write requests per MiB the workload
+ * wrote and the write amplification (device bytes / workload bytes).
+ */
+static void add_summary(struct table *t, size_t k, const char *step, const struct result *r)
+{
+	double reqs = metric_of(r, "device_write_requests"), wrote = metric_of(r, "write_total");
+	double wa = metric_of(r, "write_amplification");
+
+	if (r->status == RESULT_OK && r->verdict.resource[0])
+		add_text(t, k, step, "verdict: bound by", r->verdict.resource);
+	else if (r->status != RESULT_OK)
+		add_text(t, k, step, "verdict: bound by", r->status == RESULT_SKIPPED ? "(skipped)" : "(failed)");
+	if (!isnan(reqs) && wrote > 0) {
+		double per = reqs / (wrote / (1024.0 * 1024.0));
+
+		/* Whole requests once there are many: "1219", not "1.22e+03". */
+		add_value(t, k, step, "dev writes/MiB written", UNIT_COUNT, per >= 100 ? round(per) : per);
 	}
-	t->rows[i].v[k] = value;
+	if (!isnan(wa))
+		add_value(t, k, step, "write amplification", UNIT_RATIO, wa);
 }
 
 /* The figures of result R of combination K: its metrics, then the system view the table shows. */
@@ -298,8 +352,13 @@ static void add_result(struct table *t, size_t k, const struct result *r)
 	const struct sysview *v = &r->view;
 	const char *step = r->step ? r->step : "?";
 
-	for (size_t i = 0; i < r->nmetrics; i++)
+	add_summary(t, k, step, r);
+	for (size_t i = 0; i < r->nmetrics; i++) {
+		/* Shown with its reader's label by add_summary(). */
+		if (!strcmp(r->metrics[i].name, "write_amplification"))
+			continue;
 		add_value(t, k, step, r->metrics[i].name, r->metrics[i].unit, r->metrics[i].value);
+	}
 	if (!r->have_view)
 		return;
 	if (!isnan(v->cpu_busy_pct))
@@ -317,12 +376,19 @@ static void add_result(struct table *t, size_t k, const struct result *r)
 
 static void table_print(const struct table *t, const struct bench *b, char **labels)
 {
+	int w = 14;
+
+	/* Columns as wide as the longest text cell (a verdict), up to 24. */
+	for (size_t i = 0; i < t->nrows; i++)
+		for (size_t k = 0; t->rows[i].text && k < t->ncombo; k++)
+			if (t->rows[i].text[k] && (int)strlen(t->rows[i].text[k]) > w)
+				w = strlen(t->rows[i].text[k]) > 24 ? 24 : (int)strlen(t->rows[i].text[k]);
 	printf("%-34s", "figure");
 	for (size_t k = 0; k < t->ncombo; k++) {
 		char head[32];
 
 		snprintf(head, sizeof(head), "(%zu)", k + 1);
-		printf("  %14s", head);
+		printf("  %*s", w, head);
 	}
 	printf("\n");
 	for (size_t i = 0; i < t->nrows; i++) {
@@ -335,8 +401,11 @@ static void table_print(const struct table *t, const struct bench *b, char **lab
 		for (size_t k = 0; k < t->ncombo; k++) {
 			char v[48];
 
-			render_value(v, sizeof(v), row->v[k], row->unit);
-			printf("  %14s", v);
+			if (row->text)
+				snprintf(v, sizeof(v), "%.*s", w, row->text[k] ? row->text[k] : "-");
+			else
+				render_value(v, sizeof(v), row->v[k], row->unit);
+			printf("  %*s", w, v);
 		}
 		printf("\n");
 	}
@@ -351,6 +420,9 @@ static void table_release(struct table *t)
 		free(t->rows[i].step);
 		free(t->rows[i].name);
 		free(t->rows[i].v);
+		for (size_t k = 0; t->rows[i].text && k < t->ncombo; k++)
+			free(t->rows[i].text[k]);
+		free(t->rows[i].text);
 	}
 	free(t->rows);
 }

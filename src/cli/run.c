@@ -194,7 +194,8 @@ static int whole_disk_devnum(const struct blkdev_info *dev, unsigned *maj, unsig
 
 /*
  * Runs one step in its measurement window and judges its verdict. The
- * capability flags act here: BENCH_BLOCKDEV samples the TARGET's device,
+ * capability flags act here: BENCH_BLOCKDEV samples the TARGET's device
+ * (or the device of the benchmark's device_path(), e.g. a scratch mount),
  * BENCH_NETWORK ignores SIGPIPE while the benchmark runs.
  */
 static struct result *run_step(const struct bench *b, struct bench_env *env, const void *opts)
@@ -206,8 +207,11 @@ static struct result *run_step(const struct bench *b, struct bench_env *env, con
 	struct result *res;
 
 	struct limits_config lcfg = { 0 };
+	const char *devpath = b->device_path ? b->device_path(opts) : NULL;
 
-	if ((b->flags & BENCH_BLOCKDEV) && blkdev_from_path(NULL, env->npos ? env->pos[0] : ".", &dev) == 0) {
+	if (!devpath)
+		devpath = env->npos ? env->pos[0] : ".";
+	if ((b->flags & BENCH_BLOCKDEV) && blkdev_from_path(NULL, devpath, &dev) == 0) {
 		cfg.disk = dev.name;
 		/* Throttles are set on the whole disk. */
 		if (whole_disk_devnum(&dev, &lcfg.dev_major, &lcfg.dev_minor) == 0)
@@ -419,8 +423,9 @@ int bench_call_run(struct bench_call *c, struct tmpfile_reg *tmp, volatile sig_a
 	struct runner rn;
 	struct bench_env *env = &rn.env;
 	cpu_set_t before;
-	bool pinned = false;
+	bool pinned = false, set_up = true;
 	struct result *res;
+	size_t first;
 	int r;
 
 	if (b->unsupported_reason) {
@@ -451,7 +456,17 @@ int bench_call_run(struct bench_call *c, struct tmpfile_reg *tmp, volatile sig_a
 	env->ncpu = c->ncpu;
 	env->stop = stop;
 	env->emit = emit_now;
-	for (size_t i = 0, n = b->nsteps ? b->nsteps(c->opts) : 1; i < n && !*stop; i++) {
+	first = run->nresults;
+	if (b->setup) {
+		struct result *sres = result_new(b->name, NULL);
+
+		set_up = b->setup(c->opts, env, sres) == 0;
+		if (set_up)
+			result_free(sres);
+		else
+			run_add(run, sres);
+	}
+	for (size_t i = 0, n = b->nsteps ? b->nsteps(c->opts) : 1; set_up && i < n && !*stop; i++) {
 		env->step = (unsigned)i;
 		run_add(run, run_step(b, env, c->opts));
 	}
@@ -461,6 +476,15 @@ int bench_call_run(struct bench_call *c, struct tmpfile_reg *tmp, volatile sig_a
 	 * registry does; a file that cannot be removed stays registered for it.
 	 */
 	r = tmpfile_remove_all(tmp);
+	if (b->teardown) {
+		struct result *own = run->nresults > first ? NULL : result_new(b->name, NULL);
+
+		b->teardown(c->opts, env, own ? own : run->results[run->nresults - 1]);
+		if (own && (own->status != RESULT_OK || own->nnotes))
+			run_add(run, own);
+		else
+			result_free(own);
+	}
 	/* Back on the CPUs the caller had (which it was allowed before, so this cannot fail but for a hot unplug). */
 	if (pinned)
 		r = affinity_pin_self(&before);

@@ -37,6 +37,7 @@
 
 static const char *const engines[] = { "uring", "psync", NULL };
 static const char *const preallocs[] = { "none", "fast", "full", NULL };
+static const char *const regions[] = { "start", "middle", "end", NULL };
 
 static const struct opt disk_options[] = {
 	OPT_FLAG("cached", 'T', struct disk_opts, cached,
@@ -78,6 +79,15 @@ static const struct opt disk_options[] = {
 	OPT_SIZE("cache", 0, struct disk_opts, cache, 0, 1024 * 1024 * 1024,
 		 "torrent: application write cache (default 0: every block its own write)"),
 	OPT_FLAG("verify", 0, struct disk_opts, verify, "torrent: read back each finished piece, check its SHA-1"),
+	OPT_STRING("fs", 0, struct disk_opts, fs, "TYPE",
+		   "make a scratch TYPE file system (ext2, ext4, vfat, ...) on a loop image in directory TARGET, "
+		   "run there and remove it (root)"),
+	OPT_STRING("mount-options", 0, struct disk_opts, mount_options, "OPTS",
+		   "--fs: mount options separated by ',' or '+' (sync, noatime, data=journal...; default: defaults)"),
+	OPT_SIZE("offset", 0, struct disk_opts, offset, 0, INT64_MAX,
+		 "-t: start reading at this offset, a multiple of 4 KiB (hdparm reads from 0)"),
+	OPT_CHOICE("region", 0, struct disk_opts, t_region, regions, "WHERE",
+		   "-t: read from the start, the middle or the end (last GiB, or third) of the data"),
 	OPT_INT("seed", 0, struct disk_opts, seed, 0, INT64_MAX, "N",
 		"seed of random offsets and piece order (default 1)"),
 	OPT_INT("read-pct", 0, struct disk_opts, read_pct, 0, 100, "N", "mixed: share of reads, percent (default 50)"),
@@ -100,6 +110,8 @@ static void disk_defaults(void *p)
 	o->cache = UINT64_MAX;
 	o->seed = 1;
 	o->read_pct = -1;
+	o->offset = UINT64_MAX;
+	o->t_region = DISK_REGION_NONE;
 }
 
 /* Formats a usage error into ERR; returns -EINVAL. */
@@ -112,6 +124,31 @@ static int bad(char *err, size_t errlen, const char *fmt, ...)
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
 	return -EINVAL;
+}
+
+/* --fs and --mount-options: root, a file system this box can make and mount, options mount(2) takes. */
+static int check_fs_options(struct disk_opts *o, char *err, size_t errlen)
+{
+	char what[64];
+	int r;
+
+	if (!o->fs) {
+		if (o->mount_options)
+			return bad(err, errlen, "'--mount-options' applies to --fs (a scratch file system engpass mounts)");
+		return 0;
+	}
+	if (geteuid() != 0)
+		return bad(err, errlen, "'--fs' needs root: it attaches a loop device and mounts a file system");
+	if ((r = disk_fs_check(o->fs, err, errlen)) < 0)
+		return r;
+	r = disk_mount_opts_parse(o->mount_options, &o->mopts, what, sizeof(what));
+	if (r == -E2BIG)
+		return bad(err, errlen, "option '--mount-options': '%.60s...' is too long", o->mount_options);
+	if (r < 0)
+		return bad(err, errlen, "option '--mount-options': '%s' is %s", what,
+			   !strcmp(what, "ro") ? "refused: the steps write their files" :
+			   !strcmp(what, "(empty)") ? "an empty option" : "an operation of mount(8), not a mount option");
+	return 0;
 }
 
 /* Option combinations that do not depend on the target. */
@@ -184,7 +221,13 @@ static int check_options(struct disk_opts *o, char *err, size_t errlen)
 		return bad(err, errlen, "'--size' must be a multiple of 16 KiB for torrent");
 	if (o->scheduler && (!o->scheduler[0] || strchr(o->scheduler, ' ') || strlen(o->scheduler) >= BLKDEV_NAME_MAX))
 		return bad(err, errlen, "option '--scheduler': '%s' is not a scheduler name", o->scheduler);
-	return 0;
+	if ((o->offset != UINT64_MAX || o->t_region != DISK_REGION_NONE) && !o->device)
+		return bad(err, errlen, "'--offset' and '--region' are for -t");
+	if (o->offset != UINT64_MAX && o->t_region != DISK_REGION_NONE)
+		return bad(err, errlen, "'--offset' and '--region' exclude each other");
+	if (o->offset != UINT64_MAX && o->offset % DISK_ALIGN)
+		return bad(err, errlen, "option '--offset': %llu is not a multiple of 4 KiB", (unsigned long long)o->offset);
+	return check_fs_options(o, err, errlen);
 }
 
 /* --readahead and --scheduler: root, a block device, a scheduler it offers. */
@@ -210,6 +253,46 @@ static int check_tuning(struct disk_opts *o, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * --fs: TARGET is a directory with room for the image; the image is sized
+ * from what the steps need (the workload's --size, a data file) plus the
+ * file system's headroom. The queue tuning is checked on the loop device
+ * in setup, once it exists.
+ */
+static int check_fs_target(struct disk_opts *o, char *err, size_t errlen)
+{
+	struct disk_target *t = &o->tgt;
+	uint64_t image;
+	char a[32], b[32];
+
+	if (t->kind != DISK_DIR)
+		return bad(err, errlen, "'--fs' needs a directory TARGET to hold the image; '%s' is not one", t->path);
+	o->fs_dir = t->path;
+	o->fs_need = o->data_size;
+	if (o->workload == WL_SEQ_WRITE || o->workload == WL_RAND_WRITE || o->workload == WL_TORRENT)
+		o->fs_need += o->region;
+	image = disk_fs_image_size(o->fs_need);
+	if (image + image / 32 > t->free_bytes)
+		return bad(err, errlen, "not enough free space in '%s' for a %s image: %s available", t->path,
+			   disk_fmt_bytes(a, sizeof(a), image), disk_fmt_bytes(b, sizeof(b), t->free_bytes));
+	return 0;
+}
+
+/* -t --offset: inside the data, with 2 MiB to read. */
+static int check_offset(const struct disk_opts *o, char *err, size_t errlen)
+{
+	uint64_t size = o->tgt.kind == DISK_DIR ? o->data_size : o->size && o->size < o->tgt.size ? o->size : o->tgt.size;
+	uint64_t off;
+	char a[32];
+
+	size -= size % DISK_HDPARM_BUF;
+	if (o->device && o->offset != UINT64_MAX &&
+	    disk_region_offset(size, o->t_region, o->offset, DISK_ALIGN, DISK_HDPARM_BUF, &off) < 0)
+		return bad(err, errlen, "option '--offset': %llu leaves less than 2 MiB to read of the %s of data",
+			   (unsigned long long)o->offset, disk_fmt_bytes(a, sizeof(a), size));
+	return 0;
+}
+
 static int disk_check(void *p, const struct bench_env *env, char *err, size_t errlen)
 {
 	struct disk_opts *o = p;
@@ -224,6 +307,10 @@ static int disk_check(void *p, const struct bench_env *env, char *err, size_t er
 		return bad(err, errlen, "option '--settle' is for -T and -t");
 	if ((r = disk_target_check(o, env->npos ? env->pos[0] : ".", err, errlen)))
 		return r;
+	if ((r = check_offset(o, err, errlen)))
+		return r;
+	if (o->fs)
+		return check_fs_target(o, err, errlen);
 	if ((r = check_tuning(o, err, errlen)))
 		return r;
 	return disk_queue_check(o, err, errlen);
@@ -277,6 +364,86 @@ static int tune(const struct disk_opts *o, struct blkdev_tune *t, struct result 
 	return 0;
 }
 
+/*
+ * --fs: reaps what killed runs left in the directory, makes the scratch
+ * file system and points the target at its mount (the sampler and the
+ * device view follow the loop device); then the target and the queue
+ * tuning are checked again, against the new file system.
+ */
+static int disk_setup(void *p, const struct bench_env *env, struct result *res)
+{
+	struct disk_opts *o = p;
+	char err[512], reaped[sizeof(o->fsst.reaped)];
+	int r;
+
+	if (!o->fs)
+		return 0;
+	result_set_step(res, "scratch %s", o->fs);
+	if (disk_fs_reap(o->fs_dir, reaped, sizeof(reaped)) < 0)
+		reaped[0] = 0;
+	r = disk_fs_setup(&o->fsst, o->fs_dir, o->fs, &o->mopts, disk_fs_image_size(o->fs_need), env->stop, err,
+			  sizeof(err));
+	snprintf(o->fsst.reaped, sizeof(o->fsst.reaped), "%s", reaped);
+	if (r < 0) {
+		result_set_status(res, RESULT_FAILED, "%s", err);
+		return r;
+	}
+	/* The steps run in the mount, with the same sizes as checked. */
+	if (!o->size)
+		o->size = o->region;
+	if ((r = disk_target_check(o, o->fsst.mnt, err, sizeof(err))) < 0 ||
+	    (r = check_tuning(o, err, sizeof(err))) < 0 || (r = disk_queue_check(o, err, sizeof(err))) < 0) {
+		result_set_status(res, RESULT_FAILED, "in the scratch %s file system: %s", o->fs, err);
+		return r;
+	}
+	return 0;
+}
+
+/* --fs: unmounts, detaches and removes the scratch file system, whatever happened. */
+static void disk_teardown(void *p, const struct bench_env *env, struct result *res)
+{
+	struct disk_opts *o = p;
+	char err[512];
+
+	(void)env;
+	if (!o->fs)
+		return;
+	if (disk_fs_teardown(&o->fsst, err, sizeof(err)) < 0) {
+		result_note(res, "the scratch file system was not removed: %s; the next 'engpass disk %s --fs ...' "
+			    "reaps it", err, o->fs_dir);
+		if (res->status == RESULT_OK)
+			result_set_status(res, RESULT_FAILED, "could not remove the scratch file system: %s", err);
+	}
+}
+
+static const char *disk_device_path(const void *p)
+{
+	const struct disk_opts *o = p;
+
+	return o->fsst.active ? o->fsst.mnt : NULL;
+}
+
+/* --fs: the scratch file system in the parameters and the method. */
+static void report_fs(const struct disk_opts *o, struct result *res)
+{
+	const struct disk_fs *f = &o->fsst;
+	char sz[32];
+
+	result_param(res, "fs", "%s", o->fs);
+	result_param(res, "mount_options", "%s", o->mopts.text);
+	result_param(res, "image_size", "%s", disk_fmt_bytes(sz, sizeof(sz), f->image_size));
+	result_param(res, "loop_device", "%s", f->loop_dev);
+	result_method(res, "scratch_fs", "a %s image '%s' (sparse) in '%s', attached to %s (%s), made with '%s', "
+		      "mounted at '%s' with mount(2) flags 0x%lx and data '%s' (--mount-options %s); unmounted, "
+		      "detached and removed after the run", sz, f->img, o->fs_dir, f->loop_dev, f->attach_how,
+		      f->mkfs_cmd, f->mnt, o->mopts.flags, o->mopts.data, o->mopts.text);
+	result_method(res, "scratch_device", "the device figures and the sampled disk are %s's: its requests are what "
+		      "a USB stick or SD card would receive from this file system", f->loop_dev + 5);
+	if (f->reaped[0])
+		result_note(res, "removed the scratch file systems that killed engpass runs (process %s) left in '%s'",
+			    f->reaped, o->fs_dir);
+}
+
 static void disk_run(const struct bench_env *env, const void *p, struct result *res)
 {
 	const struct disk_opts *o = p;
@@ -288,8 +455,10 @@ static void disk_run(const struct bench_env *env, const void *p, struct result *
 	int r;
 
 	result_set_step(res, "%s", name);
-	result_param(res, "target", "%s", o->tgt.path);
+	result_param(res, "target", "%s", o->fs ? o->fs_dir : o->tgt.path);
 	result_param(res, "target_kind", "%s", kind_name(o->tgt.kind));
+	if (o->fs)
+		report_fs(o, res);
 	if (disk_queue_guard(o, q, res) == 0 && tune(o, &t, res) == 0 && disk_queue_set(o, q, res) == 0) {
 		disk_report_settings(res, o);
 		switch (step) {
@@ -333,13 +502,21 @@ const struct bench bench_disk = {
 		"gives MB/s, IOPS, completion latency, CPU per I/O, the device's own view from\n"
 		"/proc/diskstats (requests, merges, write amplification), the queue depth reached,\n"
 		"the queue settings and mount options in force, and the verdict. docs/disk.md\n"
-		"has the method of every figure.",
+		"has the method of every figure.\n"
+		"--fs TYPE (root) runs the steps in a scratch file system on a loop image inside\n"
+		"the directory TARGET, mounted with --mount-options; the loop device stands for a\n"
+		"USB stick or SD card. It is removed afterwards, also on errors and Ctrl-C; one\n"
+		"left by a killed run (names carry its process id) is reaped by the next --fs run\n"
+		"in that directory. -t --offset/--region time another part of the data.",
 	.flags = BENCH_BLOCKDEV | BENCH_DESTRUCTIVE,
 	.opts = disk_options,
 	.opts_size = sizeof(struct disk_opts),
 	.defaults = disk_defaults,
 	.check = disk_check,
 	.nsteps = disk_nsteps,
+	.setup = disk_setup,
+	.teardown = disk_teardown,
+	.device_path = disk_device_path,
 	.run = disk_run,
 	.quick = &disk_quick,
 };

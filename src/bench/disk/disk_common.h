@@ -17,11 +17,14 @@
  *                       through psync or io_uring
  *   disk_torrent.c      torrent order and write cache (pure)
  *   disk_torrent_step.c the torrent workload
- *   disk_spec.c         generator, data pattern, --sync, default size (pure)
+ *   disk_spec.c         generator, data pattern, --sync, default size,
+ *                       mount options, image size, -t's region (pure)
+ *   disk_fs.c           --fs: the scratch file system on a loop image
  */
 #ifndef ENGPASS_DISK_COMMON_H
 #define ENGPASS_DISK_COMMON_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/resource.h>
@@ -83,6 +86,20 @@ struct disk_data {
 	char how[320];			/* the method text: how it was filled */
 };
 
+/* --fs: the scratch file system, while it exists (disk_fs.c). */
+struct disk_fs {
+	bool active;			/* made, mounted, the steps run in it */
+	bool img_made, mnt_made, loop_attached, mounted;
+	char img[PATH_MAX];		/* DIR/.engpass-fs-PID.img */
+	char mnt[PATH_MAX];		/* DIR/.engpass-fs-PID.mnt */
+	int loop_num;
+	char loop_dev[32];		/* "/dev/loop3" */
+	uint64_t image_size;
+	char attach_how[96];		/* the ioctls that bound the loop device */
+	char mkfs_cmd[320];		/* the mkfs command line, tool by name */
+	char reaped[256];		/* stale runs reaped before this one ("" none) */
+};
+
 struct disk_opts {
 	/* From the option table. */
 	bool cached, device;
@@ -108,6 +125,10 @@ struct disk_opts {
 	int64_t seed;
 	int64_t read_pct;		/* -1: 50 */
 	bool write_ok, destructive;
+	const char *fs;			/* --fs TYPE; NULL: none */
+	const char *mount_options;	/* --mount-options; NULL: defaults */
+	uint64_t offset;		/* -t --offset; UINT64_MAX: none */
+	int t_region;			/* -t --region: enum disk_region */
 
 	/* Resolved by check(). */
 	struct disk_target tgt;
@@ -120,6 +141,10 @@ struct disk_opts {
 	uint64_t sync_every;
 	int prealloc_mode;		/* resolved enum disk_prealloc */
 	bool use_direct;		/* -t and the workload: O_DIRECT */
+	struct disk_mount_opts mopts;	/* --mount-options parsed */
+	const char *fs_dir;		/* --fs: the directory TARGET as given */
+	uint64_t fs_need;		/* --fs: bytes the steps' files need in it */
+	struct disk_fs fsst;		/* --fs: the scratch file system (setup to teardown) */
 	/*
 	 * run() receives the options read-only; the shared data file is the
 	 * one thing the steps change, reached through this pointer to
@@ -189,13 +214,16 @@ int disk_open_target_rw(const struct disk_opts *o, struct result *res, int extra
 void disk_drop_cache(const struct disk_opts *o, int fd, struct result *res);
 
 /*
- * Preallocates SIZE bytes of FD with MODE, Transmission's modes: fast =
- * fallocate() mode 0, or where the file system cannot, one byte written
- * at the end plus ftruncate(); full = zeros written over the whole file
- * (1 MiB writes, then fdatasync), so every block is really allocated and
- * written. Adds a "prealloc" method entry. Returns 0 or -errno (-ENOSPC).
+ * Preallocates o->region bytes of FD with o->prealloc_mode, Transmission's
+ * modes: fast = fallocate() mode 0, or where the file system cannot, one
+ * byte written at the end plus ftruncate(); full = zeros written over the
+ * whole file (1 MiB writes, then fdatasync), so every block is really
+ * allocated and written. A measured phase of its own, before the step's
+ * timing: its time and the device's write requests and bytes become the
+ * prealloc_* metrics (modes fast and full), *SECS its seconds (0 for
+ * none). Adds a "prealloc" method entry. Returns 0 or -errno (-ENOSPC).
  */
-int disk_prealloc(int fd, uint64_t size, int mode, volatile sig_atomic_t *stop, struct result *res);
+int disk_prealloc(const struct disk_opts *o, int fd, volatile sig_atomic_t *stop, struct result *res, double *secs);
 
 /* Open flags for a --sync mode (O_SYNC, O_DSYNC or 0). */
 int disk_sync_flags(enum disk_sync mode);
@@ -255,6 +283,13 @@ static inline const char *disk_fmt_bytes(char *buf, size_t len, uint64_t bytes)
 	return units_fmt_size(buf, len, (double)bytes, UNITS_FMT_EXACT);
 }
 
+/*
+ * After a step that preallocated for PREALLOC_S seconds (> 0) and then
+ * wrote BYTES in MEASURED_S: the total time including preallocation, and
+ * the rate over it (what a user waiting for the download sees).
+ */
+void disk_report_total(struct result *res, double prealloc_s, double measured_s, uint64_t bytes);
+
 /* Fails RES for ERR (-errno) met during WHAT, naming ENOSPC and EIO plainly. */
 void disk_fail_errno(struct result *res, int err, const char *what);
 
@@ -274,5 +309,35 @@ void disk_step_io(const struct bench_env *env, const struct disk_opts *o, struct
 
 /* The torrent workload. */
 void disk_step_torrent(const struct bench_env *env, const struct disk_opts *o, struct result *res);
+
+/* ---- disk_fs.c ---- */
+
+/*
+ * Whether a scratch file system of type FS can be made: the kernel has it
+ * (/proc/filesystems, or a module `modprobe -n` finds) and mkfs.FS exists.
+ * Returns 0, or -EINVAL with one line in ERR naming what is missing.
+ */
+int disk_fs_check(const char *fs, char *err, size_t errlen);
+
+/*
+ * Reaps scratch file systems in DIR left by engpass processes that are
+ * gone (killed with SIGKILL): unmounts, detaches, removes. NOTE gets the
+ * process ids ("" none). Returns how many were found, or -errno.
+ */
+int disk_fs_reap(const char *dir, char *note, size_t len);
+
+/*
+ * Makes the scratch file system into F: an IMAGE_SIZE image in DIR, a
+ * loop device, mkfs.FS, mounted with MO. Returns 0, or -errno with one
+ * line in ERR; what was made is in F for disk_fs_teardown() either way.
+ */
+int disk_fs_setup(struct disk_fs *f, const char *dir, const char *fs, const struct disk_mount_opts *mo,
+		  uint64_t image_size, volatile sig_atomic_t *stop, char *err, size_t errlen);
+
+/*
+ * Unmounts, detaches and removes what F holds (a no-op for an empty F).
+ * Returns 0, or -errno with one line in ERR (what is left stays in F).
+ */
+int disk_fs_teardown(struct disk_fs *f, char *err, size_t errlen);
 
 #endif

@@ -165,15 +165,47 @@ void disk_step_cached(const struct bench_env *env, const struct disk_opts *o, st
 	free(buf);
 }
 
+/* How -t's start was chosen, for the method ("" from 0 or --offset). */
+static const char *region_why(const struct disk_opts *o)
+{
+	switch (o->t_region) {
+	case DISK_REGION_START:
+		return " (--region start)";
+	case DISK_REGION_MIDDLE:
+		return " (--region middle: the midpoint)";
+	case DISK_REGION_END:
+		return " (--region end: the last GiB, or the last third of smaller data)";
+	}
+	return o->offset != UINT64_MAX ? " (--offset)" : "";
+}
+
+/*
+ * -t read all the data in S seconds, before the TIME_NS asked: the data
+ * is too small for a timing that long; says so, with the size that would
+ * have lasted at the rate measured.
+ */
+static void note_too_small(struct result *res, const struct disk_opts *o, uint64_t bytes, double s, uint64_t time_ns)
+{
+	char a[32], b[32];
+	double want = s > 0 ? (double)bytes / s * ((double)time_ns / 1e9) : 0;
+
+	disk_fmt_bytes(a, sizeof(a), bytes);
+	units_fmt_size(b, sizeof(b), want, 0);
+	result_note(res, "reached the end of the data: it is too small for a %.3g s timing, its %s were read in "
+		    "%.3f s (hdparm stops at the end too); %.3g s at this rate would need about %s%s", (double)time_ns / 1e9, a, s,
+		    (double)time_ns / 1e9, b, o->tgt.kind == DISK_DIR ? " (give --size)" :
+		    o->offset != UINT64_MAX || o->t_region != DISK_REGION_NONE ? " (start earlier)" : " (a larger file or device)");
+}
+
 void disk_step_device(const struct bench_env *env, const struct disk_opts *o, struct result *res)
 {
 	uint64_t time_ns = env->time_ns ? env->time_ns : DEVICE_TIME_NS;
-	uint64_t size, limit, off = 0, reads = 0, bytes = 0;
+	uint64_t size, limit, start, off, reads = 0, bytes = 0;
 	struct disk_meas m;
 	struct hist h;
 	mono_ns end, now, last = 0;
 	bool direct, ended = false;
-	char a[32];
+	char a[32], b[32];
 	void *buf;
 	int fd;
 
@@ -188,10 +220,22 @@ void disk_step_device(const struct bench_env *env, const struct disk_opts *o, st
 	}
 	limit = o->tgt.kind != DISK_DIR && o->size && o->size < size ? o->size : size;
 	limit -= limit % DISK_HDPARM_BUF;
-	result_method(res, "what", "sequential 2 MiB reads from offset 0 with pread(), one at a time (queue depth 1), "
-		      "every 512th byte touched after each, "
-		      "for %.3f s or to the end of %s of data, as hdparm -t", (double)time_ns / 1e9,
-		      disk_fmt_bytes(a, sizeof(a), limit));
+	if (disk_region_offset(limit, o->t_region, o->offset, o->offset != UINT64_MAX ? DISK_ALIGN : DISK_HDPARM_BUF,
+			       DISK_HDPARM_BUF, &start) < 0) {
+		result_set_status(res, RESULT_FAILED, "--offset %llu leaves less than 2 MiB of the %s of data",
+				  (unsigned long long)o->offset, disk_fmt_bytes(a, sizeof(a), limit));
+		close(fd);
+		free(buf);
+		return;
+	}
+	off = start;
+	result_param(res, "offset", "%s", disk_fmt_bytes(a, sizeof(a), start));
+	if (o->t_region != DISK_REGION_NONE)
+		result_param(res, "region", "%s", o->t_region == DISK_REGION_START ? "start" :
+			     o->t_region == DISK_REGION_MIDDLE ? "middle" : "end");
+	result_method(res, "what", "sequential 2 MiB reads from offset %s%s with pread(), one at a time (queue depth "
+		      "1), every 512th byte touched after each, for %.3f s or to the end of the %s of data, as hdparm -t",
+		      a, region_why(o), (double)time_ns / 1e9, disk_fmt_bytes(b, sizeof(b), limit));
 	if (direct) {
 		result_method(res, "cache", "O_DIRECT: reads bypass the page cache (the block layer may split each "
 			      "2 MiB read by max_sectors_kb)");
@@ -242,8 +286,7 @@ void disk_step_device(const struct bench_env *env, const struct disk_opts *o, st
 	}
 	disk_meas_end(o, &m);
 	if (ended)
-		result_note(res, "reached the end of the data (%s) after %.3f s, before the %.3f s asked; hdparm stops "
-			    "there too", disk_fmt_bytes(a, sizeof(a), off), elapsed_s(m.t0, m.t1), (double)time_ns / 1e9);
+		note_too_small(res, o, bytes, elapsed_s(m.t0, m.t1), time_ns);
 	report(res, o, &m, reads, bytes, &h, direct ? "device read (O_DIRECT)" : "device read (buffered)");
 	close(fd);
 	free(buf);

@@ -528,11 +528,12 @@ static int io_open(const struct bench_env *env, const struct disk_opts *o, struc
 /*
  * Prepares the open data FD of SIZE bytes: checks it holds --size, drops
  * the page cache before reading old data (or names the cache in force),
- * preallocates a file the workload writes. Returns 0, or -1 with the
+ * preallocates a file the workload writes (its seconds into *PREALLOC_S).
+ * Returns 0, or -1 with the
  * result failed (the caller closes FD).
  */
 static int io_prepare(const struct bench_env *env, const struct disk_opts *o, struct result *res, int fd,
-		      uint64_t size, bool direct)
+		      uint64_t size, bool direct, double *prealloc_s)
 {
 	int wl = o->workload;
 	bool new_file = io_new_file(o);
@@ -551,7 +552,7 @@ static int io_prepare(const struct bench_env *env, const struct disk_opts *o, st
 		result_method(res, "cache", "buffered: writes go to the page cache%s",
 			      o->sync_mode == DISK_SYNC_NONE ? "; with --sync none the device may see them after the step" : "");
 	if (new_file || (o->tgt.kind == DISK_FILE && o->writes)) {
-		int pr = disk_prealloc(fd, o->region, o->prealloc_mode, env->stop, res);
+		int pr = disk_prealloc(o, fd, env->stop, res, prealloc_s);
 
 		if (pr < 0) {
 			disk_fail_errno(res, pr, "preallocating");
@@ -738,6 +739,7 @@ void disk_step_io(const struct bench_env *env, const struct disk_opts *o, struct
 	bool direct = false;
 	uint64_t size;
 	struct iobuf iob;
+	double prealloc_s = 0;
 	int fd;
 
 	if (!io_params(res, o, engine))
@@ -745,7 +747,7 @@ void disk_step_io(const struct bench_env *env, const struct disk_opts *o, struct
 	fd = io_open(env, o, res, &tmp_path, &direct, &size);
 	if (fd < 0)
 		return;
-	if (io_prepare(env, o, res, fd, size, direct) < 0) {
+	if (io_prepare(env, o, res, fd, size, direct, &prealloc_s) < 0) {
 		close(fd);
 		goto out;
 	}
@@ -759,6 +761,7 @@ void disk_step_io(const struct bench_env *env, const struct disk_opts *o, struct
 	result_param(res, "time", "%.3f s", (double)r->time_ns / 1e9);
 	engine = io_timed(r, slots, o, res, engine, &m);
 	io_report(res, o, r, &m, engine);
+	disk_report_total(res, prealloc_s, elapsed_s(m.t0, m.t1), r->wr_bytes);
 	iobuf_free(&iob);
 	free(slots);
 	free(r);

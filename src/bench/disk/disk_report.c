@@ -194,3 +194,14 @@ void disk_report_pacing(struct result *res, double achieved, double rate, const 
 				 "%s/s %s with --rate %s/s: the token bucket %s", disk_fmt_bytes(a, sizeof(a), (uint64_t)achieved),
 				 what, b, achieved >= 0.9 * rate ? "set the pace" : "was not reached");
 }
+
+void disk_report_total(struct result *res, double prealloc_s, double measured_s, uint64_t bytes)
+{
+	double total = prealloc_s + measured_s;
+
+	if (!(prealloc_s > 0))
+		return;
+	lower(result_metric(res, "total_time", UNIT_SECONDS, total, "total time including preallocation"));
+	result_metric(res, "write_with_prealloc", UNIT_BYTES_PER_S, total > 0 ? (double)bytes / total : NAN,
+		      "write over the total time including preallocation");
+}

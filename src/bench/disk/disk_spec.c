@@ -5,9 +5,11 @@
 #include "bench/disk/disk_spec.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 
 #include "lib/mul64.h"
 
@@ -114,4 +116,120 @@ const char *disk_workload_name(int wl)
 	return wl >= 0 && wl < (int)(sizeof(disk_workload_names) / sizeof(disk_workload_names[0])) - 1
 		       ? disk_workload_names[wl]
 		       : "none";
+}
+
+/* The generic mount options: set or clear FLAG. */
+static const struct {
+	const char *name;
+	unsigned long flag;
+	bool set;
+} mount_flags[] = {
+	{ "sync", MS_SYNCHRONOUS, true },	{ "async", MS_SYNCHRONOUS, false },
+	{ "dirsync", MS_DIRSYNC, true },	{ "noatime", MS_NOATIME, true },
+	{ "atime", MS_NOATIME, false },		{ "nodiratime", MS_NODIRATIME, true },
+	{ "diratime", MS_NODIRATIME, false },	{ "relatime", MS_RELATIME, true },
+	{ "norelatime", MS_RELATIME, false },	{ "strictatime", MS_STRICTATIME, true },
+	{ "lazytime", MS_LAZYTIME, true },	{ "nolazytime", MS_LAZYTIME, false },
+	{ "nosuid", MS_NOSUID, true },		{ "nodev", MS_NODEV, true },
+	{ "noexec", MS_NOEXEC, true },		{ "defaults", 0, true },
+	{ "rw", 0, true },
+};
+
+/* Operations of mount(8), not options of a new mount. */
+static const char *const mount_refused[] = { "ro", "remount", "bind", "rbind", "move", "loop", NULL };
+
+/* Appends ITEM to the comma list BUF of LEN bytes; -E2BIG when it does not fit. */
+static int list_append(char *buf, size_t len, const char *item, size_t ilen)
+{
+	size_t n = strlen(buf);
+	int w = snprintf(buf + n, len - n, "%s%.*s", n ? "," : "", (int)ilen, item);
+
+	return w < 0 || (size_t)w >= len - n ? -E2BIG : 0;
+}
+
+int disk_mount_opts_parse(const char *s, struct disk_mount_opts *out, char *bad, size_t badlen)
+{
+	memset(out, 0, sizeof(*out));
+	if (bad && badlen)
+		bad[0] = 0;
+	if (!s || !*s) {
+		snprintf(out->text, sizeof(out->text), "defaults");
+		return 0;
+	}
+	while (1) {
+		size_t len = strcspn(s, ",+"), i;
+		bool known = false;
+
+		if (!len) {
+			if (bad && badlen)
+				snprintf(bad, badlen, "(empty)");
+			return -EINVAL;
+		}
+		for (i = 0; mount_refused[i]; i++)
+			if (strlen(mount_refused[i]) == len && !strncmp(s, mount_refused[i], len)) {
+				if (bad && badlen)
+					snprintf(bad, badlen, "%.*s", (int)len, s);
+				return -EINVAL;
+			}
+		for (i = 0; i < sizeof(mount_flags) / sizeof(mount_flags[0]); i++) {
+			if (strlen(mount_flags[i].name) != len || strncmp(s, mount_flags[i].name, len))
+				continue;
+			known = true;
+			if (mount_flags[i].set)
+				out->flags |= mount_flags[i].flag;
+			else
+				out->flags &= ~mount_flags[i].flag;
+			/* The atime modes exclude each other: the last one given wins. */
+			if (mount_flags[i].set && (mount_flags[i].flag & (MS_NOATIME | MS_RELATIME | MS_STRICTATIME)))
+				out->flags &= ~((MS_NOATIME | MS_RELATIME | MS_STRICTATIME) & ~mount_flags[i].flag);
+		}
+		if (!known && list_append(out->data, sizeof(out->data), s, len) < 0)
+			return -E2BIG;
+		if (list_append(out->text, sizeof(out->text), s, len) < 0)
+			return -E2BIG;
+		s += len;
+		if (!*s)
+			return 0;
+		s++;
+		if (!*s) {
+			if (bad && badlen)
+				snprintf(bad, badlen, "(empty)");
+			return -EINVAL;
+		}
+	}
+}
+
+uint64_t disk_fs_image_size(uint64_t need)
+{
+	uint64_t s = need + need / 4 + 32 * DISK_MIB;
+
+	return (s + DISK_MIB - 1) / DISK_MIB * DISK_MIB;
+}
+
+int disk_region_offset(uint64_t size, int region, uint64_t offset, uint64_t align, uint64_t min_len, uint64_t *off)
+{
+	uint64_t o;
+
+	if (offset != UINT64_MAX) {
+		if (offset % align || offset > size || size - offset < min_len)
+			return -EINVAL;
+		*off = offset;
+		return 0;
+	}
+	switch (region) {
+	case DISK_REGION_MIDDLE:
+		o = size / 2;
+		break;
+	case DISK_REGION_END:
+		o = size - (size / 3 < DISK_REGION_END_MAX ? size / 3 : DISK_REGION_END_MAX);
+		break;
+	default:
+		o = 0;
+		break;
+	}
+	o -= o % align;
+	if (size - o < min_len)
+		o = size < min_len ? 0 : (size - min_len) - (size - min_len) % align;
+	*off = o;
+	return size - o < min_len ? -EINVAL : 0;
 }

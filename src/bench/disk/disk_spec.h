@@ -5,7 +5,9 @@
  * behind random offsets and torrent piece order, the deterministic data
  * pattern written to files (so a written file can be checked by hash),
  * the --sync specification, the default size of engpass's own data file,
- * and the names of the workloads (enum disk_workload in disk_common.h).
+ * the names of the workloads (enum disk_workload in disk_common.h), the
+ * --mount-options of a scratch file system, its image size, and the
+ * offset -t starts reading at (--offset, --region).
  *
  * The generator is splitmix64 (Steele, Lea, Flood 2014): one 64-bit state,
  * an add and a mixing function per output; statistically good enough for
@@ -78,5 +80,55 @@ uint64_t disk_default_size(uint64_t free_bytes);
  */
 extern const char *const disk_workload_names[];
 const char *disk_workload_name(int wl);
+
+/*
+ * --mount-options of a scratch file system (--fs), split for mount(2):
+ * the generic options become FLAGS (sync, async, dirsync, noatime, atime,
+ * nodiratime, diratime, relatime, norelatime, strictatime, lazytime,
+ * nolazytime, nosuid, nodev, noexec; "defaults" and "rw" add nothing;
+ * a later option overrides an earlier one), the rest goes to the file
+ * system as DATA ("data=journal,commit=5"). TEXT is the list as given,
+ * normalised to ',' ("defaults" when empty).
+ */
+struct disk_mount_opts {
+	unsigned long flags;
+	char data[256];
+	char text[256];
+};
+
+/*
+ * Parses S (NULL or "" = defaults): options separated by ',' or '+' (the
+ * '+' form lets `engpass sweep` keep several options in one value, since
+ * sweep splits its values at ','). Returns 0, or -EINVAL for an empty
+ * option, "ro" (the workloads write) or an operation rather than an
+ * option (remount, bind, move), -E2BIG when the text does not fit; on
+ * -EINVAL, BAD (BADLEN bytes, may be NULL) gets the offending option.
+ */
+MUST_CHECK int disk_mount_opts_parse(const char *s, struct disk_mount_opts *out, char *bad, size_t badlen);
+
+/*
+ * Size of the loop image of a scratch file system whose workload needs
+ * NEED bytes of files: NEED plus a quarter for the file system's own
+ * metadata (inode tables, a journal, FAT copies) and reserved blocks,
+ * plus 32 MiB, rounded up to a MiB.
+ */
+uint64_t disk_fs_image_size(uint64_t need);
+
+/* -t's --region; the order is the option's choice list. */
+enum disk_region { DISK_REGION_NONE = -1, DISK_REGION_START, DISK_REGION_MIDDLE, DISK_REGION_END };
+
+/* The size of --region end: the last GiB, or the last third of smaller data. */
+#define DISK_REGION_END_MAX DISK_GIB
+
+/*
+ * Where -t starts reading data of SIZE bytes: OFFSET when it is not
+ * UINT64_MAX (--offset), else for REGION start 0, middle SIZE / 2, end
+ * SIZE minus the last GiB (or minus a third of SIZE when that is smaller);
+ * rounded down to ALIGN bytes (a power of two). Returns 0 with *OFF set,
+ * or -EINVAL when OFFSET leaves less than MIN_LEN bytes to read, or is not
+ * a multiple of ALIGN.
+ */
+MUST_CHECK int disk_region_offset(uint64_t size, int region, uint64_t offset, uint64_t align, uint64_t min_len,
+				  uint64_t *off);
 
 #endif

@@ -467,21 +467,17 @@ void disk_drop_cache(const struct disk_opts *o, int fd, struct result *res)
 	}
 }
 
-int disk_prealloc(int fd, uint64_t size, int mode, volatile sig_atomic_t *stop, struct result *res)
+/* The preallocation itself (see disk_prealloc()); 0 or -errno. */
+static int prealloc_do(int fd, uint64_t size, int mode, volatile sig_atomic_t *stop, struct result *res)
 {
 	char sz[32];
 	int r = 0;
 
 	disk_fmt_bytes(sz, sizeof(sz), size);
-	if (mode == PREALLOC_NONE) {
-		result_method(res, "prealloc", "none: the file grows as blocks are written (sparse where the "
-			      "file system allows)");
-		return 0;
-	}
 	if (mode == PREALLOC_FAST) {
 		if (fallocate(fd, 0, 0, (off_t)size) == 0) {
-			result_method(res, "prealloc", "fast: fallocate(mode 0) of %s (unwritten extents) before timing",
-				      sz);
+			result_method(res, "prealloc", "fast: fallocate(mode 0) of %s (unwritten extents), a phase "
+				      "before the timed writes", sz);
 			return 0;
 		}
 		r = -errno;
@@ -520,8 +516,45 @@ int disk_prealloc(int fd, uint64_t size, int mode, volatile sig_atomic_t *stop, 
 			r = -errno;
 		if (r < 0)
 			return r;
-		result_method(res, "prealloc", "full: %s of zeros written in 1 MiB writes and fdatasync'ed before "
-			      "timing", sz);
+		result_method(res, "prealloc", "full: %s of zeros written in 1 MiB writes and fdatasync'ed, a phase "
+			      "before the timed writes: the download starts when it ends, and every block is written "
+			      "twice", sz);
 	}
+	return 0;
+}
+
+int disk_prealloc(const struct disk_opts *o, int fd, volatile sig_atomic_t *stop, struct result *res, double *secs)
+{
+	struct disk_meas m;
+	int r;
+
+	*secs = 0;
+	if (o->prealloc_mode == PREALLOC_NONE) {
+		result_method(res, "prealloc", "none: the file grows as blocks are written (sparse where the "
+			      "file system allows)");
+		return 0;
+	}
+	disk_meas_begin(o, &m);
+	r = prealloc_do(fd, o->region, o->prealloc_mode, stop, res);
+	disk_meas_end(o, &m);
+	if (r < 0)
+		return r;
+	*secs = elapsed_s(m.t0, m.t1);
+	result_metric(res, "prealloc_time", UNIT_SECONDS, *secs, "preallocation time (before the download)");
+	if (o->prealloc_mode == PREALLOC_FULL)
+		result_metric(res, "prealloc_written", UNIT_BYTES, (double)o->region, "preallocation: zeros written");
+	if (m.have_ds) {
+		uint64_t wr = m.ds1.wr_ios >= m.ds0.wr_ios ? m.ds1.wr_ios - m.ds0.wr_ios : 0;
+		uint64_t ws = m.ds1.wr_sectors >= m.ds0.wr_sectors ? m.ds1.wr_sectors - m.ds0.wr_sectors : 0;
+
+		result_metric(res, "prealloc_device_write_requests", UNIT_COUNT, (double)wr,
+			      "preallocation: device write requests");
+		result_metric(res, "prealloc_device_write", UNIT_BYTES, (double)ws * PROC_SECTOR_BYTES,
+			      "preallocation: device bytes written");
+	}
+	result_method(res, "prealloc_phase", "measured on its own before the timed writes: CLOCK_MONOTONIC around "
+		      "the %s%s; the headline and the device_* figures are the download's only, total_time "
+		      "adds the preallocation", o->prealloc_mode == PREALLOC_FULL ? "zero-fill and its fdatasync" :
+		      "fallocate()", m.have_ds ? " and /proc/diskstats deltas of the device (every process's I/O)" : "");
 	return 0;
 }

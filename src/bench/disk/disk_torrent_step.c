@@ -248,12 +248,13 @@ static void torrent_params(struct result *res, const struct disk_opts *o, uint64
 /*
  * Opens the file to write: a new temp file of ours in a directory target
  * (its path into *TMP_PATH, caller removes), else the target itself, and
- * preallocates it. *DIRECT says whether O_DIRECT is in force. Returns the
+ * preallocates it (a measured phase of *PREALLOC_S seconds). *DIRECT says
+ * whether O_DIRECT is in force. Returns the
  * descriptor (caller closes), or a negative value with the result failed
  * and nothing left open.
  */
 static int torrent_open(const struct bench_env *env, const struct disk_opts *o, struct result *res, bool *direct,
-			char **tmp_path)
+			char **tmp_path, double *prealloc_s)
 {
 	int extra = disk_sync_flags(o->sync_mode);
 	char a[32];
@@ -272,7 +273,7 @@ static int torrent_open(const struct bench_env *env, const struct disk_opts *o, 
 	if (fd < 0)
 		return fd;
 	result_param(res, "direct", "%s", *direct ? "yes" : "no");
-	if (o->tgt.kind != DISK_BLKDEV && (r = disk_prealloc(fd, o->region, o->prealloc_mode, env->stop, res)) < 0) {
+	if (o->tgt.kind != DISK_BLKDEV && (r = disk_prealloc(o, fd, env->stop, res, prealloc_s)) < 0) {
 		disk_fail_errno(res, r, "preallocating");
 		result_set_incomplete(res);
 		close(fd);
@@ -548,6 +549,7 @@ void disk_step_torrent(const struct bench_env *env, const struct disk_opts *o, s
 	char *tmp_path = NULL;
 	void *gen = NULL, *vbuf = NULL;
 	char ossl_why[256];
+	double prealloc_s = 0;
 	bool ossl_ok;
 
 	torrent_params(res, o, env->time_ns);
@@ -566,7 +568,7 @@ void disk_step_torrent(const struct bench_env *env, const struct disk_opts *o, s
 	tr.gen = gen;
 	tr.vbuf = vbuf;
 
-	tr.fd = torrent_open(env, o, res, &direct, &tmp_path);
+	tr.fd = torrent_open(env, o, res, &direct, &tmp_path, &prealloc_s);
 	if (tr.fd < 0)
 		goto out;
 	if (!torrent_hashes(&tr, res, ossl_ok))
@@ -576,6 +578,7 @@ void disk_step_torrent(const struct bench_env *env, const struct disk_opts *o, s
 		goto out_fd;
 	torrent_timed(&tr, &m);
 	torrent_report(res, &tr, &m);
+	disk_report_total(res, prealloc_s, elapsed_s(m.t0, m.t1), tr.t->written);
 	torrent_cache_release(&tr.cache);
 out_fd:
 	close(tr.fd);
