@@ -78,12 +78,20 @@ static const struct opt latency_options[] = {
 	OPT_INT("burners", 0, struct latency_opts, burners, 1, 4096, "N",
 		"threads of the burn load (default: one per CPU engpass may run on)"),
 	OPT_INT("nice", 0, struct latency_opts, nice, -20, 19, "N", "nice value of the measured task (default 0)"),
-	OPT_INT("fifo", 0, struct latency_opts, fifo, 1, 99, "PRIO",
+	OPT_INT("fifo", 'p', struct latency_opts, fifo, 1, 99, "PRIO",
 		"run the measured task SCHED_FIFO at PRIO (needs root or RLIMIT_RTPRIO)"),
 	OPT_DURATION("custom-period", 0, struct latency_opts, custom_period_ns, 100 * NS_PER_US, 10 * NS_PER_SEC,
 		     "period of the custom task (default 1ms; interbench's -I)"),
 	OPT_INT("custom-cpu", 0, struct latency_opts, custom_cpu, 0, 100, "PCT",
 		"CPU share of the custom task, 0..100 (default 0, a timer probe; interbench's -C)"),
+	/* cyclictest's spellings (its -p is --fifo's short letter). */
+	OPT_SAME('D', "time", "cyclictest -D"),
+	OPT_REFUSED("-i", 'i', "cyclictest's -i (microseconds between wake-ups): engpass's timer probe is "
+		    "--task custom --custom-period 1000us"),
+	OPT_REFUSED("-l", 'l', "cyclictest's -l (loops): each cell runs for --time (a number is seconds)"),
+	OPT_REFUSED("-m", 'm', "cyclictest's -m (mlockall): engpass latency does not lock its memory"),
+	OPT_REFUSED("-t", 't', "cyclictest's -t (a thread per CPU): engpass measures one task per cell; "
+		    "--pin CPUS chooses its CPUs"),
 	OPT_END,
 };
 
