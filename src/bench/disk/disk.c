@@ -70,7 +70,7 @@ static const struct opt disk_options[] = {
 		 "through the page cache (default for torrent); with -t hdparm's exact method"),
 	OPT_SIZE("size", 0, struct disk_opts, size, 16384, INT64_MAX,
 		 "data size (default: the file or device; a quarter of the free space, at most 1G, for a directory)"),
-	OPT_RATE("rate", 0, struct disk_opts, rate, "cap the workload at RATE (token bucket), e.g. 500K/s"),
+	OPT_RATE("rate", 0, struct disk_opts, rate, "cap the workload at RATE bytes/s (token bucket), e.g. 500K = 500 KiB/s"),
 	OPT_STRING("sync", 0, struct disk_opts, sync, "MODE",
 		   "none, end, fdatasync=N, fsync=N, osync or odsync (default end for writes)"),
 	OPT_CHOICE("prealloc", 0, struct disk_opts, prealloc, preallocs, "MODE",

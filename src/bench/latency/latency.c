@@ -89,9 +89,10 @@ static const struct opt latency_options[] = {
 	OPT_REFUSED("-i", 'i', "cyclictest's -i (microseconds between wake-ups): engpass's timer probe is "
 		    "--task custom --custom-period 1000us"),
 	OPT_REFUSED("-l", 'l', "cyclictest's -l (loops): each cell runs for --time (a number is seconds)"),
-	OPT_REFUSED("-m", 'm', "cyclictest's -m (mlockall): engpass latency does not lock its memory"),
+	OPT_REFUSED("-m", 'm', "cyclictest's -m (mlockall): engpass latency does not lock its memory "
+		    "(the memory load is meant to reach the measured task)"),
 	OPT_REFUSED("-t", 't', "cyclictest's -t (a thread per CPU): engpass measures one task per cell; "
-		    "--pin CPUS chooses its CPUs"),
+		    "--pin CPUS places the run"),
 	OPT_END,
 };
 

@@ -285,7 +285,7 @@ static uint64_t client_bytes(struct client *c)
 /*
  * At NOW: ends the omitted start (-O) when it is over, keeping each
  * stream's bytes as the base, and writes the -i line of an interval that
- * is over. Returns the time of the next such event (UINT64_MAX: none).
+ * is over (on stderr, and into the result's intervals for the JSON). Returns the time of the next such event (UINT64_MAX: none).
  */
 static mono_ns client_tick(struct client *c, mono_ns t0, mono_ns now, bool last)
 {
@@ -315,6 +315,7 @@ static mono_ns client_tick(struct client *c, mono_ns t0, mono_ns now, bool last)
 			 units_fmt_bytes(a, sizeof(a), bytes - c->ival_bytes),
 			 units_fmt_bits(b, sizeof(b), (double)(bytes - c->ival_bytes) * 8 / (s1 - s0)));
 		progress_say(c->env->progress, line);
+		result_interval(c->res, s0, s1, (double)(bytes - c->ival_bytes));
 		c->ival_start = now;
 		c->ival_bytes = bytes;
 	}

@@ -74,7 +74,7 @@ static const struct opt watch_options[] = {
 	OPT_INT("min-busy", 0, struct watch_opts, min_busy, 1, 100, "PCT",
 		"busiest-core load an interval needs to count for the estimate (default 70)"),
 	OPT_RATE("uplink", 0, struct watch_opts, uplink,
-		 "cap the estimate at this rate instead of the interface's link speed"),
+		 "cap the estimate at this rate instead of the link speed: bytes/s, or bits written out (100Mbit/s)"),
 	OPT_END,
 };
 
