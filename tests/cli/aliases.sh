@@ -13,8 +13,7 @@
 
 PIDS=""
 cleanup() {
-	for p in $PIDS; do kill "$p" 2>/dev/null; done
-	for p in $PIDS; do wait "$p" 2>/dev/null; done
+	kill_pids
 	rm -rf "$T_TMP"
 }
 trap cleanup EXIT

@@ -333,22 +333,28 @@ static void test_list_split(void **state)
 	assert_string_equal(opt_list_item(opt_list_or(&copy, "a,b", &l), 1), "b");
 }
 
-static void test_help(void **state)
+/* The help of TABLE as one string (caller frees). */
+static char *help_text(const struct opt *t)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	(void)state;
-	opt_help(f, table);
+	assert_non_null(f);
+	opt_help(f, t);
 	fclose(f);
+	return buf;
+}
+
+static void test_help(void **state)
+{
+	char *buf = help_text(table);
+
+	(void)state;
 	assert_non_null(strstr(buf, "-s, --size SIZE"));
 	assert_non_null(strstr(buf, "(alpha, beta)"));
 	free(buf);
-	buf = NULL;
-	f = open_memstream(&buf, &len);
-	opt_help(f, atable);
-	fclose(f);
+	buf = help_text(atable);
 	assert_non_null(strstr(buf, "--qd, --iodepth N"));
 	assert_non_null(strstr(buf, "-c, --client HOST"));
 	assert_non_null(strstr(buf, "-J                          same as --json (iperf3's -J)"));
