@@ -249,7 +249,7 @@ extern const struct bench_quick net_quick;	/* net_quick.c */
 const struct bench bench_net = {
 	.name = "net",
 	.summary = "iperf3-compatible network server and client, with the busiest core in every result",
-	.usage = "server [options] | client HOST [options]",
+	.usage = "server [options] | client HOST [options] | -s [options] | -c HOST [options]",
 	.description =
 		"engpass net server serves tests one after another (iperf3 3.x clients work too);\n"
 		"engpass net client HOST runs one test against an engpass or iperf3 server, for\n"
@@ -264,6 +264,8 @@ const struct bench bench_net = {
 		"--mode rr asks for --block bytes at a time with --depth requests in flight (as an\n"
 		"SMB file fetch: stop-and-wait vs pipelined); --mode stream fetches the same as one\n"
 		"stream. An engpass server answers them, after --delay and paced to --rate when given.\n"
+		"iperf3's spellings work with iperf3's meaning: -s, -c HOST, -t 10, -J, -b 100M (bits:\n"
+		"100 Mbit/s), -O 2, -i 1, -4/-6; short options bundle (-uR, -P4).\n"
 		"See docs/net.md and docs/net-rr.md.",
 	.flags = BENCH_NETWORK,
 	.opts = net_options,
