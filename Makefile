@@ -22,11 +22,15 @@ build:
 	@meson compile -C build
 
 # The main job: the whole-box profile in about a minute, after the box itself.
+# The HTML report goes under reports/ of the working directory (ignored by
+# git), never into the checkout's top level; quick prints its path.
+REPORTS = reports
 run: DEPS = build
 run: build
 	./build/engpass info --no-calibrate --no-history
 	@echo
-	./build/engpass quick
+	@mkdir -p $(REPORTS)
+	./build/engpass quick --report "$(REPORTS)/engpass-quick-$$(date -u +%Y%m%dT%H%M%SZ).html"
 
 # scripts/test installs the test set itself (scripts/deps test).
 test:

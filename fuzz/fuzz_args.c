@@ -20,7 +20,7 @@
 struct fuzz_opts {
 	bool flag;
 	uint64_t size, duration;
-	double rate;
+	double rate, bits;
 	int64_t num;
 	cpu_set_t cpus;
 	const char *str;
@@ -46,7 +46,14 @@ static const struct opt fuzz_options[] = {
 /* A second table, as a benchmark's options come after the common ones. */
 static const struct opt fuzz_more[] = {
 	OPT_FLAG("quiet", 'q', struct fuzz_opts, flag, "another flag"),
-	OPT_SIZE("block", 'b', struct fuzz_opts, size, 0, 0, "another size"),
+	OPT_SIZE("block", 'b', struct fuzz_opts, size, 0, 0, "another size", .alias = "bs"),
+	OPT_BITRATE("bitrate", 'B', struct fuzz_opts, bits, "a bit rate"),
+	OPT_VERB("client", 'c', "HOST", "a word with a value"),
+	OPT_VERB("server", 'S', NULL, "a word"),
+	OPT_POS("filename", 'F', "TARGET", "a positional"),
+	OPT_SAME('T', "time", "a letter for another table's option", .alias = "runtime"),
+	OPT_REFUSED("numjobs", 'j', "refused"),
+	OPT_REFUSED("-k", 'k', "refused, short only"),
 	OPT_END,
 };
 

@@ -33,6 +33,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			units_fmt_rate(fmt, sizeof(fmt), d);
 			units_fmt_bits(fmt, sizeof(fmt), d * 8);
 		}
+		/* The bit-rate grammar on the same text, its two-readings message too. */
+		if (units_parse_bitrate(s, &d, fmt, sizeof(fmt)) == 0)
+			units_fmt_bits(fmt, sizeof(fmt), d);
 		break;
 	case 2:
 		if (units_parse_duration(s, &u) == 0)

@@ -13,6 +13,7 @@ int main(int argc, char **argv)
 {
 	const char *name = argc > 1 ? argv[1] : NULL;
 	const struct bench *b;
+	struct opt_suggest sg;
 
 	if (!name) {
 		help_top(stderr);
@@ -28,5 +29,14 @@ int main(int argc, char **argv)
 	b = bench_find(name);
 	if (b)
 		return cmd_bench(b, argc - 2, argv + 2);
+	/* git's "did you mean", from both tables. */
+	opt_suggest_init(&sg, name);
+	for (size_t i = 0; cmd_table[i].name; i++)
+		opt_suggest_add(&sg, "", cmd_table[i].name);
+	for (size_t i = 0; bench_table[i]; i++)
+		opt_suggest_add(&sg, "", bench_table[i]->name);
+	if (sg.n)
+		return usage_error(NULL, "unknown command '%s'; did you mean %s? (see 'engpass --help')", name,
+				   sg.text);
 	return usage_error(NULL, "unknown command '%s' (see 'engpass --help')", name);
 }

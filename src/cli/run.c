@@ -317,7 +317,15 @@ static int pick_verb(const struct bench *b, const struct opt_seen *seen, char **
 	for (k = 0; b->verbs[k].name && strcmp(b->verbs[k].name, pos[0]); k++)
 		;
 	if (!b->verbs[k].name) {
-		snprintf(err, errlen, "unknown command '%s': expected %s", pos[0], hint);
+		struct opt_suggest sg;
+
+		opt_suggest_init(&sg, pos[0]);
+		for (size_t i = 0; b->verbs[i].name; i++)
+			opt_suggest_add(&sg, "", b->verbs[i].name);
+		if (sg.n)
+			snprintf(err, errlen, "unknown command '%s': did you mean %s?", pos[0], sg.text);
+		else
+			snprintf(err, errlen, "unknown command '%s': expected %s", pos[0], hint);
 		return -EINVAL;
 	}
 	for (size_t g = 0; b->verbs[g].name; g++) {
@@ -449,6 +457,7 @@ int bench_call_run(struct bench_call *c, struct tmpfile_reg *tmp, volatile sig_a
 		}
 	}
 	progress_init(&progress, stderr, !c->common.quiet && isatty(2), b->name);
+	progress.say = !c->common.quiet;
 	/* What bench_parse() gave check(), and what a run needs besides. */
 	rn = (struct runner){ .env = c->env, .common = &c->common };
 	env->tmp = (b->flags & BENCH_NO_IO) ? NULL : tmp;

@@ -65,14 +65,15 @@ static int apply_opts(int fd, int type, const struct net_sockopts *o)
 	return 0;
 }
 
-static int resolve(const char *host, uint16_t port, int type, bool passive, struct addrinfo **out)
+static int resolve(const char *host, uint16_t port, int type, bool passive, const struct net_sockopts *o,
+		   struct addrinfo **out)
 {
 	struct addrinfo hints;
 	char service[8];
 	int r;
 
 	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_UNSPEC;
+	hints.ai_family = o && o->family ? o->family : AF_UNSPEC;
 	hints.ai_socktype = type;
 	hints.ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : AI_ADDRCONFIG);
 	snprintf(service, sizeof(service), "%u", (unsigned)port);
@@ -88,7 +89,7 @@ int net_listen(const char *bind_addr, uint16_t port, int type, const struct net_
 	int r = -EADDRNOTAVAIL;
 
 	*fd = -1;
-	if (!bind_addr) {
+	if (!bind_addr && !(opts && opts->family)) {
 		/* Dual-stack wildcard first: one socket takes IPv4 and IPv6. */
 		struct sockaddr_in6 s6;
 		int s = socket(AF_INET6, type | SOCK_CLOEXEC, 0), one = 1, zero = 0;
@@ -112,7 +113,7 @@ int net_listen(const char *bind_addr, uint16_t port, int type, const struct net_
 				return r;
 		}
 	}
-	if ((r = resolve(bind_addr, port, type, true, &ai)) < 0)
+	if ((r = resolve(bind_addr, port, type, true, opts, &ai)) < 0)
 		return r;
 	r = -EADDRNOTAVAIL;
 	for (a = ai; a; a = a->ai_next) {
@@ -186,7 +187,7 @@ int net_connect(const char *host, uint16_t port, int type, const struct net_sock
 	int r;
 
 	*fd = -1;
-	if ((r = resolve(host, port, type, false, &ai)) < 0)
+	if ((r = resolve(host, port, type, false, opts, &ai)) < 0)
 		return r;
 	r = -EADDRNOTAVAIL;
 	for (a = ai; a; a = a->ai_next) {

@@ -31,12 +31,13 @@ struct net_sockopts {
 	int bufsize;		/* SO_SNDBUF and SO_RCVBUF, bytes (iperf3 -w) */
 	int mss;		/* TCP_MAXSEG (iperf3 -M) */
 	bool nodelay;		/* TCP_NODELAY (iperf3 -N) */
+	int family;		/* AF_INET or AF_INET6 only (iperf3 -4, -6); 0 = either */
 };
 
 /*
  * Creates a socket of TYPE (SOCK_STREAM or SOCK_DGRAM) bound to BIND (an
  * address or host name; NULL = every address, IPv6 dual-stack when the box
- * has IPv6, else IPv4) and PORT, with SO_REUSEADDR and OPTS (may be NULL),
+ * has IPv6, else IPv4; with OPTS->family, every address of that family) and PORT, with SO_REUSEADDR and OPTS (may be NULL),
  * listening (backlog 16) when it is a stream socket. The socket is
  * close-on-exec. Returns 0 with *FD set (caller closes), -errno from
  * getaddrinfo (as -EADDRNOTAVAIL), socket, bind or listen.

@@ -146,6 +146,15 @@ void progress_clear(struct progress *p)
 	p->force = true;
 }
 
+void progress_say(struct progress *p, const char *line)
+{
+	if (!p || !p->say || !p->f)
+		return;
+	progress_clear(p);
+	fprintf(p->f, "%s\n", line);
+	fflush(p->f);
+}
+
 void progress_finish(struct progress *p)
 {
 	progress_clear(p);

@@ -36,6 +36,7 @@
 struct progress {
 	FILE *f;			/* not owned */
 	bool enabled;			/* false: every call does nothing */
+	bool say;			/* progress_say() writes (off after init; the runner sets it unless --quiet) */
 	bool started;			/* start is set */
 	bool force;			/* draw at the next update, whatever the time */
 	mono_ns start;			/* time of the first update */
@@ -73,6 +74,14 @@ void progress_update(struct progress *p, mono_ns now, uint64_t done,
  * LINE is only read during the call.
  */
 void progress_show(struct progress *p, mono_ns now, const char *line);
+
+/*
+ * Writes LINE and a newline to the stream as a lasting line (a server's
+ * "listening on", iperf3 -i's per-interval lines), erasing the progress
+ * line first, which the next update redraws. Unlike the progress line it
+ * is written to a pipe too; nothing is written unless SAY is set.
+ */
+void progress_say(struct progress *p, const char *line);
 
 /*
  * Erase the line, leaving the cursor at its start, so the caller can print

@@ -130,6 +130,7 @@ void result_free(struct result *r)
 	for (size_t i = 0; i < r->nnotes; i++)
 		free(r->notes[i]);
 	free(r->notes);
+	free(r->intervals);
 	free(r->headline);
 	free(r->sweep);
 	if (r->series)
@@ -250,6 +251,12 @@ void result_note(struct result *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	r->notes[r->nnotes++] = vfmt(fmt, ap);
 	va_end(ap);
+}
+
+void result_interval(struct result *r, double start_s, double end_s, double bytes)
+{
+	r->intervals = grow(r->intervals, r->nintervals, sizeof(*r->intervals));
+	r->intervals[r->nintervals++] = (struct result_interval){ start_s, end_s, bytes };
 }
 
 struct metric *result_metric(struct result *r, const char *name, enum unit unit, double value,

@@ -105,6 +105,12 @@ struct verdict {
 	size_t ncand;
 };
 
+/* One reporting interval of a step (iperf3 -i): seconds from the start of the counted time, bytes moved. */
+struct result_interval {
+	double start_s, end_s;
+	double bytes;
+};
+
 struct result {
 	char *bench;		/* benchmark name */
 	char *step;		/* step label within the benchmark, may equal bench */
@@ -116,6 +122,7 @@ struct result {
 	struct metric *metrics; size_t nmetrics;
 	struct result_hist *hists; size_t nhists;
 	char **notes; size_t nnotes;	/* caveats printed with the result */
+	struct result_interval *intervals; size_t nintervals;	/* iperf3 -i; not kept over --repeat */
 	char *headline;		/* name of the metric that sums the step up; NULL = none */
 	double duration_s;	/* wall time of the step, all repetitions */
 	unsigned reps;
@@ -162,6 +169,8 @@ void result_param(struct result *r, const char *key, const char *fmt, ...) PRINT
 void result_method(struct result *r, const char *key, const char *fmt, ...) PRINTF_LIKE(3, 4);
 /* Adds a caveat that renderers print next to the figures. */
 void result_note(struct result *r, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/* Adds a reporting interval (JSON "intervals", in iperf3's shape). */
+void result_interval(struct result *r, double start_s, double end_s, double bytes);
 /*
  * Adds a metric and returns it (owned by R; valid until the next
  * result_metric call). LABEL may be NULL.

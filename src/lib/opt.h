@@ -22,12 +22,27 @@ enum opt_type {
 	OPT_T_FLAG,	/* bool, no argument */
 	OPT_T_SIZE,	/* uint64_t bytes: 4K 60KiB 1M 2G 1MB */
 	OPT_T_RATE,	/* double bytes per second: 200K/s 1Gbit/s */
+	OPT_T_BITRATE,	/* double bits per second: 100M (iperf3's -b) 1Gbit/s 12MB/s */
 	OPT_T_DURATION,	/* uint64_t nanoseconds: 500ms 5s 2m */
 	OPT_T_INT,	/* int64_t within [min, max] */
 	OPT_T_CPULIST,	/* cpu_set_t, every CPU must exist */
 	OPT_T_STRING,	/* const char *, points into argv */
 	OPT_T_CHOICE,	/* int index into a NULL-terminated list of names */
 	OPT_T_LIST,	/* struct opt_list: a comma-separated list of words */
+	/*
+	 * Entries that fill no field. OPT_T_VERB: another tool's spelling
+	 * of a positional word (iperf3's -s for `net server`, -c HOST for
+	 * `net client HOST`): the parser adds the entry's name, then its
+	 * value when it has a metavar, to the positional arguments.
+	 * OPT_T_SAME: a short letter or long name standing for an option of
+	 * another table (net's -t for the common --time). OPT_T_REFUSED:
+	 * another tool's option that engpass cannot take with its meaning;
+	 * giving it is an error whose text (the help) says what to use.
+	 */
+	OPT_T_VERB,
+	OPT_T_POS,	/* like OPT_T_VERB, but only the value is added (fio's --filename=TARGET) */
+	OPT_T_SAME,
+	OPT_T_REFUSED,
 };
 
 /* Most items an OPT_T_LIST holds, and the longest list text (with its NUL). */
@@ -83,6 +98,19 @@ struct opt {
 	const char *const *choices;	/* OPT_T_CHOICE names */
 	const char *metavar;	/* shown in help, e.g. "SIZE" */
 	const char *help;
+	/*
+	 * Another tool's long name for the same option and meaning (fio's
+	 * "iodepth" on --qd), or NULL. A name lives in one entry only: the
+	 * alias is part of its option's entry, and help shows both.
+	 */
+	const char *alias;
+	/*
+	 * OPT_T_CHOICE: other tools' words for the choices, NULL-terminated
+	 * "theirs=ours" pairs ("randread=rand-read"); "theirs=!why" refuses
+	 * the word with WHY. OPT_T_SAME: the long name it stands for (target).
+	 */
+	const char *const *choice_alias;
+	const char *target;
 };
 
 /*
@@ -95,26 +123,51 @@ struct opt {
 					     "option field " #field " has the wrong type"); char c_; }))
 #define OPT_OFF_(st, field, T) (offsetof(st, field) + OPT_CHECK_(st, field, T))
 
-#define OPT_FLAG(n, s, st, f, h) \
-	{ n, s, OPT_T_FLAG, OPT_OFF_(st, f, bool), 0, 0, NULL, NULL, h }
-#define OPT_SIZE(n, s, st, f, lo, hi, h) \
-	{ n, s, OPT_T_SIZE, OPT_OFF_(st, f, uint64_t), lo, hi, NULL, "SIZE", h }
-#define OPT_RATE(n, s, st, f, h) \
-	{ n, s, OPT_T_RATE, OPT_OFF_(st, f, double), 0, 0, NULL, "RATE", h }
-#define OPT_DURATION(n, s, st, f, lo, hi, h) \
-	{ n, s, OPT_T_DURATION, OPT_OFF_(st, f, uint64_t), lo, hi, NULL, "DURATION", h }
-#define OPT_INT(n, s, st, f, lo, hi, mv, h) \
-	{ n, s, OPT_T_INT, OPT_OFF_(st, f, int64_t), lo, hi, NULL, mv, h }
-#define OPT_CPULIST(n, s, st, f, h) \
-	{ n, s, OPT_T_CPULIST, OPT_OFF_(st, f, cpu_set_t), 0, 0, NULL, "CPUS", h }
-#define OPT_STRING(n, s, st, f, mv, h) \
-	{ n, s, OPT_T_STRING, OPT_OFF_(st, f, const char *), 0, 0, NULL, mv, h }
-#define OPT_CHOICE(n, s, st, f, list, mv, h) \
-	{ n, s, OPT_T_CHOICE, OPT_OFF_(st, f, int), 0, 0, list, mv, h }
+/*
+ * Each macro takes, after the help, optional designated fields of struct
+ * opt: OPT_INT("qd", 0, ..., "queue depth", .alias = "iodepth").
+ */
+#define OPT_E_(n, s, t, o, lo, hi, ch, mv, h, ...) \
+	{ .name = n, .shortc = s, .type = t, .off = o, .min = lo, .max = hi, .choices = ch, .metavar = mv, \
+	  .help = h, __VA_ARGS__ }
+#define OPT_FLAG(n, s, st, f, h, ...) OPT_E_(n, s, OPT_T_FLAG, OPT_OFF_(st, f, bool), 0, 0, NULL, NULL, h, __VA_ARGS__)
+#define OPT_SIZE(n, s, st, f, lo, hi, h, ...) \
+	OPT_E_(n, s, OPT_T_SIZE, OPT_OFF_(st, f, uint64_t), lo, hi, NULL, "SIZE", h, __VA_ARGS__)
+#define OPT_RATE(n, s, st, f, h, ...) \
+	OPT_E_(n, s, OPT_T_RATE, OPT_OFF_(st, f, double), 0, 0, NULL, "RATE", h, __VA_ARGS__)
+/* Bits per second into a double: iperf3's -b grammar (units_parse_bitrate()). */
+#define OPT_BITRATE(n, s, st, f, h, ...) \
+	OPT_E_(n, s, OPT_T_BITRATE, OPT_OFF_(st, f, double), 0, 0, NULL, "BITS/S", h, __VA_ARGS__)
+#define OPT_DURATION(n, s, st, f, lo, hi, h, ...) \
+	OPT_E_(n, s, OPT_T_DURATION, OPT_OFF_(st, f, uint64_t), lo, hi, NULL, "DURATION", h, __VA_ARGS__)
+#define OPT_INT(n, s, st, f, lo, hi, mv, h, ...) \
+	OPT_E_(n, s, OPT_T_INT, OPT_OFF_(st, f, int64_t), lo, hi, NULL, mv, h, __VA_ARGS__)
+#define OPT_CPULIST(n, s, st, f, h, ...) \
+	OPT_E_(n, s, OPT_T_CPULIST, OPT_OFF_(st, f, cpu_set_t), 0, 0, NULL, "CPUS", h, __VA_ARGS__)
+#define OPT_STRING(n, s, st, f, mv, h, ...) \
+	OPT_E_(n, s, OPT_T_STRING, OPT_OFF_(st, f, const char *), 0, 0, NULL, mv, h, __VA_ARGS__)
+#define OPT_CHOICE(n, s, st, f, list, mv, h, ...) \
+	OPT_E_(n, s, OPT_T_CHOICE, OPT_OFF_(st, f, int), 0, 0, list, mv, h, __VA_ARGS__)
 /* A comma list of at most MAX items (<= OPT_LIST_MAX) into a struct opt_list. */
-#define OPT_LIST(n, s, st, f, max, mv, h) \
-	{ n, s, OPT_T_LIST, OPT_OFF_(st, f, struct opt_list), 1, max, NULL, mv, h }
-#define OPT_END { NULL, 0, OPT_T_FLAG, 0, 0, 0, NULL, NULL, NULL }
+#define OPT_LIST(n, s, st, f, max, mv, h, ...) \
+	OPT_E_(n, s, OPT_T_LIST, OPT_OFF_(st, f, struct opt_list), 1, max, NULL, mv, h, __VA_ARGS__)
+/* Positional word N (and a value MV, when not NULL) spelled as an option; see OPT_T_VERB. */
+#define OPT_VERB(n, s, mv, h, ...) OPT_E_(n, s, OPT_T_VERB, 0, 0, 0, NULL, mv, h, __VA_ARGS__)
+/*
+ * Short letter S (and .alias, a long name, when given) for option TARGET
+ * of another table; its name is TARGET's, for help, never matched itself.
+ */
+#define OPT_SAME(s, target_, h, ...) \
+	OPT_E_(target_, s, OPT_T_SAME, 0, 0, 0, NULL, NULL, h, .target = target_, __VA_ARGS__)
+/* Another tool's spelling of positional argument MV (only its value is added; see OPT_T_POS). */
+#define OPT_POS(n, s, mv, h, ...) OPT_E_(n, s, OPT_T_POS, 0, 0, 0, NULL, mv, h, __VA_ARGS__)
+/*
+ * Another tool's option N / S that engpass refuses with WHY (what to use
+ * instead). A short-only one is named "-x": such a name is never matched
+ * as a long option (engpass's own --x may mean something else).
+ */
+#define OPT_REFUSED(n, s, why, ...) OPT_E_(n, s, OPT_T_REFUSED, 0, 0, 0, NULL, NULL, why, __VA_ARGS__)
+#define OPT_END { .name = NULL }
 
 /* One table together with the struct it fills. */
 struct opt_group {
@@ -135,7 +188,11 @@ struct opt_seen {
 /*
  * Parses ARGV[0..ARGC) against the option groups (searched in order; the
  * first table that knows a name wins). "--name value", "--name=value", "-x
- * value" and "-xvalue" are accepted; "--" ends options. Arguments that are
+ * value" and "-xvalue" are accepted, short options bundle as getopt's do
+ * ("-tT" is "-t -T", "-uP4" is "-u -P 4": a short option that takes a
+ * value takes the rest of the word, or the next argument), a flag takes
+ * "--flag=1" (fio's --direct=1), and "--" ends options. An unknown name
+ * gets a "did you mean" from the groups' names (opt_suggest_*). Arguments that are
  * not options are collected in order into POS (capacity MAXPOS), their count
  * into *NPOS. NCPU is the number of CPUs a CPU list may name.
  * Returns 0, or -EINVAL with a one-line message naming the option and the
@@ -151,7 +208,31 @@ bool opt_was_seen(const struct opt_seen *seen, size_t group, size_t index);
 /* Writes the help lines of a table to F, one option per line (or two). */
 void opt_help(FILE *f, const struct opt *opts);
 
-/* Looks up an option by long name in a table; NULL when absent. */
+/* Looks up an option by long name (or its alias) in a table; NULL when absent. */
 const struct opt *opt_find(const struct opt *opts, const char *name);
+
+/*
+ * Edit distance between A and B: Damerau-Levenshtein in its optimal
+ * string alignment form (insert, delete, substitute, swap two neighbours:
+ * 1 each), the measure git's "did you mean" uses. Words longer than 63
+ * characters compare as far apart (SIZE_MAX).
+ */
+size_t opt_edit_distance(const char *a, const char *b);
+
+/*
+ * "Did you mean": feed every candidate to opt_suggest_add(); TEXT then
+ * holds the nearest ones ("'--qd'" or "'disk' or 'dist'"), those at the
+ * smallest distance, when that distance is small enough for WORD's length
+ * (1 for up to 3 characters, 2 up to 6, 3 beyond), else "". PREFIX ("--",
+ * "" ...) is written before each candidate.
+ */
+struct opt_suggest {
+	const char *word;
+	size_t best;		/* distance of the candidates in TEXT */
+	size_t n;		/* how many are in TEXT */
+	char text[160];
+};
+void opt_suggest_init(struct opt_suggest *s, const char *word);
+void opt_suggest_add(struct opt_suggest *s, const char *prefix, const char *cand);
 
 #endif

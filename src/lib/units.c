@@ -295,6 +295,85 @@ int units_parse_rate(const char *s, double *out)
 	return 0;
 }
 
+/*
+ * The bit-rate grammar of units.h on the unsigned text S: bits/s into
+ * *OUT, or -EINVAL/-ERANGE, or -EDOM with WHY.
+ */
+static int bitrate_nosign(const char *s, double *out, char *why, size_t whylen)
+{
+	static const char *const bit_tails[] = { "", "bit/s", "bit", "bps", "b/s", "b" };
+	const char *num = s;
+	char n[48], bits[52];
+	struct dec d;
+	uint64_t mult = 1;
+	size_t len, plen = 0;
+	double v;
+	int r;
+
+	r = dec_parse(&s, &d);
+	if (r < 0)
+		return r;
+	len = strlen(s);
+	if (len && prefix_power(s[0]) > 0) {
+		mult = ipow(1000, prefix_power(s[0]));
+		plen = 1;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(bit_tails); i++) {
+		if (unit_is(s + plen, len - plen, bit_tails[i])) {
+			if (d.overflow)
+				return -ERANGE;
+			*out = dec_to_double(&d) * (double)mult;
+			return 0;
+		}
+	}
+	v = dec_to_double(&d);
+	/* The number as written, and iperf3's reading of the letter after it. */
+	snprintf(n, sizeof(n), "%.*s", (int)(s - num), num);
+	snprintf(bits, sizeof(bits), "%s%.*s", n, prefix_power(s[0]) > 0 ? 1 : 0, s);
+	/* "100M/s": iperf3's M is bits, engpass's byte rates read "M/s" as MiB/s. */
+	if (plen && unit_is(s + plen, len - plen, "/s")) {
+		if (why)
+			snprintf(why, whylen, "'%s' has two readings: %sbit/s (iperf3's %c) or %s%ciB/s (a byte rate's "
+				 "%c/s); write %s or %s%ciB/s", num, bits, s[0], n, s[0] == 'k' ? 'K' : s[0], s[0], bits,
+				 n, s[0] == 'k' ? 'K' : s[0]);
+		return -EDOM;
+	}
+	if (ends_with(s, len, "/s")) {
+		r = size_unit(s, len - 2, &mult);
+		if (r < 0)
+			return r;
+		if (d.overflow)
+			return -ERANGE;
+		*out = v * (double)mult * 8.0;
+		return 0;
+	}
+	/* "100MB": a byte unit without "/s"; iperf3 reads the letter only. */
+	if (size_unit(s, len, &mult) == 0) {
+		if (why)
+			snprintf(why, whylen, "'%s' has two readings: %s/s (bytes: %.6g Mbit/s) or %sbit/s (iperf3 "
+				 "reads the letter only); write %s/s or %s", num, num, v * (double)mult * 8.0 / 1e6, bits,
+				 num, bits);
+		return -EDOM;
+	}
+	return -EINVAL;
+}
+
+int units_parse_bitrate(const char *s, double *out, char *why, size_t whylen)
+{
+	double v;
+	int r;
+
+	if (s[0] == '-') {
+		r = bitrate_nosign(s + 1, &v, why, whylen);
+		return r == -EDOM ? r : negative_error(r);
+	}
+	r = bitrate_nosign(s, &v, why, whylen);
+	if (r < 0)
+		return r;
+	*out = v;
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	uint64_t ns;

@@ -22,6 +22,19 @@
  *             optional) or "bps" "kbps" "Mbps" "Gbps" "Tbps", where the
  *             prefixes are decimal (k = 1000, networking convention) in
  *             either case and the result is divided by 8.
+ *   bit rates (an option named for bits, such as iperf3's -b): a
+ *             number alone is bits per second; "k" "M" "G" "T" in either
+ *             case are decimal (1000^n), as iperf3 reads them, so "100M"
+ *             and "100m" are 100 Mbit/s; the prefix may be followed by
+ *             "bit/s" "bit" "bps" "b/s" or "b" ("100Mbit/s", "100Mbps").
+ *             A byte rate is taken when it says so with "/s": "B/s",
+ *             "kB/s" "MB/s"... (1000^n bytes) and "KiB/s" "MiB/s"...
+ *             (1024^n), times 8. Two spellings have two readings and are
+ *             refused (-EDOM) with both named, never guessed: "100M/s"
+ *             (100 Mbit/s as iperf3's M, or 100 MiB/s as engpass's byte
+ *             rates read "M/s") and a byte unit without "/s" such as
+ *             "100MB" (100 MB/s, or 100 Mbit/s as iperf3, which reads the
+ *             letter and ignores the rest).
  *   durations "ns" "us" "ms" "s" "m" "h" (lower case only); no suffix
  *             means seconds, like fio's and iperf3's --time. Fractions
  *             round to the nearest nanosecond, halves up.
@@ -74,6 +87,15 @@ MUST_CHECK int units_parse_size(const char *s, uint64_t *out);
  * UINT64_MAX before scaling, or negative).
  */
 MUST_CHECK int units_parse_rate(const char *s, double *out);
+
+/*
+ * Parse a bit rate (the grammar above: "100M", "100m", "1.5Gbit/s",
+ * "100Mbps", "250000", "12MB/s") into bits per second. Returns 0 with *out
+ * set; -EINVAL (syntax, unknown unit); -ERANGE (number above UINT64_MAX
+ * before scaling, or negative); -EDOM for a spelling with two readings,
+ * with WHY (WHYLEN bytes; may be NULL) saying both and what to write.
+ */
+MUST_CHECK int units_parse_bitrate(const char *s, double *out, char *why, size_t whylen);
 
 /*
  * Parse a duration such as "500ms", "5s", "2m", "1h", "250us", "10ns",

@@ -234,6 +234,25 @@ static void result_object(struct jw *w, const struct result *r, bool series)
 	for (size_t i = 0; i < r->nnotes; i++)
 		jw_str(w, NULL, r->notes[i]);
 	jw_arr_end(w);
+	if (r->nintervals) {
+		/* iperf3's "intervals": the sum of the streams per interval (no per-stream entries). */
+		jw_arr_begin(w, "intervals");
+		for (size_t i = 0; i < r->nintervals; i++) {
+			const struct result_interval *x = &r->intervals[i];
+			double sec = x->end_s - x->start_s;
+
+			jw_obj_begin(w, NULL);
+			jw_obj_begin(w, "sum");
+			jw_num(w, "start", x->start_s);
+			jw_num(w, "end", x->end_s);
+			jw_num(w, "seconds", sec);
+			jw_num(w, "bytes", x->bytes);
+			jw_num(w, "bits_per_second", sec > 0 ? x->bytes * 8 / sec : NAN);
+			jw_obj_end(w);
+			jw_obj_end(w);
+		}
+		jw_arr_end(w);
+	}
 	if (r->have_view)
 		view_object(w, &r->view);
 	else

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Port helpers for the network tests (sourced after lib.sh): a free port
-# that is never 5201, and waits for a listener to come or go.
+# that is never 5201, and waits for a listener to come or go; kill_pids
+# stops the servers a test started (their PIDs in $PIDS), for its trap.
 NEXT_PORT=$((52000 + ($$ % 300) * 3))
 port_free() {
 	! ss -Htan "( sport = :$1 )" 2>/dev/null | grep -q . && ! ss -Huan "( sport = :$1 )" 2>/dev/null | grep -q .
@@ -26,3 +27,7 @@ wait_listen() {
 	return 1
 }
 
+kill_pids() {
+	for p in ${PIDS:-}; do kill "$p" 2>/dev/null; done
+	for p in ${PIDS:-}; do wait "$p" 2>/dev/null; done
+}

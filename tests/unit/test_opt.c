@@ -94,7 +94,14 @@ static const struct {
 	{ { "--n", "0" }, 2, "'0'" },
 	{ { "--pin", "2" }, 2, "CPU this machine does not have" },
 	{ { "--mode", "gamma" }, 2, "not one of alpha, beta" },
-	{ { "--flag=1" }, 1, "takes no value" },
+	{ { "--flag=2" }, 1, "takes no value" },
+	{ { "--flag=0" }, 1, "off when it is left out" },
+	{ { "-fx" }, 1, "unknown option '-x'" },
+	{ { "-sz" }, 1, "'z' is not a size" },
+	{ { "-f", "-s" }, 2, "option '-s' needs" },
+	{ { "--sise", "1" }, 2, "did you mean '--size'?" },
+	{ { "--nme", "x" }, 2, "did you mean '--name'?" },
+	{ { "--xyzzy" }, 1, "unknown option '--xyzzy'" },
 	{ { "--name", "" }, 2, "empty value" },
 	{ { "--n", "1", "--n=2" }, 3, "option '--n' given twice" },
 	{ { "--list", "a,,b" }, 2, "option '--list': empty item in 'a,,b'" },
@@ -118,6 +125,140 @@ static void test_bad(void **state)
 		if (!strstr(err, bad[i].want))
 			fail_msg("case %zu: '%s' lacks '%s'", i, err, bad[i].want);
 	}
+}
+
+/* getopt's bundling: flags together, a value in the same word or the next one, "--" ends options. */
+static void test_bundling(void **state)
+{
+	char *argv[] = { "-fl", "a,b", "-s4K", "-ft1s", "x", "--", "-f" };
+	struct o o;
+	char *pos[4], err[256];
+	size_t npos;
+
+	(void)state;
+	assert_int_equal(parse(&o, pos, &npos, err, 7, argv), 0);
+	assert_true(o.flag);
+	assert_int_equal(o.list.n, 2);
+	assert_int_equal(o.size, 4096);
+	assert_int_equal(o.dur, 1000000000ULL);
+	assert_int_equal(npos, 2);
+	assert_string_equal(pos[0], "x");
+	assert_string_equal(pos[1], "-f");
+	/* The value as the next word after a bundle. */
+	{
+		char *argv2[] = { "-fs", "2K", "--flag=1" };
+
+		assert_int_equal(parse(&o, pos, &npos, err, 3, argv2), 0);
+		assert_true(o.flag);
+		assert_int_equal(o.size, 2048);
+		assert_int_equal(npos, 0);
+	}
+}
+
+/* Aliases, another table's option by a short letter, words as options, refusals. */
+struct a {
+	int64_t qd;
+	int wl;
+	bool json;
+	double bits;
+};
+static const char *const wls[] = { "seq-read", "rand-read", NULL };
+static const char *const fio_wls[] = { "read=seq-read", "randread=rand-read", "rw=!no sequential mix", NULL };
+static const struct opt atable[] = {
+	OPT_INT("qd", 0, struct a, qd, 1, 64, "N", "queue depth", .alias = "iodepth"),
+	OPT_CHOICE("workload", 0, struct a, wl, wls, "W", "workload", .alias = "rw", .choice_alias = fio_wls),
+	OPT_BITRATE("bitrate", 'b', struct a, bits, "bits"),
+	OPT_VERB("client", 'c', "HOST", "the client verb"),
+	OPT_VERB("server", 's', NULL, "the server verb"),
+	OPT_POS("filename", 0, "TARGET", "the target"),
+	OPT_SAME('J', "json", "iperf3's -J"),
+	OPT_REFUSED("numjobs", 0, "one job only; use --qd"),
+	OPT_REFUSED("-m", 'm', "no mlockall"),
+	OPT_END,
+};
+static const struct opt ctable[] = {
+	OPT_FLAG("json", 0, struct a, json, "JSON"),
+	OPT_END,
+};
+
+static int aparse(struct a *a, char **pos, size_t *npos, char *err, int argc, char **argv)
+{
+	struct opt_group g[2] = { { atable, a }, { ctable, a } };
+	struct opt_seen seen;
+
+	memset(a, 0, sizeof(*a));
+	return opt_parse(argc, argv, g, 2, 1, pos, 4, npos, &seen, err, 256);
+}
+
+static void test_aliases(void **state)
+{
+	char *argv[] = { "--iodepth=8", "--rw", "randread", "-Jc", "host", "-b", "100M" };
+	char *argv2[] = { "-s", "--filename=/dev/x", "--workload=read" };
+	struct a a;
+	char *pos[4], err[256] = "";
+	size_t npos;
+
+	(void)state;
+	assert_int_equal(aparse(&a, pos, &npos, err, 7, argv), 0);
+	assert_int_equal(a.qd, 8);
+	assert_int_equal(a.wl, 1);
+	assert_true(a.json);
+	assert_true(a.bits == 100e6);
+	assert_int_equal(npos, 2);
+	assert_string_equal(pos[0], "client");
+	assert_string_equal(pos[1], "host");
+	assert_int_equal(aparse(&a, pos, &npos, err, 3, argv2), 0);
+	assert_int_equal(a.wl, 0);
+	assert_int_equal(npos, 2);
+	assert_string_equal(pos[0], "server");
+	assert_string_equal(pos[1], "/dev/x");
+	{
+		static const struct {
+			const char *arg, *want;
+		} no[] = {
+			{ "--numjobs=2", "option '--numjobs' is not taken: one job only; use --qd" },
+			{ "-m", "option '-m' is not taken: no mlockall" },
+			{ "---m", "unknown option" },	/* a short-only refusal is no long name */
+			{ "--rw=rw", "option '--rw': no sequential mix" },
+			{ "--rw=randwrite", "is not one of seq-read, rand-read" },
+			{ "-b100M/s", "two readings" },
+			{ "--iodpeth=2", "did you mean '--iodepth'?" },
+			{ "--jsno", "did you mean '--json'?" },
+		};
+
+		for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
+			char *v[] = { (char *)no[i].arg };
+
+			assert_int_equal(aparse(&a, pos, &npos, err, 1, v), -22);
+			if (!strstr(err, no[i].want))
+				fail_msg("'%s': '%s' lacks '%s'", no[i].arg, err, no[i].want);
+		}
+	}
+}
+
+static void test_suggest(void **state)
+{
+	struct opt_suggest sg;
+
+	(void)state;
+	assert_int_equal(opt_edit_distance("dsik", "disk"), 1);	/* a swap is one edit */
+	assert_int_equal(opt_edit_distance("", "abc"), 3);
+	assert_int_equal(opt_edit_distance("kitten", "sitting"), 3);
+	opt_suggest_init(&sg, "dsik");
+	opt_suggest_add(&sg, "", "disk");
+	opt_suggest_add(&sg, "", "mem");
+	assert_int_equal(sg.n, 1);
+	assert_string_equal(sg.text, "'disk'");
+	/* Equally near: both listed; a nearer one replaces them. */
+	opt_suggest_init(&sg, "lst");
+	opt_suggest_add(&sg, "", "list");
+	opt_suggest_add(&sg, "", "last");
+	opt_suggest_add(&sg, "", "list");
+	assert_string_equal(sg.text, "'list' or 'last'");
+	opt_suggest_init(&sg, "ab");
+	opt_suggest_add(&sg, "--", "xy");	/* 2 edits of 2 letters: too far */
+	assert_int_equal(sg.n, 0);
+	assert_string_equal(sg.text, "");
 }
 
 static void test_too_many_positionals(void **state)
@@ -192,17 +333,33 @@ static void test_list_split(void **state)
 	assert_string_equal(opt_list_item(opt_list_or(&copy, "a,b", &l), 1), "b");
 }
 
-static void test_help(void **state)
+/* The help of TABLE as one string (caller frees). */
+static char *help_text(const struct opt *t)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	(void)state;
-	opt_help(f, table);
+	assert_non_null(f);
+	opt_help(f, t);
 	fclose(f);
+	return buf;
+}
+
+static void test_help(void **state)
+{
+	char *buf = help_text(table);
+
+	(void)state;
 	assert_non_null(strstr(buf, "-s, --size SIZE"));
 	assert_non_null(strstr(buf, "(alpha, beta)"));
+	free(buf);
+	buf = help_text(atable);
+	assert_non_null(strstr(buf, "--qd, --iodepth N"));
+	assert_non_null(strstr(buf, "-c, --client HOST"));
+	assert_non_null(strstr(buf, "-J                          same as --json (iperf3's -J)"));
+	assert_non_null(strstr(buf, "-m                          not taken: no mlockall"));
+	assert_null(strstr(buf, "---m"));
 	free(buf);
 }
 
@@ -211,6 +368,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_bundling),
+		cmocka_unit_test(test_aliases),
+		cmocka_unit_test(test_suggest),
 		cmocka_unit_test(test_too_many_positionals),
 		cmocka_unit_test(test_seen_and_groups),
 		cmocka_unit_test(test_list_split),

@@ -206,20 +206,93 @@ static const struct rate_case rate_cases[] = {
 	{ "99999999999999999999999999/s", -ERANGE, 0 },
 };
 
+/* Each case of CASES through PARSE: the value or the error, and nothing written on error. */
+static void check_rates(const struct rate_case *cases, size_t n, int (*parse)(const char *, double *),
+			const char *what)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct rate_case *c = &cases[i];
+		double v = -42.0;
+		int r = parse(c->in, &v);
+
+		if (r != c->ret || (r == 0 && fabs(v - c->want) > 1e-9 * c->want))
+			fail_msg("%s '%s': got %d/%.17g, want %d/%.17g", what, c->in, r, v, c->ret, c->want);
+		if (r < 0 && v != -42.0)
+			fail_msg("%s '%s': output written on error", what, c->in);
+	}
+}
+
 static void test_rate_table(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < ARRAY_SIZE(rate_cases); i++) {
-		const struct rate_case *c = &rate_cases[i];
-		double v = -42.0;
-		int r = units_parse_rate(c->in, &v);
+	check_rates(rate_cases, ARRAY_SIZE(rate_cases), units_parse_rate, "rate");
+}
 
-		if (r != c->ret || (r == 0 && fabs(v - c->want) > 1e-9 * c->want))
-			fail_msg("rate '%s': got %d/%.17g, want %d/%.17g", c->in,
-				 r, v, c->ret, c->want);
-		if (r < 0 && v != -42.0)
-			fail_msg("rate '%s': output written on error", c->in);
+/* Bit rates (iperf3's -b): bits per second; -EDOM for two readings. */
+static const struct rate_case bitrate_cases[] = {
+	{ "100M", 0, 100e6 },
+	{ "100m", 0, 100e6 },
+	{ "100", 0, 100.0 },
+	{ "0", 0, 0.0 },
+	{ "1.5G", 0, 1.5e9 },
+	{ "1.5g", 0, 1.5e9 },
+	{ "800k", 0, 800e3 },
+	{ "800K", 0, 800e3 },
+	{ "2T", 0, 2e12 },
+	{ "100Mbit/s", 0, 100e6 },
+	{ "100Mbit", 0, 100e6 },
+	{ "100Mbps", 0, 100e6 },
+	{ "100Mb/s", 0, 100e6 },
+	{ "100Mb", 0, 100e6 },
+	{ "8bit/s", 0, 8.0 },
+	{ "12MB/s", 0, 96e6 },
+	{ "1MiB/s", 0, 8388608.0 },
+	{ "1KiB/s", 0, 8192.0 },
+	{ "10B/s", 0, 80.0 },
+	{ "100M/s", -EDOM, 0 },
+	{ "100k/s", -EDOM, 0 },
+	{ "100MB", -EDOM, 0 },
+	{ "100MiB", -EDOM, 0 },
+	{ "100B", -EDOM, 0 },
+	{ "-100M/s", -EDOM, 0 },
+	{ "", -EINVAL, 0 },
+	{ "M", -EINVAL, 0 },
+	{ "100q", -EINVAL, 0 },
+	{ "100M/5", -EINVAL, 0 },
+	{ "100Mbits", -EINVAL, 0 },
+	{ "100MBps", -EINVAL, 0 },
+	{ "1 M", -EINVAL, 0 },
+	{ "1e9", -EINVAL, 0 },
+	{ "-1M", -ERANGE, 0 },
+	{ "99999999999999999999999999M", -ERANGE, 0 },
+};
+
+static int parse_bitrate(const char *s, double *v)
+{
+	return units_parse_bitrate(s, v, NULL, 0);
+}
+
+static void test_bitrate_table(void **state)
+{
+	char why[160];
+
+	(void)state;
+	check_rates(bitrate_cases, ARRAY_SIZE(bitrate_cases), parse_bitrate, "bitrate");
+	for (size_t i = 0; i < ARRAY_SIZE(bitrate_cases); i++) {
+		why[0] = 0;
+		if (bitrate_cases[i].ret == -EDOM &&
+		    (units_parse_bitrate(bitrate_cases[i].in, &(double){ 0 }, why, sizeof(why)) != -EDOM ||
+		     !strstr(why, "two readings")))
+			fail_msg("bitrate '%s': '%s' does not name the two readings", bitrate_cases[i].in, why);
 	}
+	/* Both readings, each with what to write. */
+	assert_int_equal(units_parse_bitrate("100M/s", &(double){ 0 }, why, sizeof(why)), -EDOM);
+	assert_non_null(strstr(why, "100Mbit/s"));
+	assert_non_null(strstr(why, "100MiB/s"));
+	assert_int_equal(units_parse_bitrate("100MB", &(double){ 0 }, why, sizeof(why)), -EDOM);
+	assert_non_null(strstr(why, "800 Mbit/s"));
+	assert_non_null(strstr(why, "100Mbit/s"));
+	assert_int_equal(units_parse_bitrate("100M/s", &(double){ 0 }, NULL, 0), -EDOM);
 }
 
 #define MS 1000000ULL
@@ -685,6 +758,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_size_table),
 		cmocka_unit_test(test_rate_table),
+		cmocka_unit_test(test_bitrate_table),
 		cmocka_unit_test(test_duration_table),
 		cmocka_unit_test(test_cpulist_table),
 		cmocka_unit_test(test_cpulist_last_cpu),

@@ -38,6 +38,20 @@
 static const char *const engines[] = { "uring", "psync", NULL };
 static const char *const preallocs[] = { "none", "fast", "full", NULL };
 static const char *const regions[] = { "start", "middle", "end", NULL };
+/* fio's --rw and --ioengine words: the same workload or engine, or why not. */
+static const char *const fio_rw[] = {
+	"read=seq-read", "write=seq-write", "randread=rand-read", "randwrite=rand-write", "randrw=mixed",
+	"rw=!fio's rw (sequential reads and writes mixed) has no engpass workload: mixed is random (fio's randrw)",
+	"readwrite=!fio's readwrite (sequential reads and writes mixed) has no engpass workload: mixed is random "
+	"(fio's randrw)",
+	NULL,
+};
+static const char *const fio_engines[] = {
+	"io_uring=uring",
+	"libaio=!engpass has no libaio engine: --engine uring queues I/O asynchronously as libaio does",
+	"sync=!fio's sync engine is read()/write(); engpass's nearest is --engine psync (pread()/pwrite())",
+	NULL,
+};
 
 static const struct opt disk_options[] = {
 	OPT_FLAG("cached", 'T', struct disk_opts, cached,
@@ -47,18 +61,19 @@ static const struct opt disk_options[] = {
 	OPT_DURATION("settle", 0, struct disk_opts, settle_ns, 1 * NS_PER_MS, 60 * NS_PER_SEC,
 		     "-T/-t: sync, then wait this long before timing, as hdparm does (3s); default: no wait"),
 	OPT_CHOICE("workload", 0, struct disk_opts, workload, disk_workload_names, "NAME",
-		   "the workload to run (docs/disk.md)"),
+		   "the workload to run (docs/disk.md); fio's --rw words work too", .alias = "rw", .choice_alias = fio_rw),
 	OPT_SIZE("bs", 0, struct disk_opts, bs, 512, 64 * 1024 * 1024,
 		 "block size (default 1M for seq-*, 4K for rand-* and mixed)"),
-	OPT_INT("qd", 0, struct disk_opts, qd, 1, 4096, "N", "queue depth, I/Os in flight (default 1)"),
+	OPT_INT("qd", 0, struct disk_opts, qd, 1, 4096, "N", "queue depth, I/Os in flight (default 1)", .alias = "iodepth"),
 	OPT_CHOICE("engine", 0, struct disk_opts, engine, engines, "ENGINE",
-		   "I/O engine (default psync at --qd 1, uring above)"),
+		   "I/O engine (default psync at --qd 1, uring above); fio's io_uring works too", .alias = "ioengine",
+		   .choice_alias = fio_engines),
 	OPT_FLAG("direct", 0, struct disk_opts, direct, "O_DIRECT (default for -t and the seq/rand/mixed workloads)"),
 	OPT_FLAG("buffered", 0, struct disk_opts, buffered,
 		 "through the page cache (default for torrent); with -t hdparm's exact method"),
 	OPT_SIZE("size", 0, struct disk_opts, size, 16384, INT64_MAX,
 		 "data size (default: the file or device; a quarter of the free space, at most 1G, for a directory)"),
-	OPT_RATE("rate", 0, struct disk_opts, rate, "cap the workload at RATE (token bucket), e.g. 500K/s"),
+	OPT_RATE("rate", 0, struct disk_opts, rate, "cap the workload at RATE bytes/s (token bucket), e.g. 500K = 500 KiB/s"),
 	OPT_STRING("sync", 0, struct disk_opts, sync, "MODE",
 		   "none, end, fdatasync=N, fsync=N, osync or odsync (default end for writes)"),
 	OPT_CHOICE("prealloc", 0, struct disk_opts, prealloc, preallocs, "MODE",
@@ -94,6 +109,10 @@ static const struct opt disk_options[] = {
 	OPT_FLAG("write-ok", 0, struct disk_opts, write_ok, "allow writing to an existing file TARGET"),
 	OPT_FLAG("destructive", 0, struct disk_opts, destructive,
 		 "allow writing to block device TARGET (never to a mounted one)"),
+	/* fio's spellings that are not an engpass option's alias. */
+	OPT_SAME(0, "time", "fio's --runtime", .alias = "runtime"),
+	OPT_POS("filename", 0, "TARGET", "fio's --filename: the TARGET argument"),
+	OPT_REFUSED("numjobs", 0, "engpass disk runs one job; more I/Os in flight with --qd N (fio's --iodepth)"),
 	OPT_END,
 };
 

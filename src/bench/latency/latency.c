@@ -86,7 +86,7 @@ static const struct opt latency_options[] = {
 	OPT_INT("burners", 0, struct latency_opts, burners, 1, 4096, "N",
 		"threads of the burn load (default: one per CPU engpass may run on)"),
 	OPT_INT("nice", 0, struct latency_opts, nice, -20, 19, "N", "nice value of the measured task (default 0)"),
-	OPT_INT("fifo", 0, struct latency_opts, fifo, 1, 99, "PRIO",
+	OPT_INT("fifo", 'p', struct latency_opts, fifo, 1, 99, "PRIO",
 		"run the measured task SCHED_FIFO at PRIO (needs root or RLIMIT_RTPRIO)"),
 	OPT_DURATION("custom-period", 0, struct latency_opts, custom_period_ns, 100 * NS_PER_US, 10 * NS_PER_SEC,
 		     "period of the custom task (default 1ms; interbench's -I)"),
@@ -100,6 +100,15 @@ static const struct opt latency_options[] = {
 		   "), a block device swapped on at top priority for the run, or none of its own"),
 	OPT_FLAG("mkswap-ok", 0, struct latency_opts, mkswap_ok,
 		 "--swap dev: write a swap signature to a device that has none (never over a file system)"),
+	/* cyclictest's spellings (its -p is --fifo's short letter). */
+	OPT_SAME('D', "time", "cyclictest -D"),
+	OPT_REFUSED("-i", 'i', "cyclictest's -i (microseconds between wake-ups): engpass's timer probe is "
+		    "--task custom --custom-period 1000us"),
+	OPT_REFUSED("-l", 'l', "cyclictest's -l (loops): each cell runs for --time (a number is seconds)"),
+	OPT_REFUSED("-m", 'm', "cyclictest's -m (mlockall): engpass latency does not lock its memory "
+		    "(the memory load is meant to reach the measured task)"),
+	OPT_REFUSED("-t", 't', "cyclictest's -t (a thread per CPU): engpass measures one task per cell; "
+		    "--pin CPUS places the run"),
 	OPT_END,
 };
 

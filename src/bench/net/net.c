@@ -31,9 +31,15 @@
 
 static const char *const modes[] = { "iperf3", "rr", "stream", NULL };
 
-/* Options of both commands. */
+/* Options of both commands; iperf3's spellings of the verbs and of common options end it. */
 static const struct opt net_options[] = {
 	OPT_INT("port", 'p', struct net_opts, port, 1, 65535, "PORT", "TCP (and UDP) port (default 5201)"),
+	OPT_VERB("client", 'c', "HOST", "iperf3 -c HOST: the same as 'client HOST'"),
+	OPT_VERB("server", 's', NULL, "iperf3 -s: the same as 'server'"),
+	OPT_SAME('t', "time", "iperf3 -t; a number is seconds"),
+	OPT_SAME('J', "json", "iperf3 -J"),
+	OPT_FLAG("version4", '4', struct net_opts, ipv4, "IPv4 only (iperf3 -4)"),
+	OPT_FLAG("version6", '6', struct net_opts, ipv6, "IPv6 only (iperf3 -6)"),
 	OPT_END,
 };
 
@@ -48,7 +54,8 @@ static const struct opt net_server_options[] = {
 		     "longest wait for any control message or handshake (default 10s)"),
 	OPT_DURATION("delay", 0, struct net_opts, delay_ns, 1 * NS_PER_US, 10 * NS_PER_SEC,
 		     "answer each rr request this long after it arrived (an emulated round trip)"),
-	OPT_RATE("rate", 0, struct net_opts, rate, "pace rr answers to this rate, e.g. 1Gbit/s"),
+	OPT_RATE("rate", 0, struct net_opts, rate,
+		 "pace rr answers to this rate in bytes/s (200M = 200 MiB/s), or in bits written out: 1Gbit/s"),
 	OPT_END,
 };
 
@@ -73,12 +80,16 @@ static const struct opt net_client_options[] = {
 	OPT_INT("server-pin", 0, struct net_opts, server_pin, 0, 1023, "CPU",
 		"ask the server to pin its data threads to CPU (iperf3's server_affinity)"),
 	OPT_FLAG("udp", 'u', struct net_opts, udp, "UDP instead of TCP"),
-	OPT_RATE("bitrate", 'b', struct net_opts, bitrate,
-		 "rate per stream, e.g. 100Mbit/s (UDP default 1.048576Mbit/s; TCP unpaced)"),
+	OPT_BITRATE("bitrate", 'b', struct net_opts, bitrate,
+		    "bits/s per stream as iperf3: 100M = 100 Mbit/s (UDP default 1.048576M; TCP unpaced)"),
 	OPT_FLAG("capacity", 0, struct net_opts, capacity,
 		 "add the rule-of-three capacity estimate (per core, per GHz, x cores, capped by the link)"),
 	OPT_DURATION("connect-timeout", 0, struct net_opts, connect_timeout_ns, 10 * NS_PER_MS, 600 * NS_PER_SEC,
 		     "longest wait to connect and for each server message (default 10s)"),
+	OPT_DURATION("omit", 'O', struct net_opts, omit_ns, 0, IPERF3_OMIT_MAX * NS_PER_SEC,
+		     "iperf3 -O: leave out the first seconds (slow start), both sides; the test runs that much longer"),
+	OPT_DURATION("report-interval", 'i', struct net_opts, interval_ns, 0, 60 * NS_PER_SEC,
+		     "iperf3 -i: a line per interval on stderr (default 0: none; not in the JSON, see docs/net.md)"),
 	OPT_END,
 };
 
@@ -121,6 +132,8 @@ static const char *iperf3_only(const struct net_opts *o)
 		return "--bitrate";
 	if (o->capacity)
 		return "--capacity";
+	if (o->omit_ns)
+		return "--omit";
 	return NULL;
 }
 
@@ -129,8 +142,20 @@ static int net_check(void *p, const struct bench_env *env, char *err, size_t err
 	struct net_opts *o = p;
 	const char *bad;
 
+	if (o->ipv4 && o->ipv6) {
+		snprintf(err, errlen, "options '-4' and '-6' exclude each other");
+		return -EINVAL;
+	}
 	/* The runner checked the verb and that no option of the other one was given. */
 	if (!strcmp(env->verb->name, "server")) {
+		if ((o->ipv4 || o->ipv6) && o->bind) {
+			snprintf(err, errlen, "option '%s' with '--bind': the address says the family; give one",
+				 o->ipv4 ? "-4" : "-6");
+			return -EINVAL;
+		}
+		/* iperf3 -s -4 / -6: every address of that family. */
+		if (o->ipv4 || o->ipv6)
+			o->bind = o->ipv4 ? "0.0.0.0" : "::";
 		if (env->npos > 1) {
 			snprintf(err, errlen, "unexpected argument '%s' after 'server'", env->pos[1]);
 			return -EINVAL;
@@ -172,7 +197,11 @@ static int net_check(void *p, const struct bench_env *env, char *err, size_t err
 			 IPERF3_UDP_LEN_MAX);
 		return -EINVAL;
 	}
-	if (o->bitrate > 1e15 / 8) {
+	if (o->omit_ns % NS_PER_SEC) {
+		snprintf(err, errlen, "option '--omit': whole seconds (iperf3's protocol carries seconds)");
+		return -EINVAL;
+	}
+	if (o->bitrate > 1e15) {
 		snprintf(err, errlen, "option '--bitrate': at most 1 Pbit/s");
 		return -EINVAL;
 	}
@@ -220,7 +249,7 @@ extern const struct bench_quick net_quick;	/* net_quick.c */
 const struct bench bench_net = {
 	.name = "net",
 	.summary = "iperf3-compatible network server and client, with the busiest core in every result",
-	.usage = "server [options] | client HOST [options]",
+	.usage = "server [options] | client HOST [options] | -s [options] | -c HOST [options]",
 	.description =
 		"engpass net server serves tests one after another (iperf3 3.x clients work too);\n"
 		"engpass net client HOST runs one test against an engpass or iperf3 server, for\n"
@@ -235,6 +264,8 @@ const struct bench bench_net = {
 		"--mode rr asks for --block bytes at a time with --depth requests in flight (as an\n"
 		"SMB file fetch: stop-and-wait vs pipelined); --mode stream fetches the same as one\n"
 		"stream. An engpass server answers them, after --delay and paced to --rate when given.\n"
+		"iperf3's spellings work with iperf3's meaning: -s, -c HOST, -t 10, -J, -b 100M (bits:\n"
+		"100 Mbit/s), -O 2, -i 1, -4/-6; short options bundle (-uR, -P4).\n"
 		"See docs/net.md and docs/net-rr.md.",
 	.flags = BENCH_NETWORK,
 	.opts = net_options,

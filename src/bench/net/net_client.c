@@ -53,6 +53,10 @@ struct client {
 	size_t n;
 	struct net_payload pay;
 	double u0, s0, u1, s1;		/* process CPU at the test's start and end */
+	uint64_t *base;			/* -O: each stream's bytes when the omitted start ended; NULL */
+	mono_ns counted;		/* when the counted time began (after -O) */
+	mono_ns ival_start;		/* -i: start of the running interval */
+	uint64_t ival_bytes;		/* -i: bytes at its start */
 	bool stopped;			/* a signal ended the test */
 };
 
@@ -157,9 +161,10 @@ static void fill_params(const struct bench_env *env, const struct net_opts *o, s
 	p->window = (int64_t)o->window;
 	p->zerocopy = o->zerocopy;
 	if (o->bitrate >= 0)
-		p->bandwidth_bps = o->bitrate * 8;
+		p->bandwidth_bps = o->bitrate;
 	else if (o->udp)
 		p->bandwidth_bps = IPERF3_UDP_RATE_DEFAULT;
+	p->omit_s = (double)o->omit_ns / 1e9;
 	p->server_affinity = (int)o->server_pin;
 	snprintf(p->client_version, sizeof(p->client_version), "engpass %s", ENGPASS_VERSION_STRING);
 	p->engpass = true;
@@ -177,13 +182,14 @@ static bool client_handshake(struct client *c)
 	const struct bench_env *env = c->env;
 	const struct net_opts *o = c->o;
 	struct iperf3_params *p = &c->t.p;
+	struct net_sockopts so = { .family = net_family(o) };
 	int r, one = 1;
 
 	if ((r = iperf3_cookie_make(c->cookie)) < 0) {
 		result_set_status(c->res, RESULT_FAILED, "cannot make a cookie: %s", errstr(r));
 		return false;
 	}
-	r = net_connect(o->host, (uint16_t)o->port, SOCK_STREAM, NULL, o->connect_timeout_ns, env->stop, &c->cfd);
+	r = net_connect(o->host, (uint16_t)o->port, SOCK_STREAM, &so, o->connect_timeout_ns, env->stop, &c->cfd);
 	if (r < 0) {
 		result_set_status(c->res, RESULT_FAILED, "cannot connect to '%s' port %lld: %s", o->host,
 				  (long long)o->port, net_connect_strerror(r));
@@ -224,7 +230,7 @@ static bool client_open_streams(struct client *c)
 {
 	const struct net_opts *o = c->o;
 	const struct iperf3_params *p = &c->t.p;
-	struct net_sockopts so = { (int)o->window, 0, false };
+	struct net_sockopts so = { (int)o->window, 0, false, net_family(o) };
 	int r;
 
 	c->n = (size_t)p->parallel * (p->bidir ? 2 : 1);
@@ -266,6 +272,58 @@ static bool client_open_streams(struct client *c)
 	return true;
 }
 
+/* Bytes this side moved so far, all streams. */
+static uint64_t client_bytes(struct client *c)
+{
+	uint64_t bytes = 0;
+
+	for (size_t i = 0; i < c->n; i++)
+		bytes += net_stream_bytes(&c->st[i]);
+	return bytes;
+}
+
+/*
+ * At NOW: ends the omitted start (-O) when it is over, keeping each
+ * stream's bytes as the base, and writes the -i line of an interval that
+ * is over (on stderr, and into the result's intervals for the JSON). Returns the time of the next such event (UINT64_MAX: none).
+ */
+static mono_ns client_tick(struct client *c, mono_ns t0, mono_ns now, bool last)
+{
+	const struct net_opts *o = c->o;
+	mono_ns omit_end = t0 + o->omit_ns, next = UINT64_MAX;
+
+	if (!c->counted && now >= omit_end) {
+		c->counted = now;
+		if (o->omit_ns) {
+			c->base = xcalloc(c->n, sizeof(*c->base));
+			for (size_t i = 0; i < c->n; i++)
+				c->base[i] = net_stream_bytes(&c->st[i]);
+		}
+		c->ival_start = now;
+		c->ival_bytes = client_bytes(c);
+	}
+	if (!c->counted)
+		return omit_end;
+	/* The last interval is said too when the test ended in it, unless it is a sliver. */
+	if (o->interval_ns && (now >= c->ival_start + o->interval_ns ||
+			       (last && now - c->ival_start >= o->interval_ns / 10))) {
+		char line[160], a[UNITS_FMT_LEN], b[UNITS_FMT_LEN];
+		uint64_t bytes = client_bytes(c);
+		double s0 = elapsed_s(c->counted, c->ival_start), s1 = elapsed_s(c->counted, now);
+
+		snprintf(line, sizeof(line), "net: %6.2f-%.2f s  %12s  %14s", s0, s1,
+			 units_fmt_bytes(a, sizeof(a), bytes - c->ival_bytes),
+			 units_fmt_bits(b, sizeof(b), (double)(bytes - c->ival_bytes) * 8 / (s1 - s0)));
+		progress_say(c->env->progress, line);
+		result_interval(c->res, s0, s1, (double)(bytes - c->ival_bytes));
+		c->ival_start = now;
+		c->ival_bytes = bytes;
+	}
+	if (o->interval_ns)
+		next = c->ival_start + o->interval_ns;
+	return next;
+}
+
 /*
  * Waits out the test time (the server may end it; a signal does), showing
  * the progress. Marks the test incomplete when it ended early.
@@ -276,7 +334,7 @@ static void client_wait(struct client *c, mono_ns t0, mono_ns end)
 
 	progress_update(env->progress, t0, 0, end - t0, NULL);
 	for (;;) {
-		mono_ns now = clock_mono();
+		mono_ns now = clock_mono(), tick = client_tick(c, t0, now, false);
 		uint64_t next = 250 * NS_PER_MS;
 		int k;
 
@@ -284,6 +342,8 @@ static void client_wait(struct client *c, mono_ns t0, mono_ns end)
 			break;
 		if (end - now < next)
 			next = end - now;
+		if (tick > now && tick - now < next)
+			next = tick - now;
 		k = net_wait_readable(c->cfd, next);
 		if (k == -EINTR) {
 			if (*env->stop) {
@@ -391,7 +451,8 @@ static bool client_transfer(struct client *c)
 	(void)window_begin(env->window);
 	net_rusage(&c->u0, &c->s0);
 	t0 = clock_mono();
-	end = t0 + (uint64_t)(c->t.p.time_s * (double)NS_PER_SEC);
+	/* With -O the test runs the omitted start plus --time, as iperf3's. */
+	end = t0 + c->o->omit_ns + (uint64_t)(c->t.p.time_s * (double)NS_PER_SEC);
 	for (size_t i = 0; i < c->n; i++) {
 		if (c->st[i].sender && (r = net_stream_start(&c->st[i])) < 0) {
 			c->t.incomplete = true;
@@ -401,11 +462,19 @@ static bool client_transfer(struct client *c)
 		}
 	}
 	client_wait(c, t0, end);
+	(void)client_tick(c, t0, clock_mono(), true);
 	t1 = client_end(c);
 	(void)window_end(env->window);
 	net_rusage(&c->u1, &c->s1);
 	progress_finish(env->progress);
-	c->t.duration_s = elapsed_s(t0, t1);
+	/* The counted time: after the omitted start (all of it when the test ended within it). */
+	c->t.duration_s = elapsed_s(c->counted && c->counted < t1 ? c->counted : t0, t1);
+	if (!c->counted || c->counted >= t1) {
+		free(c->base);
+		c->base = NULL;
+		if (c->o->omit_ns)
+			net_test_note(&c->t, "the test ended within the omitted start (-O): its bytes are counted");
+	}
 	return true;
 }
 
@@ -421,7 +490,7 @@ static void client_collect(struct client *c)
 		t->cpu_user_pct = 100 * (c->u1 - c->u0) / t->duration_s;
 		t->cpu_system_pct = 100 * (c->s1 - c->s0) / t->duration_s;
 	}
-	data_cpu = net_test_collect(t, c->st, c->n, NULL);
+	data_cpu = net_test_collect(t, c->st, c->n, c->base);
 	for (size_t i = 0; i < c->n && t->p.proto == NET_TCP; i++)
 		if (net_tcp_congestion(c->st[i].fd, t->congestion, sizeof(t->congestion)) == 0)
 			break;
@@ -503,6 +572,7 @@ void net_client_run(const struct bench_env *env, const struct net_opts *o, struc
 	for (size_t i = 0; i < c.n; i++)
 		net_stream_release(&c.st[i]);
 	free(c.st);
+	free(c.base);
 	net_payload_release(&c.pay);
 	if (c.cfd >= 0)
 		close(c.cfd);

@@ -43,6 +43,7 @@ struct net_opts {
 	double rate;			/* rr: pace the answers, bytes/s; < 0 = not given */
 	/* both */
 	int64_t port;
+	bool ipv4, ipv6;		/* -4, -6 */
 	/* client */
 	int64_t parallel;		/* 0 = not given (1) */
 	bool reverse;
@@ -52,18 +53,26 @@ struct net_opts {
 	uint64_t window;		/* 0 = default */
 	int64_t server_pin;		/* -1 = none */
 	bool udp;
-	double bitrate;			/* bytes/s per stream; < 0 = not given */
+	double bitrate;			/* bits/s per stream; < 0 = not given */
 	bool capacity;
 	uint64_t connect_timeout_ns;
 	int mode;			/* enum net_mode */
 	uint64_t block;			/* rr: bytes per request; 0 = not given */
 	int64_t depth;			/* rr: requests in flight; 0 = not given */
 	uint64_t size;			/* rr/stream: total bytes; 0 = run for --time */
+	uint64_t omit_ns;		/* -O: leading time not counted; 0 = none */
+	uint64_t interval_ns;		/* -i: per-interval lines; 0 = none */
 	/* filled by check() */
 	int role;			/* enum net_role */
 	const char *host;
 	char iface[NET_IFNAME_LEN];	/* the interface the traffic takes, "" unknown */
 };
+
+/* The address family -4 / -6 ask for: AF_INET, AF_INET6, or 0 for either. */
+static inline int net_family(const struct net_opts *o)
+{
+	return o->ipv4 ? AF_INET : o->ipv6 ? AF_INET6 : 0;
+}
 
 /* Seconds of per-test slack before the server gives up waiting for TEST_END. */
 #define NET_SERVER_GRACE_S 30

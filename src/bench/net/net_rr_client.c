@@ -422,7 +422,7 @@ static void report(struct rr_client *c, const struct rr_welcome *w, uint64_t rtt
 
 void net_rr_client_run(const struct bench_env *env, const struct net_opts *o, struct result *res)
 {
-	struct net_sockopts so = { .nodelay = true };
+	struct net_sockopts so = { .nodelay = true, .family = net_family(o) };
 	struct rr_client c = { .env = env, .o = o, .res = res, .fd = -1, .rto = o->connect_timeout_ns };
 	uint8_t hello[RR_HELLO_LEN], welcome[RR_WELCOME_LEN];
 	struct rr_hello h = { .version = RR_VERSION, .block = (uint32_t)o->block, .depth = (uint32_t)o->depth };

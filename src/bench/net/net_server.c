@@ -39,6 +39,7 @@
 #include "bench/net/net_rr.h"
 #include "core/affinity.h"
 #include "core/clock.h"
+#include "core/progress.h"
 #include "core/window.h"
 #include "lib/xalloc.h"
 
@@ -657,6 +658,14 @@ void net_server_run(const struct bench_env *env, const struct net_opts *o, struc
 		result_set_status(res, RESULT_FAILED, "cannot listen on %s port %lld: %s",
 				  o->bind ? o->bind : "any address", (long long)o->port, errstr(r));
 		return;
+	}
+	{
+		/* Where it listens, as iperf3 says "Server listening on 5201": a lasting line on stderr. */
+		char line[160];
+
+		snprintf(line, sizeof(line), "engpass net server: listening on port %lld (%s)", (long long)o->port,
+			 o->bind ? o->bind : "every address");
+		progress_say(env->progress, line);
 	}
 	idle_deadline = o->idle_timeout_ns ? clock_mono() + o->idle_timeout_ns : UINT64_MAX;
 	while (!*env->stop && !sv.fatal) {

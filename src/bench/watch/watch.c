@@ -83,7 +83,8 @@ static const struct opt watch_options[] = {
 	OPT_INT("min-busy", 0, struct watch_opts, min_busy, 1, 100, "PCT",
 		"load (of the core the estimate divides by) an interval needs to count for it (default 70)"),
 	OPT_RATE("uplink", 0, struct watch_opts, uplink,
-		 "cap the estimate at this rate instead of the interface's link speed (none on a virtual one)"),
+		 "cap the estimate at this rate instead of the link speed (none on a virtual one): bytes/s, or bits "
+		 "written out (100Mbit/s)"),
 	OPT_CPULIST("cpu", 0, struct watch_opts, cpus,
 		    "divide the traffic by the load of these cores (default: the core the --pid process ran on "
 		    "in each interval, else the busiest)"),
