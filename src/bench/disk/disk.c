@@ -30,7 +30,7 @@
 #include "config.h"
 
 #include "bench/disk/disk_common.h"
-#include "bench/disk/disk_torrent.h"
+#include "core/torrent.h"
 #include "lib/xalloc.h"
 
 static const char *const engines[] = { "uring", "psync", NULL };

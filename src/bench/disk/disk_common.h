@@ -15,9 +15,9 @@
  *   disk_hdparm.c       -T and -t
  *   disk_io.c           seq-read, seq-write, rand-read, rand-write, mixed
  *                       through psync or io_uring
- *   disk_torrent.c      torrent order and write cache (pure)
- *   disk_torrent_step.c the torrent workload
- *   disk_spec.c         generator, data pattern, --sync, default size (pure)
+ *   disk_torrent_step.c the torrent workload (its order and write cache
+ *                       are core/torrent.c, shared with download)
+ *   disk_spec.c         data pattern, --sync, default size (pure)
  */
 #ifndef ENGPASS_DISK_COMMON_H
 #define ENGPASS_DISK_COMMON_H
