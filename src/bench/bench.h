@@ -40,6 +40,7 @@ struct window;
 	X(cpu) \
 	X(watch) \
 	X(fetch) \
+	X(download) \
 	X(null)
 
 /*
