@@ -112,6 +112,8 @@ jqt "184 blocks of 16 KiB: 184 write calls without a cache" '.results[0].metrics
 if jq -e '.results[0].metrics | has("device_write_requests")' "$T_TMP/none.json" >/dev/null; then
 	jqt "device counters present and moved (the final fdatasync reached the device)" \
 		'.results[0].metrics | .device_write_requests > 0 and .device_written_bytes > 0' "$T_TMP/none.json"
+	jqt "the throttles of DIR's disk were looked up (method 'limit io write')" \
+		'.results[0].method | has("limit io write")' "$T_TMP/none.json"
 else
 	skip "device counters" "$T_TMP is on no block device the sampler sees"
 fi
