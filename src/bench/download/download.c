@@ -216,6 +216,10 @@ struct dl_ctx {
 	double thread_ns;		/* the thread's CPU over the transfer */
 	uint64_t wait_net_ns, pace_ns;
 	uint64_t recvs;
+	/* DIR's device, /proc/diskstats at the edges of the transfer */
+	struct blkdev_info dev;
+	struct proc_disk ds0, ds1;
+	bool have_ds;
 
 	char err[512];
 };
@@ -680,20 +684,19 @@ static void dl_report(struct dl_ctx *c, struct result *res, enum cipher_id id, c
 		result_metric(res, "cpu_idle", UNIT_PERCENT, idle < 0 ? 0 : idle, "CPU idle (box)");
 		result_metric(res, "cpu_iowait", UNIT_PERCENT, v->cpu_iowait_pct, "CPU iowait (box)")
 			->higher_is_better = false;
-		if (v->busiest_disk[0]) {
-			double dev_bytes = v->disk_write_bytes_per_s * v->duration_s;
+	}
+	if (!c->have_ds) {
+		result_note(res, "'%s' is on no block device with /proc/diskstats counters (tmpfs?): no device counters",
+			    o->dir);
+	} else {
+		double dev_bytes = (double)(c->ds1.wr_sectors - c->ds0.wr_sectors) * 512;
 
-			result_metric(res, "device_write_requests", UNIT_COUNT, (double)v->disk_write_requests,
-				      "device write requests")->higher_is_better = false;
-			result_metric(res, "device_written", UNIT_BYTES, dev_bytes, "device bytes written")
+		result_metric(res, "device_write_requests", UNIT_COUNT, (double)(c->ds1.wr_ios - c->ds0.wr_ios),
+			      "device write requests")->higher_is_better = false;
+		result_metric(res, "device_written", UNIT_BYTES, dev_bytes, "device bytes written")->higher_is_better = false;
+		if (bytes > 0)
+			result_metric(res, "write_amplification", UNIT_RATIO, dev_bytes / bytes, "write amplification")
 				->higher_is_better = false;
-			if (bytes > 0)
-				result_metric(res, "write_amplification", UNIT_RATIO, dev_bytes / bytes,
-					      "write amplification")->higher_is_better = false;
-		} else {
-			result_note(res, "'%s' is on no block device the sampler sees (tmpfs?): no device counters",
-				    o->dir);
-		}
 	}
 
 	/* The verdict's candidates: our pacing, the thread's core (with the stage that took it), the network. */
@@ -762,7 +765,10 @@ static void dl_method(struct dl_ctx *c, struct result *res, enum cipher_id id)
 		      "would keep one core of this machine busy, projected from this run (CPU per byte taken as "
 		      "constant); a --rate well below it leaves that core mostly idle");
 	result_method(res, "window", "connect to the final fdatasync; CPU idle = 100 - busy - iowait over all "
-		      "CPUs (/proc/stat); device = the one '%s' lives on (/proc/diskstats)", o->dir);
+		      "CPUs (/proc/stat); device = the one '%s' lives on (/proc/diskstats), its write requests and "
+		      "sectors read from /proc/diskstats at the edges of the transfer (every writer of the device "
+		      "counts)",
+		      o->dir);
 }
 
 static void dl_run(const struct bench_env *env, const void *p, struct result *res)
@@ -807,12 +813,14 @@ static void dl_run(const struct bench_env *env, const void *p, struct result *re
 
 	if (window_begin(env->window) < 0)
 		result_note(res, "the measurement window was open already");
+	c->have_ds = blkdev_from_path(NULL, o->dir, &c->dev) == 0 && blkdev_diskstats(NULL, &c->dev, &c->ds0) == 0;
 	cpu0 = clock_thread_cpu_ns();
 	c->t0 = clock_mono();
 	r = dl_transfer(c);
 	if (r == 0 || (r == -EINTR && c->have_file))
 		r = dl_finish_writes(c) < 0 && r == 0 ? -EIO : r;
 	c->t_end = clock_mono();
+	c->have_ds = c->have_ds && blkdev_diskstats(NULL, &c->dev, &c->ds1) == 0;
 	c->thread_ns = (double)(clock_thread_cpu_ns() - cpu0);
 	(void)window_end(env->window);
 	progress_finish(env->progress);
