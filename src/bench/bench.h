@@ -40,6 +40,7 @@ struct window;
 	X(cpu) \
 	X(watch) \
 	X(fetch) \
+	X(download) \
 	X(null)
 
 /*
@@ -52,7 +53,9 @@ enum bench_flags {
 	 * Measures the block device its TARGET (the first positional
 	 * argument, default ".") is or lives on: the runner resolves that
 	 * device and samples it instead of the busiest disk (sample_config()
-	 * may still name another).
+	 * may still name another: a benchmark whose TARGET is not its first
+	 * argument names its device there, and the runner then looks up
+	 * that device's throttles too).
 	 */
 	BENCH_BLOCKDEV = 1 << 1,
 	/*

@@ -192,6 +192,23 @@ static int whole_disk_devnum(const struct blkdev_info *dev, unsigned *maj, unsig
 	return sscanf(line, "%u:%u", maj, min) == 2 ? 0 : -EINVAL;
 }
 
+/* The block device called NAME in /proc/diskstats ("vda1", "loop3"), from its sysfs "dev" file. */
+static int blkdev_from_name(const char *name, struct blkdev_info *out)
+{
+	char path[PATH_MAX], line[32];
+	unsigned maj, min;
+	int r;
+
+	if (strchr(name, '/'))
+		return -EINVAL;
+	snprintf(path, sizeof(path), "/sys/class/block/%s/dev", name);
+	if ((r = proc_read_line(path, line, sizeof(line))) < 0)
+		return r;
+	if (sscanf(line, "%u:%u", &maj, &min) != 2)
+		return -EINVAL;
+	return blkdev_from_devnum(NULL, maj, min, out);
+}
+
 /*
  * Runs one step in its measurement window and judges its verdict. The
  * capability flags act here: BENCH_BLOCKDEV samples the TARGET's device
@@ -203,7 +220,7 @@ static struct result *run_step(const struct bench *b, struct bench_env *env, con
 	const struct common_opts *c = env_common(env);
 	struct sampler_config cfg = { .proc_root = "/proc", .interval_ns = c->interval_ns };
 	struct sigaction ign = { .sa_handler = SIG_IGN }, pipe_old;
-	struct blkdev_info dev;
+	struct blkdev_info dev, named;
 	struct result *res;
 
 	struct limits_config lcfg = { 0 };
@@ -219,6 +236,14 @@ static struct result *run_step(const struct bench *b, struct bench_env *env, con
 	}
 	if (b->sample_config)
 		b->sample_config(opts, env->step, &cfg);
+	/*
+	 * A BENCH_BLOCKDEV benchmark whose TARGET is not its first argument
+	 * (download URL DIR) names the device in sample_config(): its whole
+	 * disk's throttles are looked up too.
+	 */
+	if ((b->flags & BENCH_BLOCKDEV) && !lcfg.dev_name && cfg.disk && cfg.disk != dev.name &&
+	    blkdev_from_name(cfg.disk, &named) == 0 && whole_disk_devnum(&named, &lcfg.dev_major, &lcfg.dev_minor) == 0)
+		lcfg.dev_name = named.disk;
 	/* The work: the watched process (watch --pid), else engpass's own threads. */
 	cfg.work_pid = cfg.pid ? cfg.pid : getpid();
 	cfg.others = true;

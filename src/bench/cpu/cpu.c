@@ -40,7 +40,7 @@
 #include <unistd.h>
 
 #include "bench/bench.h"
-#include "bench/cpu/cpu_cipher.h"
+#include "core/cipher.h"
 #include "bench/cpu/cpu_cycles.h"
 #include "lib/units.h"
 #include "core/affinity.h"
@@ -56,10 +56,10 @@
 #define DEFAULT_CIPHERS "all"
 #define DEFAULT_SIZES "64,1400,16K"
 #define DEFAULT_THREADS "1"
-#define MAX_ROWS (CPU_NCIPHERS * CPU_NLIBS)
+#define MAX_ROWS (CIPHER_NCIPHERS * CIPHER_NLIBS)
 #define MAX_SIZE_BYTES (64ULL << 20)
 /* Largest UDP payload over IPv4 minus our header and tag. */
-#define UDP_MAX_SIZE (65507 - CPU_CIPHER_HEADER - CPU_CIPHER_MAX_TAG)
+#define UDP_MAX_SIZE (65507 - CIPHER_HEADER - CIPHER_MAX_TAG)
 #define STREAM_RING (256u << 10)
 #define DEFAULT_TIME_NS NS_PER_SEC
 /* Work between two looks at the clock and the stop flag. */
@@ -74,8 +74,8 @@ static const char *const lib_choices[] = { "auto", "sodium", "openssl", NULL };
 static const char *const mode_choices[] = { "packet", "stream", "udp", NULL };
 
 struct cpu_row {
-	enum cpu_cipher_id id;
-	enum cpu_lib lib;
+	enum cipher_id id;
+	enum cipher_lib lib;
 };
 
 struct cpu_opts {
@@ -112,8 +112,8 @@ static int parse_ciphers(struct cpu_opts *o, char *err, size_t errlen)
 {
 	struct opt_list def;
 	const struct opt_list *l = opt_list_or(&o->cipher, DEFAULT_CIPHERS, &def);
-	bool want[CPU_NCIPHERS] = { false };
-	enum cpu_cipher_id order[CPU_NCIPHERS];
+	bool want[CIPHER_NCIPHERS] = { false };
+	enum cipher_id order[CIPHER_NCIPHERS];
 	size_t norder = 0, n = l->n;
 
 	for (size_t i = 0; i < n; i++) {
@@ -125,16 +125,16 @@ static int parse_ciphers(struct cpu_opts *o, char *err, size_t errlen)
 				snprintf(err, errlen, "option '--cipher': 'all' cannot be combined with other ciphers");
 				return -EINVAL;
 			}
-			for (int k = 0; k < CPU_NCIPHERS; k++)
-				order[norder++] = (enum cpu_cipher_id)k;
+			for (int k = 0; k < CIPHER_NCIPHERS; k++)
+				order[norder++] = (enum cipher_id)k;
 			break;
 		}
-		id = cpu_cipher_lookup(item);
+		id = cipher_lookup(item);
 		if (id < 0) {
 			size_t len = (size_t)snprintf(err, errlen, "option '--cipher': unknown cipher '%s' (choose from",
 						      item);
-			for (int k = 0; k < CPU_NCIPHERS && len < errlen; k++)
-				len += (size_t)snprintf(err + len, errlen - len, " %s,", cpu_cipher_name(k));
+			for (int k = 0; k < CIPHER_NCIPHERS && len < errlen; k++)
+				len += (size_t)snprintf(err + len, errlen - len, " %s,", cipher_name(k));
 			if (len < errlen)
 				snprintf(err + len, errlen - len, " all)");
 			return -EINVAL;
@@ -144,24 +144,24 @@ static int parse_ciphers(struct cpu_opts *o, char *err, size_t errlen)
 			return -EINVAL;
 		}
 		want[id] = true;
-		order[norder++] = (enum cpu_cipher_id)id;
+		order[norder++] = (enum cipher_id)id;
 	}
 	o->nrows = 0;
 	for (size_t i = 0; i < norder; i++) {
-		enum cpu_cipher_id id = order[i];
+		enum cipher_id id = order[i];
 
-		if (id == CPU_NONE) {
-			o->rows[o->nrows++] = (struct cpu_row){ id, CPU_LIB_BUILTIN };
+		if (id == CIPHER_NONE) {
+			o->rows[o->nrows++] = (struct cpu_row){ id, CIPHER_LIB_BUILTIN };
 		} else if (o->lib == LIB_AUTO) {
 			/* Every library that has it, so the library difference shows. */
-			if (cpu_cipher_in_lib(id, CPU_LIB_SODIUM))
-				o->rows[o->nrows++] = (struct cpu_row){ id, CPU_LIB_SODIUM };
-			if (cpu_cipher_in_lib(id, CPU_LIB_OPENSSL))
-				o->rows[o->nrows++] = (struct cpu_row){ id, CPU_LIB_OPENSSL };
+			if (cipher_in_lib(id, CIPHER_LIB_SODIUM))
+				o->rows[o->nrows++] = (struct cpu_row){ id, CIPHER_LIB_SODIUM };
+			if (cipher_in_lib(id, CIPHER_LIB_OPENSSL))
+				o->rows[o->nrows++] = (struct cpu_row){ id, CIPHER_LIB_OPENSSL };
 		} else {
 			/* Asked for explicitly: a row even if the library lacks it (skipped with why). */
-			o->rows[o->nrows++] = (struct cpu_row){ id, o->lib == LIB_SODIUM ? CPU_LIB_SODIUM
-											 : CPU_LIB_OPENSSL };
+			o->rows[o->nrows++] = (struct cpu_row){ id, o->lib == LIB_SODIUM ? CIPHER_LIB_SODIUM
+											 : CIPHER_LIB_OPENSSL };
 		}
 	}
 	return 0;
@@ -328,7 +328,7 @@ struct worker {
 	size_t size;
 	uint64_t time_ns;
 	bool calibrate;			/* run the calibrated loop first (worker 0) */
-	struct cpu_cipher *tx, *rx;	/* rx only in udp mode */
+	struct cipher *tx, *rx;	/* rx only in udp mode */
 	struct gate *start;
 	volatile sig_atomic_t *stop;
 
@@ -380,13 +380,13 @@ static void fill_pattern(unsigned char *p, size_t len)
 static void loop_packet(struct worker *w, mono_ns deadline)
 {
 	size_t batch = w->size >= BATCH_BYTES ? 1 : BATCH_BYTES / w->size;
-	unsigned char *in = xmalloc(w->size), *out = xmalloc(w->size + cpu_cipher_overhead(w->tx));
+	unsigned char *in = xmalloc(w->size), *out = xmalloc(w->size + cipher_overhead(w->tx));
 	size_t olen;
 
 	fill_pattern(in, w->size);
 	while (!*w->stop) {
 		for (size_t k = 0; k < batch; k++) {
-			if ((w->err = cpu_cipher_seal(w->tx, out, in, w->size, &olen))) {
+			if ((w->err = cipher_seal(w->tx, out, in, w->size, &olen))) {
 				snprintf(w->why, sizeof(w->why), "encryption failed in the library");
 				goto out;
 			}
@@ -426,7 +426,7 @@ static void loop_stream(struct worker *w, mono_ns deadline)
 	fill_pattern(buf, ring);
 	while (!*w->stop) {
 		for (size_t k = 0; k < batch; k++) {
-			if ((w->err = cpu_cipher_stream(w->tx, buf + off, w->size))) {
+			if ((w->err = cipher_stream(w->tx, buf + off, w->size))) {
 				snprintf(w->why, sizeof(w->why), "encryption failed in the library");
 				goto out;
 			}
@@ -477,7 +477,7 @@ static int udp_pair(int fd[2], char *why, size_t whylen)
 
 static void loop_udp(struct worker *w, mono_ns deadline)
 {
-	size_t over = cpu_cipher_overhead(w->tx);
+	size_t over = cipher_overhead(w->tx);
 	unsigned char *in = xmalloc(w->size), *dgram = xmalloc(w->size + over);
 	unsigned char *rbuf = xmalloc(w->size + over + 1), *plain = xmalloc(w->size);
 	int fd[2];
@@ -491,7 +491,7 @@ static void loop_udp(struct worker *w, mono_ns deadline)
 		for (int k = 0; k < UDP_BATCH; k++) {
 			ssize_t n;
 
-			if ((w->err = cpu_cipher_seal(w->tx, dgram, in, w->size, &dlen))) {
+			if ((w->err = cipher_seal(w->tx, dgram, in, w->size, &dlen))) {
 				snprintf(w->why, sizeof(w->why), "encryption failed in the library");
 				goto out;
 			}
@@ -513,7 +513,7 @@ static void loop_udp(struct worker *w, mono_ns deadline)
 					 errno == EAGAIN ? "no datagram within 1 s" : strerror(errno));
 				goto out;
 			}
-			w->err = cpu_cipher_unseal(w->rx, plain, rbuf, (size_t)n, &plen, &ctr);
+			w->err = cipher_unseal(w->rx, plain, rbuf, (size_t)n, &plen, &ctr);
 			if (w->err) {
 				snprintf(w->why, sizeof(w->why), "decryption of a received datagram failed: %s",
 					 strerror(-w->err));
@@ -845,9 +845,9 @@ static int cpu_workers_init(struct result *res, struct worker *w, int n, const i
 	for (int i = 0; i < n; i++) {
 		w[i] = (struct worker){ .cpu = cpus[i], .mode = mode, .size = size, .time_ns = time_ns,
 					.stop = stop };
-		r = cpu_cipher_new(&w[i].tx, row->id, row->lib, size, why, sizeof(why));
+		r = cipher_new(&w[i].tx, row->id, row->lib, size, why, sizeof(why));
 		if (!r && mode == MODE_UDP)
-			r = cpu_cipher_new(&w[i].rx, row->id, row->lib, size, why, sizeof(why));
+			r = cipher_new(&w[i].rx, row->id, row->lib, size, why, sizeof(why));
 		if (r) {
 			result_set_status(res, r == -ENOTSUP ? RESULT_SKIPPED : RESULT_FAILED, "%s", why);
 			return -1;
@@ -857,18 +857,18 @@ static int cpu_workers_init(struct result *res, struct worker *w, int n, const i
 }
 
 /* How the step measures, in the method block: library, operation, buffer, timing (TX: worker 0's cipher). */
-static void cpu_method(struct result *res, const struct cpu_row *row, const struct cpu_cipher *tx, int mode,
+static void cpu_method(struct result *res, const struct cpu_row *row, const struct cipher *tx, int mode,
 		       uint64_t size, uint64_t time_ns)
 {
-	result_method(res, "library", "%s", cpu_cipher_lib_version(tx));
+	result_method(res, "library", "%s", cipher_lib_version(tx));
 	if (mode == MODE_UDP)
 		result_method(res, "operation", "per packet: seal (%s), send() on a loopback UDP socket, recv() on "
 			      "its peer, open (decrypt%s) and compare with what was sent; one thread does both "
-			      "ends, one packet in flight", cpu_cipher_describe(tx, CPU_USE_PACKET),
-			      cpu_cipher_is_aead(row->id) ? " and verify the tag" : "");
+			      "ends, one packet in flight", cipher_describe(tx, CIPHER_USE_PACKET),
+			      cipher_is_aead(row->id) ? " and verify the tag" : "");
 	else
-		result_method(res, "operation", "%s", cpu_cipher_describe(tx, mode == MODE_STREAM ?
-									  CPU_USE_STREAM : CPU_USE_PACKET));
+		result_method(res, "operation", "%s", cipher_describe(tx, mode == MODE_STREAM ?
+									  CIPHER_USE_STREAM : CIPHER_USE_PACKET));
 	if (mode == MODE_STREAM) {
 		result_method(res, "buffer", "one %zu-byte buffer walked in %llu-byte chunks starting every %zu bytes "
 			      "(64-byte aligned), in place, over and over", stream_ring(size), (unsigned long long)size,
@@ -876,8 +876,8 @@ static void cpu_method(struct result *res, const struct cpu_row *row, const stru
 	} else {
 		result_method(res, "buffer", "a %llu-byte packet encrypted into a separate %llu-byte buffer "
 			      "(%d-byte counter header%s)", (unsigned long long)size,
-			      (unsigned long long)(size + cpu_cipher_overhead(tx)), CPU_CIPHER_HEADER,
-			      cpu_cipher_is_aead(row->id) ? " + 16-byte tag" : "");
+			      (unsigned long long)(size + cipher_overhead(tx)), CIPHER_HEADER,
+			      cipher_is_aead(row->id) ? " + 16-byte tag" : "");
 	}
 	result_method(res, "timing", "%llu ms per run; thread CPU time (CLOCK_THREAD_CPUTIME_ID, user + system; "
 		      "the user/system split from getrusage(RUSAGE_THREAD)) and wall time (CLOCK_MONOTONIC); "
@@ -997,11 +997,11 @@ static void cpu_run(const struct bench_env *env, const void *p, struct result *r
 
 	if (n == 0)
 		n = ncpu > 0 ? ncpu : 1;
-	result_set_step(res, "%s/%lluB/%s/%d thread%s", cpu_cipher_name(row->id), (unsigned long long)size,
-			cpu_lib_name(row->lib), n, n == 1 ? "" : "s");
+	result_set_step(res, "%s/%lluB/%s/%d thread%s", cipher_name(row->id), (unsigned long long)size,
+			cipher_lib_name(row->lib), n, n == 1 ? "" : "s");
 	snprintf(label, sizeof(label), "%u/%zu %s", env->step + 1, cpu_nsteps(o), res->step);
-	result_param(res, "cipher", "%s", cpu_cipher_name(row->id));
-	result_param(res, "library", "%s", cpu_lib_name(row->lib));
+	result_param(res, "cipher", "%s", cipher_name(row->id));
+	result_param(res, "library", "%s", cipher_lib_name(row->lib));
 	result_param(res, "size_bytes", "%llu", (unsigned long long)size);
 	result_param(res, "mode", "%s", use_name(mode));
 	result_param(res, "threads", "%d", n);
@@ -1029,7 +1029,7 @@ static void cpu_run(const struct bench_env *env, const void *p, struct result *r
 	add_rates(res, &all, mode, &f);
 	if (n > 1)
 		cpu_report_scaling(res, &single, &all, n, cpus[0], list, time_ns);
-	if (row->id == CPU_SALSA2012 && row->lib == CPU_LIB_SODIUM)
+	if (row->id == CIPHER_SALSA2012 && row->lib == CIPHER_LIB_SODIUM)
 		result_note(res, "libsodium's salsa2012 is portable C; fastd on x86 uses its own SSE2 assembly, "
 			    "so this row models fastd on routers (MIPS/ARM), not on x86");
 	if (mode == MODE_UDP)
@@ -1040,8 +1040,8 @@ release:
 		sysinfo_release(&si);
 out:
 	for (int i = 0; i < n; i++) {
-		cpu_cipher_free(w[i].tx);
-		cpu_cipher_free(w[i].rx);
+		cipher_free(w[i].tx);
+		cipher_free(w[i].rx);
 	}
 	free(w);
 }

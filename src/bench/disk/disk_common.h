@@ -15,11 +15,12 @@
  *   disk_hdparm.c       -T and -t
  *   disk_io.c           seq-read, seq-write, rand-read, rand-write, mixed
  *                       through psync or io_uring
- *   disk_torrent.c      torrent order and write cache (pure)
- *   disk_torrent_step.c the torrent workload
- *   disk_spec.c         generator, data pattern, --sync, default size,
- *                       mount options, image size, -t's region (pure)
+ *   disk_torrent_step.c the torrent workload (its order and write cache
+ *                       are core/torrent.c, shared with download)
+ *   disk_spec.c         data pattern, --sync, default size, mount options,
+ *                       image size, -t's region (pure)
  *   disk_fs.c           --fs: the scratch file system on a loop image
+ *   disk_queue.c        --nr-requests, --max-sectors, --write-cache
  */
 #ifndef ENGPASS_DISK_COMMON_H
 #define ENGPASS_DISK_COMMON_H

@@ -53,6 +53,7 @@
 #include "bench/disk/disk_common.h"
 #include "core/iobuf.h"
 #include "core/ratelimit.h"
+#include "core/rng.h"
 #include "lib/xalloc.h"
 
 #define IO_TIME_NS (5 * NS_PER_SEC)
@@ -103,14 +104,14 @@ static void next_op(struct io_run *r, bool *write, uint64_t *off)
 	else if (r->read_pct <= 0)
 		*write = true;
 	else
-		*write = disk_rand_below(&r->rng, 100) >= (uint64_t)r->read_pct;
+		*write = rng_below(&r->rng, 100) >= (uint64_t)r->read_pct;
 	if (r->seq) {
 		if (r->next_seq + r->bs > r->region)
 			r->next_seq = 0;
 		*off = r->next_seq;
 		r->next_seq += r->bs;
 	} else {
-		*off = disk_rand_below(&r->rng, nblocks) * r->bs;
+		*off = rng_below(&r->rng, nblocks) * r->bs;
 	}
 }
 

@@ -11,24 +11,7 @@
 #include <string.h>
 #include <sys/mount.h>
 
-#include "lib/mul64.h"
-
-uint64_t disk_rand(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-	return z ^ (z >> 31);
-}
-
-uint64_t disk_rand_below(uint64_t *s, uint64_t n)
-{
-	uint64_t hi, lo;
-
-	mul64(disk_rand(s), n, &hi, &lo);
-	return hi;
-}
+#include "core/rng.h"
 
 void disk_pattern(void *buf, size_t len, uint64_t seed, uint64_t index)
 {
@@ -37,11 +20,11 @@ void disk_pattern(void *buf, size_t len, uint64_t seed, uint64_t index)
 	size_t i = 0;
 
 	for (; i + 8 <= len; i += 8) {
-		uint64_t v = disk_rand(&s);
+		uint64_t v = rng_next(&s);
 		memcpy(p + i, &v, 8);
 	}
 	if (i < len) {
-		uint64_t v = disk_rand(&s);
+		uint64_t v = rng_next(&s);
 		memcpy(p + i, &v, len - i);
 	}
 }

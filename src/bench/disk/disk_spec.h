@@ -1,17 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Small pure helpers of the disk benchmark, kept apart so the unit tests
- * can exercise them without files or devices: the pseudo-random generator
- * behind random offsets and torrent piece order, the deterministic data
- * pattern written to files (so a written file can be checked by hash),
+ * can exercise them without files or devices: the deterministic data
+ * pattern written to files (so a written file can be checked by hash; its
+ * bytes come from core/rng's splitmix64),
  * the --sync specification, the default size of engpass's own data file,
  * the names of the workloads (enum disk_workload in disk_common.h), the
  * --mount-options of a scratch file system, its image size, and the
  * offset -t starts reading at (--offset, --region).
- *
- * The generator is splitmix64 (Steele, Lea, Flood 2014): one 64-bit state,
- * an add and a mixing function per output; statistically good enough for
- * choosing offsets and cheap (about 1 ns), and fully determined by --seed.
  */
 #ifndef ENGPASS_DISK_SPEC_H
 #define ENGPASS_DISK_SPEC_H
@@ -37,15 +33,6 @@ enum disk_sync {
 	DISK_SYNC_OSYNC,	/* file opened O_SYNC */
 	DISK_SYNC_ODSYNC,	/* file opened O_DSYNC */
 };
-
-/* Next output of the splitmix64 generator with state *S. */
-uint64_t disk_rand(uint64_t *s);
-
-/*
- * A value uniform in [0, N) from the generator (Lemire's multiply-shift;
- * the bias is below N / 2^64). N = 0 returns 0.
- */
-uint64_t disk_rand_below(uint64_t *s, uint64_t n);
 
 /*
  * Fills BUF[0..LEN) with the content engpass writes at block INDEX of a

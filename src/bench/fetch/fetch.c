@@ -55,7 +55,7 @@
 #include <unistd.h>
 
 #include "bench/bench.h"
-#include "bench/fetch/fetch_http.h"
+#include "core/http.h"
 #include "bench/fetch/fetch_judge.h"
 #include "core/net_sock.h"
 #include "config.h"

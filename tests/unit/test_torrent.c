@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Unit tests for the torrent write order and the application write cache
- * of the disk benchmark (src/bench/disk/disk_torrent.c), and for its pure
- * helpers (src/bench/disk/disk_spec.c: generator, data pattern, --sync,
- * default size). The test links the bench library like the binary does.
+ * (src/core/torrent.c, used by the disk and download benchmarks) and the
+ * generator behind the order (src/core/rng.c).
  *
  * The cache writes into an in-memory "file" through its callback, so the
  * tests check exactly what reached the file and in how many calls.
@@ -18,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/disk/disk_spec.h"
-#include "bench/disk/disk_torrent.h"
+#include "core/rng.h"
+#include "core/torrent.h"
 
 /* ---- order ---- */
 
@@ -170,6 +169,18 @@ static void mem_free(struct mem_file *f)
 	free(f);
 }
 
+/* Block INDEX's test content: its own splitmix64 stream, so no two blocks match. */
+static void fill_block(unsigned char *blk, uint64_t index)
+{
+	uint64_t s = index;
+
+	for (size_t i = 0; i + 8 <= TORRENT_BLOCK; i += 8) {
+		uint64_t v = rng_next(&s);
+
+		memcpy(blk + i, &v, 8);
+	}
+}
+
 /* Writes a torrent of NBLOCKS through a cache of CACHE blocks; returns write calls. */
 static uint64_t torrent_through(uint64_t nblocks, size_t cache, unsigned k)
 {
@@ -183,7 +194,7 @@ static uint64_t torrent_through(uint64_t nblocks, size_t cache, unsigned k)
 	assert_int_equal(torrent_order_init(&o, nblocks, 64, k, 7), 0);
 	assert_int_equal(torrent_cache_init(&c, cache, mem_write, f), 0);
 	while (torrent_order_next(&o, &b)) {
-		disk_pattern(blk, sizeof(blk), 7, b.block);
+		fill_block(blk, b.block);
 		assert_int_equal(torrent_cache_put(&c, b.block, blk), 0);
 		assert_true(c.n <= cache);
 		if (cache)
@@ -194,7 +205,7 @@ static uint64_t torrent_through(uint64_t nblocks, size_t cache, unsigned k)
 	/* Every block reached the file exactly once, with the intended bytes. */
 	for (uint64_t i = 0; i < nblocks; i++) {
 		assert_int_equal(f->written[i], 1);
-		disk_pattern(want, sizeof(want), 7, i);
+		fill_block(want, i);
 		assert_memory_equal(f->data + i * TORRENT_BLOCK, want, TORRENT_BLOCK);
 	}
 	assert_int_equal(f->blocks, nblocks);
@@ -282,78 +293,18 @@ static void test_cache_write_error(void **state)
 	mem_free(f);
 }
 
-/* ---- disk_spec ---- */
+/* ---- rng ---- */
 
-static void test_sync_parse(void **state)
+static void test_rng_below(void **state)
 {
-	static const struct {
-		const char *s;
-		int ok;
-		enum disk_sync mode;
-		uint64_t every;
-	} cases[] = {
-		{ "none", 1, DISK_SYNC_NONE, 0 },
-		{ "end", 1, DISK_SYNC_END, 0 },
-		{ "osync", 1, DISK_SYNC_OSYNC, 0 },
-		{ "odsync", 1, DISK_SYNC_ODSYNC, 0 },
-		{ "fdatasync=1", 1, DISK_SYNC_FDATASYNC, 1 },
-		{ "fsync=64", 1, DISK_SYNC_FSYNC, 64 },
-		{ "fsync=0", 0, 0, 0 },
-		{ "fsync", 0, 0, 0 },
-		{ "fsync=", 0, 0, 0 },
-		{ "fsync=-1", 0, 0, 0 },
-		{ "fsync=8x", 0, 0, 0 },
-		{ "fdatasync=+4", 0, 0, 0 },
-		{ "fsyncx=4", 0, 0, 0 },
-		{ "End", 0, 0, 0 },
-		{ "", 0, 0, 0 },
-	};
-	char buf[32];
+	uint64_t s = 5, t = 5, hits[10] = { 0 };
 
 	(void)state;
-	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		enum disk_sync m = DISK_SYNC_NONE;
-		uint64_t e = 99;
-		int r = disk_sync_parse(cases[i].s, &m, &e);
-
-		if (!cases[i].ok) {
-			if (r != -EINVAL)
-				fail_msg("'%s' should be refused", cases[i].s);
-			continue;
-		}
-		if (r != 0 || m != cases[i].mode || e != cases[i].every)
-			fail_msg("'%s' parsed wrong", cases[i].s);
-		/* The name reads back as the same text. */
-		assert_string_equal(disk_sync_name(m, e, buf, sizeof(buf)), cases[i].s);
-	}
-}
-
-static void test_default_size(void **state)
-{
-	(void)state;
-	assert_int_equal(disk_default_size(100 * DISK_GIB), DISK_GIB);
-	assert_int_equal(disk_default_size(2 * DISK_GIB), DISK_GIB / 2);
-	assert_int_equal(disk_default_size(400 * DISK_MIB + 12345), 100 * DISK_MIB);
-	assert_int_equal(disk_default_size(128 * DISK_MIB), 32 * DISK_MIB);
-	assert_int_equal(disk_default_size(127 * DISK_MIB), 0);
-	assert_int_equal(disk_default_size(0), 0);
-}
-
-static void test_pattern_and_rand(void **state)
-{
-	unsigned char a[100], b[100], c[100];
-	uint64_t s = 5, hits[10] = { 0 };
-
-	(void)state;
-	disk_pattern(a, sizeof(a), 1, 7);
-	disk_pattern(b, sizeof(b), 1, 7);
-	disk_pattern(c, sizeof(c), 1, 8);
-	assert_memory_equal(a, b, sizeof(a));
-	assert_memory_not_equal(a, c, sizeof(a));
-	disk_pattern(c, sizeof(c), 2, 7);
-	assert_memory_not_equal(a, c, sizeof(a));
+	/* The same seed gives the same stream. */
+	for (int i = 0; i < 100; i++)
+		assert_int_equal(rng_next(&s), rng_next(&t));
 	for (int i = 0; i < 100000; i++) {
-		uint64_t v = disk_rand_below(&s, 10);
+		uint64_t v = rng_below(&s, 10);
 
 		assert_true(v < 10);
 		hits[v]++;
@@ -361,7 +312,7 @@ static void test_pattern_and_rand(void **state)
 	/* Roughly uniform: each value within 10 % of 10000. */
 	for (int i = 0; i < 10; i++)
 		assert_true(hits[i] > 9000 && hits[i] < 11000);
-	assert_int_equal(disk_rand_below(&s, 0), 0);
+	assert_int_equal(rng_below(&s, 0), 0);
 }
 
 int main(void)
@@ -374,9 +325,7 @@ int main(void)
 		cmocka_unit_test(test_cache_coalesces),
 		cmocka_unit_test(test_cache_biggest_span_first),
 		cmocka_unit_test(test_cache_write_error),
-		cmocka_unit_test(test_sync_parse),
-		cmocka_unit_test(test_default_size),
-		cmocka_unit_test(test_pattern_and_rand),
+		cmocka_unit_test(test_rng_below),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,18 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The HTTP/1.1 pieces of `engpass fetch` that need no socket, so they can
- * be tested on canned bytes: the URL parser (http:// only) and redirect
+ * The HTTP/1.1 pieces of `engpass fetch` and `engpass download` that need
+ * no socket, so they can be tested on canned bytes: the URL parser (http:// only) and redirect
  * resolution, the Content-Range parser, the request text, the check of a
  * response head against the request it answers, dl's progress line, and a
  * response parser on top of nodejs http-parser 2.9 (Debian
  * libhttp-parser-dev) that turns a byte stream of pipelined responses
  * into head / body / done events.
  *
+ * The names keep the fetch_ prefix of the benchmark they came from (the
+ * fetch benchmark uses them throughout).
+ *
  * Nothing here prints or allocates behind the caller's back; errors come
  * back as -errno with a one-line message in the caller's buffer.
  */
-#ifndef ENGPASS_FETCH_HTTP_H
-#define ENGPASS_FETCH_HTTP_H
+#ifndef ENGPASS_CORE_HTTP_H
+#define ENGPASS_CORE_HTTP_H
 
 #include <stdbool.h>
 #include <stddef.h>

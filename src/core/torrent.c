@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The torrent write order and the application write cache; see
- * disk_torrent.h.
+ * torrent.h.
  */
-#include "bench/disk/disk_torrent.h"
+#include "core/torrent.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/disk/disk_spec.h"
+#include "core/rng.h"
 #include "lib/xalloc.h"
 
 int torrent_order_init(struct torrent_order *o, uint64_t nblocks, uint32_t bpp, unsigned k, uint64_t seed)
@@ -27,7 +27,7 @@ int torrent_order_init(struct torrent_order *o, uint64_t nblocks, uint32_t bpp, 
 		o->perm[i] = i;
 	/* Fisher-Yates: position i takes a uniform choice among i..n-1. */
 	for (uint64_t i = 0; i + 1 < o->npieces; i++) {
-		uint64_t j = i + disk_rand_below(&s, o->npieces - i), t = o->perm[i];
+		uint64_t j = i + rng_below(&s, o->npieces - i), t = o->perm[i];
 
 		o->perm[i] = o->perm[j];
 		o->perm[j] = t;

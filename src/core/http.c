@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * HTTP/1.1 pieces of `engpass fetch` that need no socket; see
- * fetch_http.h. The response parser is nodejs http-parser 2.9 (Debian
+ * HTTP/1.1 pieces of `engpass fetch` and `engpass download` that need no
+ * socket; see http.h. The response parser is nodejs http-parser 2.9 (Debian
  * libhttp-parser-dev): it decodes chunked bodies, knows when a body ends
  * (Content-Length, chunked, or the connection's end) and, fed a buffer
  * that holds several pipelined responses, goes from one message to the
  * next by itself, calling on_message_begin .. on_message_complete for
- * each (checked in tests/unit/test_fetch_http.c, also fed byte by byte).
+ * each (checked in tests/unit/test_http.c, also fed byte by byte).
  * So this wrapper needs neither to pause nor to re-initialise it between
  * responses. It pauses only when a done event says to stop (the server
  * announced it closes, a redirect, or the download is complete): 2.9.4
  * would otherwise go on parsing whatever follows a "Connection: close"
  * response as the next one.
  */
-#include "bench/fetch/fetch_http.h"
+#include "core/http.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Tests of the socket-free HTTP pieces of `engpass fetch`
- * (src/bench/fetch/fetch_http.c): the URL parser and redirect resolution, the
+ * (src/core/http.c): the URL parser and redirect resolution, the
  * Content-Range parser, the request text, the check of a response head
  * against its request, dl's progress line, and the response parser on
  * canned bytes -- pipelined responses in one buffer and fed byte by
@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/fetch/fetch_http.h"
+#include "core/http.h"
 #include "config.h"
 #include "core/clock.h"
 

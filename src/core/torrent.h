@@ -24,8 +24,8 @@
  * Both are pure: no files, no clocks. The writer is a callback, so the
  * unit tests can record the writes in memory.
  */
-#ifndef ENGPASS_DISK_TORRENT_H
-#define ENGPASS_DISK_TORRENT_H
+#ifndef ENGPASS_CORE_TORRENT_H
+#define ENGPASS_CORE_TORRENT_H
 
 #include <stdbool.h>
 #include <stddef.h>

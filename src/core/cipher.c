@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Cipher backends of `engpass cpu` over libsodium, OpenSSL EVP and a
- * built-in memcpy; see cpu_cipher.h for the interface and the packet
+ * Cipher backends over libsodium, OpenSSL EVP and a built-in memcpy,
+ * shared by `engpass cpu` and `engpass download`; see cipher.h for the interface and the packet
  * format. Each library's code is compiled only when the build has it
  * (config.h HAVE_LIBSODIUM / HAVE_OPENSSL); the table of what exists does
  * not depend on the build, so a missing library is a reason, not a gap.
@@ -19,7 +19,7 @@
  * loading the default provider on its own, which would change how every
  * other cipher in the process is found.
  */
-#include "bench/cpu/cpu_cipher.h"
+#include "core/cipher.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -37,36 +37,36 @@
 /* Re-initialise OpenSSL stream contexts this often (AES-GCM allows 2^36 - 32 bytes per IV). */
 #define STREAM_REKEY_BYTES (1ULL << 30)
 
-static const char *const cipher_names[CPU_NCIPHERS] = {
-	[CPU_SALSA2012] = "salsa2012",
-	[CPU_SALSA20] = "salsa20",
-	[CPU_CHACHA20_POLY1305] = "chacha20-poly1305",
-	[CPU_AES256GCM] = "aes-256-gcm",
-	[CPU_AES128CTR] = "aes-128-ctr",
-	[CPU_RC4] = "rc4",
-	[CPU_NONE] = "none",
+static const char *const cipher_names[CIPHER_NCIPHERS] = {
+	[CIPHER_SALSA2012] = "salsa2012",
+	[CIPHER_SALSA20] = "salsa20",
+	[CIPHER_CHACHA20_POLY1305] = "chacha20-poly1305",
+	[CIPHER_AES256GCM] = "aes-256-gcm",
+	[CIPHER_AES128CTR] = "aes-128-ctr",
+	[CIPHER_RC4] = "rc4",
+	[CIPHER_NONE] = "none",
 };
 
-static const char *const lib_names[CPU_NLIBS] = {
-	[CPU_LIB_SODIUM] = "sodium",
-	[CPU_LIB_OPENSSL] = "openssl",
-	[CPU_LIB_BUILTIN] = "builtin",
+static const char *const lib_names[CIPHER_NLIBS] = {
+	[CIPHER_LIB_SODIUM] = "sodium",
+	[CIPHER_LIB_OPENSSL] = "openssl",
+	[CIPHER_LIB_BUILTIN] = "builtin",
 };
 
 /* Which library implements which cipher, whatever this build has. */
-static const bool in_lib[CPU_NCIPHERS][CPU_NLIBS] = {
-	[CPU_SALSA2012] = { [CPU_LIB_SODIUM] = true },
-	[CPU_SALSA20] = { [CPU_LIB_SODIUM] = true },
-	[CPU_CHACHA20_POLY1305] = { [CPU_LIB_SODIUM] = true, [CPU_LIB_OPENSSL] = true },
-	[CPU_AES256GCM] = { [CPU_LIB_SODIUM] = true, [CPU_LIB_OPENSSL] = true },
-	[CPU_AES128CTR] = { [CPU_LIB_OPENSSL] = true },
-	[CPU_RC4] = { [CPU_LIB_OPENSSL] = true },
-	[CPU_NONE] = { [CPU_LIB_BUILTIN] = true },
+static const bool in_lib[CIPHER_NCIPHERS][CIPHER_NLIBS] = {
+	[CIPHER_SALSA2012] = { [CIPHER_LIB_SODIUM] = true },
+	[CIPHER_SALSA20] = { [CIPHER_LIB_SODIUM] = true },
+	[CIPHER_CHACHA20_POLY1305] = { [CIPHER_LIB_SODIUM] = true, [CIPHER_LIB_OPENSSL] = true },
+	[CIPHER_AES256GCM] = { [CIPHER_LIB_SODIUM] = true, [CIPHER_LIB_OPENSSL] = true },
+	[CIPHER_AES128CTR] = { [CIPHER_LIB_OPENSSL] = true },
+	[CIPHER_RC4] = { [CIPHER_LIB_OPENSSL] = true },
+	[CIPHER_NONE] = { [CIPHER_LIB_BUILTIN] = true },
 };
 
-struct cpu_cipher {
-	enum cpu_cipher_id id;
-	enum cpu_lib lib;
+struct cipher {
+	enum cipher_id id;
+	enum cipher_lib lib;
 	size_t max_len;
 	size_t tag_len;
 	uint64_t counter;	/* seal: last counter sent */
@@ -89,32 +89,32 @@ struct cpu_cipher {
 #endif
 };
 
-const char *cpu_cipher_name(enum cpu_cipher_id id)
+const char *cipher_name(enum cipher_id id)
 {
-	return (unsigned)id < CPU_NCIPHERS ? cipher_names[id] : "?";
+	return (unsigned)id < CIPHER_NCIPHERS ? cipher_names[id] : "?";
 }
 
-int cpu_cipher_lookup(const char *name)
+int cipher_lookup(const char *name)
 {
-	for (int i = 0; i < CPU_NCIPHERS; i++)
+	for (int i = 0; i < CIPHER_NCIPHERS; i++)
 		if (!strcmp(name, cipher_names[i]))
 			return i;
 	return -1;
 }
 
-const char *cpu_lib_name(enum cpu_lib lib)
+const char *cipher_lib_name(enum cipher_lib lib)
 {
-	return (unsigned)lib < CPU_NLIBS ? lib_names[lib] : "?";
+	return (unsigned)lib < CIPHER_NLIBS ? lib_names[lib] : "?";
 }
 
-bool cpu_cipher_in_lib(enum cpu_cipher_id id, enum cpu_lib lib)
+bool cipher_in_lib(enum cipher_id id, enum cipher_lib lib)
 {
-	return (unsigned)id < CPU_NCIPHERS && (unsigned)lib < CPU_NLIBS && in_lib[id][lib];
+	return (unsigned)id < CIPHER_NCIPHERS && (unsigned)lib < CIPHER_NLIBS && in_lib[id][lib];
 }
 
-bool cpu_cipher_is_aead(enum cpu_cipher_id id)
+bool cipher_is_aead(enum cipher_id id)
 {
-	return id == CPU_CHACHA20_POLY1305 || id == CPU_AES256GCM;
+	return id == CIPHER_CHACHA20_POLY1305 || id == CIPHER_AES256GCM;
 }
 
 static void put_le64(unsigned char *p, uint64_t v)
@@ -133,10 +133,10 @@ static uint64_t get_le64(const unsigned char *p)
 }
 
 /* The nonce or IV for packet COUNTER (see the file comment); 16 bytes. */
-static void make_nonce(enum cpu_cipher_id id, uint64_t counter, unsigned char nonce[16])
+static void make_nonce(enum cipher_id id, uint64_t counter, unsigned char nonce[16])
 {
 	memset(nonce, 0, 16);
-	if (id == CPU_CHACHA20_POLY1305 || id == CPU_AES256GCM)
+	if (id == CIPHER_CHACHA20_POLY1305 || id == CIPHER_AES256GCM)
 		put_le64(nonce + 4, counter);
 	else
 		put_le64(nonce, counter);
@@ -145,13 +145,13 @@ static void make_nonce(enum cpu_cipher_id id, uint64_t counter, unsigned char no
 /* ---- libsodium ------------------------------------------------------------ */
 
 #if HAVE_LIBSODIUM
-static int sodium_new(struct cpu_cipher *c, char *why, size_t whylen)
+static int sodium_new(struct cipher *c, char *why, size_t whylen)
 {
 	if (sodium_init() < 0) {
 		snprintf(why, whylen, "libsodium: sodium_init() failed");
 		return -EIO;
 	}
-	if (c->id == CPU_AES256GCM) {
+	if (c->id == CIPHER_AES256GCM) {
 		uintptr_t p = (uintptr_t)c->gcm_raw;
 
 		if (!crypto_aead_aes256gcm_is_available()) {
@@ -168,20 +168,20 @@ static int sodium_new(struct cpu_cipher *c, char *why, size_t whylen)
 	return 0;
 }
 
-static int sodium_seal(struct cpu_cipher *c, unsigned char *out, const unsigned char *in, size_t len,
+static int sodium_seal(struct cipher *c, unsigned char *out, const unsigned char *in, size_t len,
 		       const unsigned char *nonce)
 {
 	unsigned long long clen;
 
 	switch (c->id) {
-	case CPU_SALSA2012:
+	case CIPHER_SALSA2012:
 		return crypto_stream_salsa2012_xor(out, in, len, nonce, c->key) ? -EIO : 0;
-	case CPU_SALSA20:
+	case CIPHER_SALSA20:
 		return crypto_stream_salsa20_xor(out, in, len, nonce, c->key) ? -EIO : 0;
-	case CPU_CHACHA20_POLY1305:
+	case CIPHER_CHACHA20_POLY1305:
 		return crypto_aead_chacha20poly1305_ietf_encrypt(out, &clen, in, len, NULL, 0, NULL, nonce,
 								 c->key) ? -EIO : 0;
-	case CPU_AES256GCM:
+	case CIPHER_AES256GCM:
 		return crypto_aead_aes256gcm_encrypt_afternm(out, &clen, in, len, NULL, 0, NULL, nonce,
 							     c->gcm) ? -EIO : 0;
 	default:
@@ -189,20 +189,20 @@ static int sodium_seal(struct cpu_cipher *c, unsigned char *out, const unsigned 
 	}
 }
 
-static int sodium_unseal(struct cpu_cipher *c, unsigned char *out, const unsigned char *in, size_t clen,
+static int sodium_unseal(struct cipher *c, unsigned char *out, const unsigned char *in, size_t clen,
 			 const unsigned char *nonce)
 {
 	unsigned long long mlen;
 
 	switch (c->id) {
-	case CPU_SALSA2012:
+	case CIPHER_SALSA2012:
 		return crypto_stream_salsa2012_xor(out, in, clen, nonce, c->key) ? -EIO : 0;
-	case CPU_SALSA20:
+	case CIPHER_SALSA20:
 		return crypto_stream_salsa20_xor(out, in, clen, nonce, c->key) ? -EIO : 0;
-	case CPU_CHACHA20_POLY1305:
+	case CIPHER_CHACHA20_POLY1305:
 		return crypto_aead_chacha20poly1305_ietf_decrypt(out, &mlen, NULL, in, clen, NULL, 0, nonce,
 								 c->key) ? -EBADMSG : 0;
-	case CPU_AES256GCM:
+	case CIPHER_AES256GCM:
 		return crypto_aead_aes256gcm_decrypt_afternm(out, &mlen, NULL, in, clen, NULL, 0, nonce,
 							     c->gcm) ? -EBADMSG : 0;
 	default:
@@ -210,28 +210,28 @@ static int sodium_unseal(struct cpu_cipher *c, unsigned char *out, const unsigne
 	}
 }
 
-static int sodium_stream(struct cpu_cipher *c, unsigned char *buf, size_t len)
+static int sodium_stream(struct cipher *c, unsigned char *buf, size_t len)
 {
 	unsigned char nonce[16];
 	unsigned long long maclen;
 	int r;
 
 	switch (c->id) {
-	case CPU_SALSA20:
+	case CIPHER_SALSA20:
 		/* One keystream: the block counter continues, by whole 64-byte blocks. */
 		memset(nonce, 0, sizeof(nonce));
 		r = crypto_stream_salsa20_xor_ic(buf, buf, len, nonce, c->stream_blocks, c->key);
 		c->stream_blocks += (len + 63) / 64;
 		return r ? -EIO : 0;
-	case CPU_SALSA2012:
+	case CIPHER_SALSA2012:
 		/* libsodium 1.0.18 has no salsa2012 _xor_ic: a new nonce per chunk. */
 		make_nonce(c->id, ++c->stream_blocks, nonce);
 		return crypto_stream_salsa2012_xor(buf, buf, len, nonce, c->key) ? -EIO : 0;
-	case CPU_CHACHA20_POLY1305:
+	case CIPHER_CHACHA20_POLY1305:
 		make_nonce(c->id, ++c->stream_blocks, nonce);
 		return crypto_aead_chacha20poly1305_ietf_encrypt_detached(buf, c->scratch, &maclen, buf, len, NULL,
 									  0, NULL, nonce, c->key) ? -EIO : 0;
-	case CPU_AES256GCM:
+	case CIPHER_AES256GCM:
 		make_nonce(c->id, ++c->stream_blocks, nonce);
 		return crypto_aead_aes256gcm_encrypt_detached_afternm(buf, c->scratch, &maclen, buf, len, NULL, 0,
 								      NULL, nonce, c->gcm) ? -EIO : 0;
@@ -257,23 +257,23 @@ static const char *ossl_error(char *buf, size_t len)
 	return buf;
 }
 
-static const char *ossl_cipher_name(enum cpu_cipher_id id)
+static const char *ossl_cipher_name(enum cipher_id id)
 {
 	switch (id) {
-	case CPU_CHACHA20_POLY1305:
+	case CIPHER_CHACHA20_POLY1305:
 		return "ChaCha20-Poly1305";
-	case CPU_AES256GCM:
+	case CIPHER_AES256GCM:
 		return "AES-256-GCM";
-	case CPU_AES128CTR:
+	case CIPHER_AES128CTR:
 		return "AES-128-CTR";
-	case CPU_RC4:
+	case CIPHER_RC4:
 		return "RC4";
 	default:
 		return NULL;
 	}
 }
 
-static int ossl_new(struct cpu_cipher *c, char *why, size_t whylen)
+static int ossl_new(struct cipher *c, char *why, size_t whylen)
 {
 	const char *name = ossl_cipher_name(c->id);
 	unsigned char iv[16];
@@ -283,7 +283,7 @@ static int ossl_new(struct cpu_cipher *c, char *why, size_t whylen)
 		return -EINVAL;
 	if (ossl_load(why, whylen) < 0)
 		return -ENOTSUP;
-	if (c->id == CPU_RC4) {
+	if (c->id == CIPHER_RC4) {
 		c->libctx = OSSL_LIB_CTX_new();
 		if (!c->libctx) {
 			snprintf(why, whylen, "OpenSSL: cannot create a library context: %s", ossl_error(e, sizeof(e)));
@@ -309,11 +309,11 @@ static int ossl_new(struct cpu_cipher *c, char *why, size_t whylen)
 		return -EIO;
 	}
 	snprintf(c->version, sizeof(c->version), "%s%s", OpenSSL_version(OPENSSL_VERSION),
-		 c->id == CPU_RC4 ? ", legacy provider" : "");
+		 c->id == CIPHER_RC4 ? ", legacy provider" : "");
 	return 0;
 }
 
-static void ossl_free(struct cpu_cipher *c)
+static void ossl_free(struct cipher *c)
 {
 	/* Nothing was made when libcrypto could not be loaded (and its functions are not there). */
 	if (!c->enc && !c->dec && !c->evp && !c->legacy && !c->libctx)
@@ -326,17 +326,17 @@ static void ossl_free(struct cpu_cipher *c)
 	OSSL_LIB_CTX_free(c->libctx);
 }
 
-static int ossl_seal(struct cpu_cipher *c, unsigned char *out, const unsigned char *in, size_t len,
+static int ossl_seal(struct cipher *c, unsigned char *out, const unsigned char *in, size_t len,
 		     const unsigned char *nonce)
 {
 	int l = 0, l2 = 0;
 
 	/* RC4 has no IV: its one keystream continues. */
-	if (c->id != CPU_RC4 && EVP_EncryptInit_ex2(c->enc, NULL, NULL, nonce, NULL) != 1)
+	if (c->id != CIPHER_RC4 && EVP_EncryptInit_ex2(c->enc, NULL, NULL, nonce, NULL) != 1)
 		return -EIO;
 	if (EVP_EncryptUpdate(c->enc, out, &l, in, (int)len) != 1 || (size_t)l != len)
 		return -EIO;
-	if (cpu_cipher_is_aead(c->id)) {
+	if (cipher_is_aead(c->id)) {
 		if (EVP_EncryptFinal_ex(c->enc, out + l, &l2) != 1 || l2 != 0)
 			return -EIO;
 		if (EVP_CIPHER_CTX_ctrl(c->enc, EVP_CTRL_AEAD_GET_TAG, (int)c->tag_len, out + len) != 1)
@@ -345,18 +345,18 @@ static int ossl_seal(struct cpu_cipher *c, unsigned char *out, const unsigned ch
 	return 0;
 }
 
-static int ossl_unseal(struct cpu_cipher *c, unsigned char *out, const unsigned char *in, size_t clen,
+static int ossl_unseal(struct cipher *c, unsigned char *out, const unsigned char *in, size_t clen,
 		       const unsigned char *nonce)
 {
-	unsigned char tag[CPU_CIPHER_MAX_TAG];
+	unsigned char tag[CIPHER_MAX_TAG];
 	size_t len = clen - c->tag_len;
 	int l = 0, l2 = 0;
 
-	if (c->id != CPU_RC4 && EVP_DecryptInit_ex2(c->dec, NULL, NULL, nonce, NULL) != 1)
+	if (c->id != CIPHER_RC4 && EVP_DecryptInit_ex2(c->dec, NULL, NULL, nonce, NULL) != 1)
 		return -EIO;
 	if (EVP_DecryptUpdate(c->dec, out, &l, in, (int)len) != 1 || (size_t)l != len)
 		return -EIO;
-	if (cpu_cipher_is_aead(c->id)) {
+	if (cipher_is_aead(c->id)) {
 		memcpy(tag, in + len, c->tag_len);
 		if (EVP_CIPHER_CTX_ctrl(c->dec, EVP_CTRL_AEAD_SET_TAG, (int)c->tag_len, tag) != 1)
 			return -EIO;
@@ -368,11 +368,11 @@ static int ossl_unseal(struct cpu_cipher *c, unsigned char *out, const unsigned 
 	return 0;
 }
 
-static int ossl_stream(struct cpu_cipher *c, unsigned char *buf, size_t len)
+static int ossl_stream(struct cipher *c, unsigned char *buf, size_t len)
 {
 	int l = 0;
 
-	if (c->id != CPU_RC4 && c->stream_bytes + len > STREAM_REKEY_BYTES) {
+	if (c->id != CIPHER_RC4 && c->stream_bytes + len > STREAM_REKEY_BYTES) {
 		unsigned char iv[16];
 
 		make_nonce(c->id, ++c->stream_blocks, iv);
@@ -389,28 +389,28 @@ static int ossl_stream(struct cpu_cipher *c, unsigned char *buf, size_t len)
 
 /* ---- the interface -------------------------------------------------------- */
 
-int cpu_cipher_new(struct cpu_cipher **out, enum cpu_cipher_id id, enum cpu_lib lib, size_t max_len, char *why,
-		   size_t whylen)
+int cipher_new(struct cipher **out, enum cipher_id id, enum cipher_lib lib, size_t max_len, char *why,
+	       size_t whylen)
 {
-	struct cpu_cipher *c;
+	struct cipher *c;
 	int r = 0;
 
 	*out = NULL;
 	snprintf(why, whylen, "no error");
-	if ((unsigned)id >= CPU_NCIPHERS || (unsigned)lib >= CPU_NLIBS || !max_len || max_len > (1u << 30)) {
+	if ((unsigned)id >= CIPHER_NCIPHERS || (unsigned)lib >= CIPHER_NLIBS || !max_len || max_len > (1u << 30)) {
 		snprintf(why, whylen, "invalid cipher, library or length");
 		return -EINVAL;
 	}
 	if (!in_lib[id][lib]) {
-		snprintf(why, whylen, "%s has no %s", lib == CPU_LIB_SODIUM ? "libsodium" :
-			 lib == CPU_LIB_OPENSSL ? "OpenSSL" : "engpass", cipher_names[id]);
+		snprintf(why, whylen, "%s has no %s", lib == CIPHER_LIB_SODIUM ? "libsodium" :
+			 lib == CIPHER_LIB_OPENSSL ? "OpenSSL" : "engpass", cipher_names[id]);
 		return -ENOTSUP;
 	}
-	if (lib == CPU_LIB_SODIUM && !HAVE_LIBSODIUM) {
+	if (lib == CIPHER_LIB_SODIUM && !HAVE_LIBSODIUM) {
 		snprintf(why, whylen, "built without libsodium");
 		return -ENOTSUP;
 	}
-	if (lib == CPU_LIB_OPENSSL && !HAVE_OPENSSL) {
+	if (lib == CIPHER_LIB_OPENSSL && !HAVE_OPENSSL) {
 		snprintf(why, whylen, "built without openssl");
 		return -ENOTSUP;
 	}
@@ -419,17 +419,17 @@ int cpu_cipher_new(struct cpu_cipher **out, enum cpu_cipher_id id, enum cpu_lib 
 	c->id = id;
 	c->lib = lib;
 	c->max_len = max_len;
-	c->tag_len = cpu_cipher_is_aead(id) ? 16 : 0;
+	c->tag_len = cipher_is_aead(id) ? 16 : 0;
 	for (size_t i = 0; i < sizeof(c->key); i++)
 		c->key[i] = (unsigned char)(0x5a ^ (i * 7));
-	c->scratch = xmalloc(max_len + CPU_CIPHER_MAX_TAG);
+	c->scratch = xmalloc(max_len + CIPHER_MAX_TAG);
 	switch (lib) {
-	case CPU_LIB_SODIUM:
+	case CIPHER_LIB_SODIUM:
 #if HAVE_LIBSODIUM
 		r = sodium_new(c, why, whylen);
 #endif
 		break;
-	case CPU_LIB_OPENSSL:
+	case CIPHER_LIB_OPENSSL:
 #if HAVE_OPENSSL
 		r = ossl_new(c, why, whylen);
 #endif
@@ -439,31 +439,31 @@ int cpu_cipher_new(struct cpu_cipher **out, enum cpu_cipher_id id, enum cpu_lib 
 		break;
 	}
 	if (r) {
-		cpu_cipher_free(c);
+		cipher_free(c);
 		return r;
 	}
 	*out = c;
 	return 0;
 }
 
-void cpu_cipher_free(struct cpu_cipher *c)
+void cipher_free(struct cipher *c)
 {
 	if (!c)
 		return;
 #if HAVE_OPENSSL
-	if (c->lib == CPU_LIB_OPENSSL)
+	if (c->lib == CIPHER_LIB_OPENSSL)
 		ossl_free(c);
 #endif
 	free(c->scratch);
 	free(c);
 }
 
-size_t cpu_cipher_overhead(const struct cpu_cipher *c)
+size_t cipher_overhead(const struct cipher *c)
 {
-	return CPU_CIPHER_HEADER + c->tag_len;
+	return CIPHER_HEADER + c->tag_len;
 }
 
-int cpu_cipher_seal(struct cpu_cipher *c, unsigned char *out, const unsigned char *in, size_t len, size_t *outlen)
+int cipher_seal(struct cipher *c, unsigned char *out, const unsigned char *in, size_t len, size_t *outlen)
 {
 	unsigned char nonce[16];
 	int r = -EINVAL;
@@ -474,56 +474,56 @@ int cpu_cipher_seal(struct cpu_cipher *c, unsigned char *out, const unsigned cha
 	put_le64(out, c->counter);
 	make_nonce(c->id, c->counter, nonce);
 	switch (c->lib) {
-	case CPU_LIB_SODIUM:
+	case CIPHER_LIB_SODIUM:
 #if HAVE_LIBSODIUM
-		r = sodium_seal(c, out + CPU_CIPHER_HEADER, in, len, nonce);
+		r = sodium_seal(c, out + CIPHER_HEADER, in, len, nonce);
 #endif
 		break;
-	case CPU_LIB_OPENSSL:
+	case CIPHER_LIB_OPENSSL:
 #if HAVE_OPENSSL
-		r = ossl_seal(c, out + CPU_CIPHER_HEADER, in, len, nonce);
+		r = ossl_seal(c, out + CIPHER_HEADER, in, len, nonce);
 #endif
 		break;
 	default:
-		memcpy(out + CPU_CIPHER_HEADER, in, len);
+		memcpy(out + CIPHER_HEADER, in, len);
 		r = 0;
 		break;
 	}
-	*outlen = CPU_CIPHER_HEADER + len + c->tag_len;
+	*outlen = CIPHER_HEADER + len + c->tag_len;
 	return r;
 }
 
-int cpu_cipher_unseal(struct cpu_cipher *c, unsigned char *out, const unsigned char *in, size_t inlen,
-		      size_t *outlen, uint64_t *counter)
+int cipher_unseal(struct cipher *c, unsigned char *out, const unsigned char *in, size_t inlen,
+		  size_t *outlen, uint64_t *counter)
 {
 	unsigned char nonce[16];
 	size_t clen, len;
 	int r = -EINVAL;
 
-	if (inlen < CPU_CIPHER_HEADER + c->tag_len || inlen - CPU_CIPHER_HEADER - c->tag_len > c->max_len)
+	if (inlen < CIPHER_HEADER + c->tag_len || inlen - CIPHER_HEADER - c->tag_len > c->max_len)
 		return -EBADMSG;
-	clen = inlen - CPU_CIPHER_HEADER;
+	clen = inlen - CIPHER_HEADER;
 	len = clen - c->tag_len;
 	*counter = get_le64(in);
-	if (c->id == CPU_RC4) {
+	if (c->id == CIPHER_RC4) {
 		if (*counter != c->rx_counter + 1)
 			return -EPROTO;
 		c->rx_counter = *counter;
 	}
 	make_nonce(c->id, *counter, nonce);
 	switch (c->lib) {
-	case CPU_LIB_SODIUM:
+	case CIPHER_LIB_SODIUM:
 #if HAVE_LIBSODIUM
-		r = sodium_unseal(c, out, in + CPU_CIPHER_HEADER, clen, nonce);
+		r = sodium_unseal(c, out, in + CIPHER_HEADER, clen, nonce);
 #endif
 		break;
-	case CPU_LIB_OPENSSL:
+	case CIPHER_LIB_OPENSSL:
 #if HAVE_OPENSSL
-		r = ossl_unseal(c, out, in + CPU_CIPHER_HEADER, clen, nonce);
+		r = ossl_unseal(c, out, in + CIPHER_HEADER, clen, nonce);
 #endif
 		break;
 	default:
-		memcpy(out, in + CPU_CIPHER_HEADER, len);
+		memcpy(out, in + CIPHER_HEADER, len);
 		r = 0;
 		break;
 	}
@@ -531,17 +531,17 @@ int cpu_cipher_unseal(struct cpu_cipher *c, unsigned char *out, const unsigned c
 	return r;
 }
 
-int cpu_cipher_stream(struct cpu_cipher *c, unsigned char *buf, size_t len)
+int cipher_stream(struct cipher *c, unsigned char *buf, size_t len)
 {
 	if (len > c->max_len)
 		return -EINVAL;
 	switch (c->lib) {
-	case CPU_LIB_SODIUM:
+	case CIPHER_LIB_SODIUM:
 #if HAVE_LIBSODIUM
 		return sodium_stream(c, buf, len);
 #endif
 		break;
-	case CPU_LIB_OPENSSL:
+	case CIPHER_LIB_OPENSSL:
 #if HAVE_OPENSSL
 		return ossl_stream(c, buf, len);
 #endif
@@ -555,31 +555,31 @@ int cpu_cipher_stream(struct cpu_cipher *c, unsigned char *buf, size_t len)
 	return -EINVAL;
 }
 
-const char *cpu_cipher_lib_version(const struct cpu_cipher *c)
+const char *cipher_lib_version(const struct cipher *c)
 {
 	return c->version;
 }
 
-static const char *describe_sodium(enum cpu_cipher_id id, enum cpu_use use)
+static const char *describe_sodium(enum cipher_id id, enum cipher_use use)
 {
-	bool stream = use == CPU_USE_STREAM;
+	bool stream = use == CIPHER_USE_STREAM;
 
 	switch (id) {
-	case CPU_SALSA2012:
+	case CIPHER_SALSA2012:
 		return stream ? "crypto_stream_salsa2012_xor() per chunk, in place, nonce + 1 per chunk "
 				"(libsodium 1.0.18 has no salsa2012 _xor_ic to continue one keystream)"
 			      : "crypto_stream_salsa2012_xor() per packet, nonce = packet counter; no MAC "
 				"(fastd pairs it with its own UMAC)";
-	case CPU_SALSA20:
+	case CIPHER_SALSA20:
 		return stream ? "crypto_stream_salsa20_xor_ic() per chunk, in place, one keystream "
 				"(block counter advanced by whole 64-byte blocks)"
 			      : "crypto_stream_salsa20_xor() per packet, nonce = packet counter; no MAC";
-	case CPU_CHACHA20_POLY1305:
+	case CIPHER_CHACHA20_POLY1305:
 		return stream ? "crypto_aead_chacha20poly1305_ietf_encrypt_detached() per chunk, in place, "
 				"nonce + 1 and a 16-byte tag per chunk (libsodium has no incremental AEAD)"
 			      : "crypto_aead_chacha20poly1305_ietf_encrypt() per packet (IETF, 96-bit nonce "
 				"from the counter, no AAD, 16-byte tag)";
-	case CPU_AES256GCM:
+	case CIPHER_AES256GCM:
 		return stream ? "crypto_aead_aes256gcm_encrypt_detached_afternm() per chunk, in place, "
 				"nonce + 1 and a 16-byte tag per chunk (libsodium has no incremental AEAD)"
 			      : "crypto_aead_aes256gcm_encrypt_afternm() per packet (key expanded once with "
@@ -589,23 +589,23 @@ static const char *describe_sodium(enum cpu_cipher_id id, enum cpu_use use)
 	}
 }
 
-static const char *describe_openssl(enum cpu_cipher_id id, enum cpu_use use)
+static const char *describe_openssl(enum cipher_id id, enum cipher_use use)
 {
-	if (use == CPU_USE_STREAM)
-		return id == CPU_RC4 ?
+	if (use == CIPHER_USE_STREAM)
+		return id == CIPHER_RC4 ?
 			"EVP_EncryptUpdate() per chunk on one context, in place, one keystream "
 			"(as openssl speed -evp)" :
 			"EVP_EncryptUpdate() per chunk on one context, in place, IV set once per GiB, "
 			"no tag taken (as openssl speed -evp without -aead)";
 	switch (id) {
-	case CPU_CHACHA20_POLY1305:
-	case CPU_AES256GCM:
+	case CIPHER_CHACHA20_POLY1305:
+	case CIPHER_AES256GCM:
 		return "per packet: EVP_EncryptInit_ex2() with a new 96-bit IV from the counter, "
 		       "EVP_EncryptUpdate(), EVP_EncryptFinal_ex(), EVP_CTRL_AEAD_GET_TAG (16 bytes); no AAD";
-	case CPU_AES128CTR:
+	case CIPHER_AES128CTR:
 		return "per packet: EVP_EncryptInit_ex2() with a new IV from the counter, EVP_EncryptUpdate(); "
 		       "no MAC (fastd pairs it with its own UMAC)";
-	case CPU_RC4:
+	case CIPHER_RC4:
 		return "EVP_EncryptUpdate() per packet on one context: RC4 has no nonce, one keystream runs "
 		       "across packets (as BitTorrent MSE); no MAC";
 	default:
@@ -613,15 +613,15 @@ static const char *describe_openssl(enum cpu_cipher_id id, enum cpu_use use)
 	}
 }
 
-const char *cpu_cipher_describe(const struct cpu_cipher *c, enum cpu_use use)
+const char *cipher_describe(const struct cipher *c, enum cipher_use use)
 {
 	switch (c->lib) {
-	case CPU_LIB_SODIUM:
+	case CIPHER_LIB_SODIUM:
 		return describe_sodium(c->id, use);
-	case CPU_LIB_OPENSSL:
+	case CIPHER_LIB_OPENSSL:
 		return describe_openssl(c->id, use);
 	default:
-		return use == CPU_USE_STREAM ? "memcpy() of each chunk to a second buffer (fastd's null method copies)"
-					     : "memcpy() of each packet behind the 8-byte header (fastd's null method)";
+		return use == CIPHER_USE_STREAM ? "memcpy() of each chunk to a second buffer (fastd's null method copies)"
+						: "memcpy() of each packet behind the 8-byte header (fastd's null method)";
 	}
 }
