@@ -220,6 +220,10 @@ static void result_object(struct jw *w, const struct result *r, bool series)
 	jw_bool(w, "incomplete", r->incomplete);
 	jw_uint(w, "repetitions", r->reps);
 	jw_num(w, "duration_seconds", r->duration_s);
+	if (r->time_ns)
+		jw_int(w, "time_unix_ns", r->time_ns);
+	else
+		jw_null(w, "time_unix_ns");
 	kv_object(w, "parameters", r->params, r->nparams);
 	kv_object(w, "method", r->method, r->nmethod);
 	jw_obj_begin(w, "metrics");

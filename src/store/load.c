@@ -268,6 +268,9 @@ int run_from_json(const char *text, struct run **out, char *err, size_t errlen)
 		res->incomplete = json_is_true(json_object_get(r, "incomplete"));
 		res->reps = (unsigned)(json_integer_value(json_object_get(r, "repetitions")) ?: 1);
 		res->duration_s = num_or_nan(json_object_get(r, "duration_seconds"));
+		/* A document from before results had their own time: the run's start. */
+		v = json_object_get(r, "time_unix_ns");
+		res->time_ns = json_is_integer(v) ? json_integer_value(v) : run->time_ns;
 		load_kv(res, json_object_get(r, "parameters"), false);
 		load_kv(res, json_object_get(r, "method"), true);
 		json_object_foreach(metrics, key, v) {
