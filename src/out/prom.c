@@ -246,6 +246,12 @@ static void result_lines(struct lines *l, const struct run *run, const struct re
 			F("swap_out_pages_per_second", swap_out_pages_per_s, 1, "pages swapped out"),
 			F("net_rx_bytes_per_second", net_rx_bytes_per_s, 1, "busiest interface receive rate"),
 			F("net_tx_bytes_per_second", net_tx_bytes_per_s, 1, "busiest interface transmit rate"),
+			F("thermal_throttle_core_events", throttle_core_events, 1,
+			  "thermal throttle events of one CPU's cores during the step (the most on one CPU)"),
+			F("thermal_throttle_package_events", throttle_package_events, 1,
+			  "thermal throttle events of the CPU package during the step"),
+			F("cooling_state_max", cooling_state_max, 1,
+			  "highest state of a CPU cooling device during the step (0 = not engaged)"),
 #undef F
 		};
 
@@ -256,6 +262,14 @@ static void result_lines(struct lines *l, const struct run *run, const struct re
 				continue;
 			snprintf(name, sizeof(name), "engpass_system_%s", fields[k].name);
 			push(l, name, "", labels, x * fields[k].factor, fields[k].help, "gauge");
+		}
+		for (int k = 0; k < SYSVIEW_TEMPS && v->temps[k].name[0]; k++) {
+			char *tl = xstrdup(labels);
+
+			label_add(&tl, "sensor", v->temps[k].name);
+			push(l, "engpass_system_temperature_max_celsius", "", tl, v->temps[k].max_c,
+			     "highest reading of a temperature sensor during the step (the hottest four)", "gauge");
+			free(tl);
 		}
 		if (v->busiest_cpu >= 0) {
 			char *cl = xstrdup(labels);

@@ -57,10 +57,10 @@ check "it still answers after hostile requests" [ "$(curl -s -o /dev/null -w '%{
 # figure that is unknown in one run (no network traffic in the window) leaves its
 # metric out, so the sets compared are the label sets, without the labels whose
 # values are a small fixed enumeration (the verdict's resource, a CPU number,
-# the status, a quantile).
+# the status, a quantile, a sensor name).
 series() {
 	grep '^engpass_.*command="disk"' "$1" | sed -e 's/^[^{]*//' -e 's/ [^ ]*$//' \
-		-e 's/,\(resource\|cpu\|status\|quantile\)="[^"]*"//g' | sort -u
+		-e 's/,\(resource\|cpu\|status\|quantile\|sensor\)="[^"]*"//g' | sort -u
 }
 mkdir "$T_TMP/d1" "$T_TMP/d2"
 run disk "$T_TMP/d1" --size 4M --db "$DB"

@@ -69,6 +69,12 @@ jqt "spin CPU share is a percentage" '.results[0].metrics.spin_cpu_share_percent
 run null --values 10 --time 300ms --interval 50ms --pin 0
 check "--pin 0 runs" [ "$RC" = 0 ]
 check "table shows the system view and verdict" grep -q "bound by:" "$T_TMP/out"
+# Heat: a box without sensors (this VM) says so once, after the results; one with them shows a heat line.
+if ls /sys/class/thermal/thermal_zone*/temp /sys/class/hwmon/hwmon*/temp*_input >/dev/null 2>&1; then
+	check "the system view shows the temperatures" grep -q "^ *heat .* max [0-9-]* C" "$T_TMP/out"
+else
+	check "no temperature sensors: said once" [ "$(grep -c 'no temperature sensors' "$T_TMP/out")" = 1 ]
+fi
 
 # Prometheus text format, written atomically, accepted by promtool.
 run null --values 1000 --time 300ms --interval 50ms --prom "$T_TMP/cwd/engpass.prom"
