@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,18 +95,6 @@ bool thermal_cooling_is_cpu(const char *type)
 	return strstr(type, "cpufreq") || !strcmp(type, "Processor") || strstr(type, "powerclamp");
 }
 
-/* Formats a path into BUF of LEN bytes; -ENAMETOOLONG if it does not fit (the file is then skipped). */
-static int PRINTF_LIKE(3, 4) pathf(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
-}
-
 /* pread of a whole small value at offset 0; the text's length or -errno. */
 static ssize_t read_fd(int fd, char *buf, size_t len)
 {
@@ -181,11 +168,11 @@ static void zone_trips(struct sensor *s, const char *dir)
 		char path[512], type[16];
 		double c;
 
-		if (pathf(path, sizeof(path), "%s/trip_point_%d_type", dir, i))
+		if (proc_path(path, sizeof(path), "%s/trip_point_%d_type", dir, i))
 			break;
 		if (proc_read_line(path, type, sizeof(type)))
 			break;
-		if (pathf(path, sizeof(path), "%s/trip_point_%d_temp", dir, i))
+		if (proc_path(path, sizeof(path), "%s/trip_point_%d_temp", dir, i))
 			break;
 		c = temp_at(path);
 		for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
@@ -203,7 +190,7 @@ static void find_zones(struct thermal *t, const char *root, char zones[][24], si
 	struct dirent *e;
 	DIR *d;
 
-	if (pathf(dir, sizeof(dir), "%s/class/thermal", root))
+	if (proc_path(dir, sizeof(dir), "%s/class/thermal", root))
 		return;
 	d = opendir(dir);
 	if (!d)
@@ -212,36 +199,36 @@ static void find_zones(struct thermal *t, const char *root, char zones[][24], si
 		if (prefixed_num(e->d_name, "thermal_zone")) {
 			struct sensor *s;
 
-			if (pathf(path, sizeof(path), "%s/%s/type", dir, e->d_name))
+			if (proc_path(path, sizeof(path), "%s/%s/type", dir, e->d_name))
 				continue;
 			if (proc_read_line(path, type, sizeof(type)) || !type[0])
 				snprintf(type, sizeof(type), "%.23s", e->d_name);
-			if (pathf(path, sizeof(path), "%s/%s/temp", dir, e->d_name))
+			if (proc_path(path, sizeof(path), "%s/%s/temp", dir, e->d_name))
 				continue;
 			s = sensor_add(t, path, type);
 			if (!s)
 				continue;
 			if (*nzones < THERMAL_MAX_SENSORS)
 				snprintf(zones[(*nzones)++], 24, "%s", type);
-			if (!pathf(path, sizeof(path), "%s/%s", dir, e->d_name))
+			if (!proc_path(path, sizeof(path), "%s/%s", dir, e->d_name))
 				zone_trips(s, path);
 		} else if (prefixed_num(e->d_name, "cooling_device") && t->ncool < THERMAL_MAX_COOLING) {
 			struct cooling *c = &t->cool[t->ncool];
 			char line[32];
 			uint64_t m;
 
-			if (pathf(path, sizeof(path), "%s/%s/type", dir, e->d_name))
+			if (proc_path(path, sizeof(path), "%s/%s/type", dir, e->d_name))
 				continue;
 			if (proc_read_line(path, type, sizeof(type)) || !thermal_cooling_is_cpu(type))
 				continue;
-			if (pathf(path, sizeof(path), "%s/%s/cur_state", dir, e->d_name))
+			if (proc_path(path, sizeof(path), "%s/%s/cur_state", dir, e->d_name))
 				continue;
 			c->fd = open(path, O_RDONLY | O_CLOEXEC);
 			if (c->fd < 0)
 				continue;
 			snprintf(c->type, sizeof(c->type), "%s", type);
 			c->max_state = NAN;
-			if (!pathf(path, sizeof(path), "%s/%s/max_state", dir, e->d_name) &&
+			if (!proc_path(path, sizeof(path), "%s/%s/max_state", dir, e->d_name) &&
 			    !proc_read_line(path, line, sizeof(line)) && !thermal_parse_count(line, strlen(line), &m))
 				c->max_state = (double)m;
 			c->seen_max = NAN;
@@ -284,18 +271,18 @@ static void find_hwmon_inputs(struct thermal *t, const char *dir, const char *na
 		if (!prefixed_num(e->d_name, "temp") || !(end = strchr(e->d_name, '_')) || strcmp(end, "_input"))
 			continue;
 		n = atoi(e->d_name + 4);
-		if (pathf(path, sizeof(path), "%s/temp%d_label", dir, n))
+		if (proc_path(path, sizeof(path), "%s/temp%d_label", dir, n))
 			continue;
 		if (proc_read_line(path, label, sizeof(label)) || !label[0])
 			snprintf(label, sizeof(label), "temp%d", n);
 		snprintf(full, sizeof(full), "%.15s %.23s", name, label);
-		if (pathf(path, sizeof(path), "%s/%s", dir, e->d_name))
+		if (proc_path(path, sizeof(path), "%s/%s", dir, e->d_name))
 			continue;
 		s = sensor_add(t, path, full);
 		if (!s)
 			continue;
-		mx = pathf(path, sizeof(path), "%s/temp%d_max", dir, n) ? NAN : temp_at(path);
-		cr = pathf(path, sizeof(path), "%s/temp%d_crit", dir, n) ? NAN : temp_at(path);
+		mx = proc_path(path, sizeof(path), "%s/temp%d_max", dir, n) ? NAN : temp_at(path);
+		cr = proc_path(path, sizeof(path), "%s/temp%d_crit", dir, n) ? NAN : temp_at(path);
 		/* The lower of the two is where the part wants to stay below. */
 		if (!isnan(mx) && !(cr < mx)) {
 			s->trip_c = mx;
@@ -314,7 +301,7 @@ static void find_hwmon(struct thermal *t, const char *root, char zones[][24], si
 	struct dirent *e;
 	DIR *d;
 
-	if (pathf(dir, sizeof(dir), "%s/class/hwmon", root))
+	if (proc_path(dir, sizeof(dir), "%s/class/hwmon", root))
 		return;
 	d = opendir(dir);
 	if (!d)
@@ -322,13 +309,13 @@ static void find_hwmon(struct thermal *t, const char *root, char zones[][24], si
 	while ((e = readdir(d))) {
 		if (!prefixed_num(e->d_name, "hwmon"))
 			continue;
-		if (pathf(path, sizeof(path), "%s/%s/name", dir, e->d_name))
+		if (proc_path(path, sizeof(path), "%s/%s/name", dir, e->d_name))
 			continue;
 		if (proc_read_line(path, name, sizeof(name)) || !name[0])
 			snprintf(name, sizeof(name), "%.23s", e->d_name);
 		if (mirrors_zone(name, zones, nzones))
 			continue;
-		if (pathf(path, sizeof(path), "%s/%s", dir, e->d_name))
+		if (proc_path(path, sizeof(path), "%s/%s", dir, e->d_name))
 			continue;
 		find_hwmon_inputs(t, path, name);
 	}
@@ -342,7 +329,7 @@ static void find_throttle(struct thermal *t, const char *root)
 	struct dirent *e;
 	DIR *d;
 
-	if (pathf(dir, sizeof(dir), "%s/devices/system/cpu", root))
+	if (proc_path(dir, sizeof(dir), "%s/devices/system/cpu", root))
 		return;
 	d = opendir(dir);
 	if (!d)
@@ -357,7 +344,7 @@ static void find_throttle(struct thermal *t, const char *root)
 		c = &t->cpu[t->ncpu];
 		for (int k = 0; k < 2; k++) {
 			c->fd[k] = -1;
-			if (pathf(path, sizeof(path), "%s/%s/thermal_throttle/%s", dir, e->d_name, file[k]))
+			if (proc_path(path, sizeof(path), "%s/%s/thermal_throttle/%s", dir, e->d_name, file[k]))
 				continue;
 			c->fd[k] = open(path, O_RDONLY | O_CLOEXEC);
 		}
