@@ -391,6 +391,15 @@ static void grid_block(FILE *f, const struct result *const *g, size_t n)
 			fprintf(f, "  %-10s  %*s  next: %s\n", "", (int)strlen(g[i]->step), "", g[i]->verdict.next_step);
 		printed = true;
 	}
+	/* Heat by step, where the box has sensors or counters (else the run says so once). */
+	printed = false;
+	for (size_t i = 0; i < n; i++) {
+		if (!g[i]->have_view || heat_unseen(&g[i]->view) || g[i]->view.temp_sensors < 0)
+			continue;
+		fprintf(f, "%s  %-10s  %s:\n", printed ? "" : "\n", printed ? "" : "heat", g[i]->step);
+		heat_lines(f, &g[i]->view);
+		printed = true;
+	}
 	printed = false;
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < g[i]->nnotes; k++) {

@@ -189,6 +189,20 @@ static void test_heat(void **state)
 	assert_non_null(strstr(s, "\nengpass_system_temperature_max_celsius{host="));
 	assert_non_null(strstr(s, "engpass_system_cooling_state_max{"));
 	free(s);
+	/* Two steps of one benchmark are a grid: heat by step under it. */
+	{
+		struct result *r2 = result_new("disk", "seq-write");
+
+		r2->have_view = true;
+		r2->view = *v;
+		run_add(run, r2);
+	}
+	s = to_string(run, false);
+	assert_non_null(strstr(s, "disk: 2 steps"));
+	assert_non_null(strstr(s, "\n  heat        seq-read:\n              heat cpu-thermal max 70 C"));
+	assert_non_null(strstr(s, "\n              seq-write:\n"));
+	assert_int_equal(count(s, "heat cpu-thermal max 70 C"), 2);
+	free(s);
 	run_free(run);
 }
 
