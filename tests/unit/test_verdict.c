@@ -339,8 +339,11 @@ static void test_thermal(void **state)
 	snprintf(f.v.cooling_name, sizeof(f.v.cooling_name), "cpufreq-cpu0");
 	f.v.cooling_state_max = 2;
 	f.v.cooling_state_limit = 4;
+	snprintf(f.v.temps[0].name, sizeof(f.v.temps[0].name), "cpu-thermal");
+	f.v.temps[0].start_c = 50;
+	f.v.temps[0].max_c = 70;
 	assert_string_equal(judge(&f), "thermal throttling");
-	assert_non_null(strstr(f.out.evidence, "cpufreq-cpu0 at cooling state 2 of 4"));
+	assert_string_equal(f.out.evidence, "cpufreq-cpu0 at cooling state 2 of 4; hottest cpu-thermal 70 C (50 C at the start)");
 
 	/* A sensor reached its own limit, nothing else moved. */
 	base(&f);
