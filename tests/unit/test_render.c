@@ -190,13 +190,10 @@ static void test_heat(void **state)
 	assert_non_null(strstr(s, "engpass_system_cooling_state_max{"));
 	free(s);
 	/* Two steps of one benchmark are a grid: heat by step under it. */
-	{
-		struct result *r2 = result_new("disk", "seq-write");
-
-		r2->have_view = true;
-		r2->view = *v;
-		run_add(run, r2);
-	}
+	r2 = result_new("disk", "seq-write");
+	r2->have_view = true;
+	r2->view = *v;
+	run_add(run, r2);
 	s = to_string(run, false);
 	assert_non_null(strstr(s, "disk: 2 steps"));
 	assert_non_null(strstr(s, "\n  heat        seq-read:\n              heat cpu-thermal max 70 C"));
