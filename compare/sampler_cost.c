@@ -23,7 +23,10 @@
  * --threads N starts N idle threads first (blocked in pause()), to see
  * what each thread of the work adds.
  *
- * Usage: sampler_cost [--bare] [--threads N] [DURATION_S [INTERVAL_MS]]   (defaults 20 and 250)
+ * --sys-root DIR reads the heat sensors under DIR instead of /sys (a fixture tree
+ * of tests/fixtures/thermal, for a box like this VM that has none).
+ *
+ * Usage: sampler_cost [--bare] [--threads N] [--sys-root DIR] [DURATION_S [INTERVAL_MS]]   (defaults 20 and 250)
  * Build: see docs/sampler.md.
  */
 #include <errno.h>
@@ -85,8 +88,13 @@ int main(int argc, char **argv)
 		argc -= 2;
 		argv += 2;
 	}
+	if (argc > 2 && !strcmp(argv[1], "--sys-root")) {
+		cfg.sys_root = argv[2];
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc > 3 || (argc > 1 && !strcmp(argv[1], "-h"))) {
-		fprintf(stderr, "usage: sampler_cost [--bare] [--threads N] [DURATION_S [INTERVAL_MS]]\n");
+		fprintf(stderr, "usage: sampler_cost [--bare] [--threads N] [--sys-root DIR] [DURATION_S [INTERVAL_MS]]\n");
 		return 2;
 	}
 	if (argc > 1)

@@ -16,6 +16,7 @@
 #include "core/cgroup.h"
 #include "core/proc.h"
 #include "core/sandbox.h"
+#include "core/thermal.h"
 #include "fuzz.h"
 
 static void stat_text(const char *buf, size_t len)
@@ -267,7 +268,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 /*
  * The sampler's parsers of issue #18, on first bytes 0xf0 and up (so the
  * selectors below them keep their meaning): 0xf0 a task's schedstat,
- * 0xf1 /proc/net/snmp. Returns 1 if it took the input.
+ * 0xf1 /proc/net/snmp, 0xf2 the sysfs heat values (core/thermal.c: a
+ * temperature in millidegrees, a throttle counter or cooling state).
+ * Returns 1 if it took the input.
  */
 static int sampler_text(const uint8_t *data, size_t size)
 {
@@ -276,7 +279,7 @@ static int sampler_text(const uint8_t *data, size_t size)
 	size_t len = size - 1;
 	char *buf;
 
-	if (data[0] != 0xf0 && data[0] != 0xf1)
+	if (data[0] != 0xf0 && data[0] != 0xf1 && data[0] != 0xf2)
 		return 0;
 	buf = xmalloc(len ? len : 1);
 	memcpy(buf, data + 1, len);
@@ -284,6 +287,15 @@ static int sampler_text(const uint8_t *data, size_t size)
 		if (proc_schedstat_parse(buf, len, &run, &wait) ? run != PROC_NONE || wait != PROC_NONE
 								  : run == PROC_NONE || wait == PROC_NONE)
 			abort();	/* both known exactly when it parses */
+	} else if (data[0] == 0xf2) {
+		double c;
+		uint64_t n;
+		int r = thermal_parse_millideg(buf, len, &c);
+
+		if ((r == 0 && !(c >= THERMAL_MIN_C && c <= THERMAL_MAX_C)) || (r && r != -EINVAL && r != -ERANGE))
+			abort();	/* a reading is always plausible */
+		if (thermal_parse_count(buf, len, &n) == 0 && memchr(buf, '-', len))
+			abort();	/* a sign is never a count */
 	} else if (proc_snmp_udp_parse(&u, buf, len) == 0) {
 		if (u.in_errors == PROC_NONE && u.rcvbuf_errors == PROC_NONE)
 			abort();	/* success means at least one field */

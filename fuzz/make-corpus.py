@@ -80,6 +80,13 @@ def proc():
         "22 1 254:1 / / rw,relatime shared:1 - ext4 /dev/vda1 rw\n"
         "26 21 0:23 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:4 - cgroup2 cgroup2 rw,nsdelegate\n"
         "\0" "0::/user.slice/user-0.slice/session-1.scope\n"))
+    # The heat values of core/thermal.c (0xf2): temperatures, trip points, counters, states.
+    for path in glob.glob(os.path.join(FIX, "thermal", "**", "*"), recursive=True):
+        base = os.path.basename(path)
+        if os.path.isfile(path) and (base in ("temp", "cur_state", "max_state") or base.endswith("_input")
+                                     or base.endswith("_temp") or base.endswith("_count")
+                                     or base.endswith("_max") or base.endswith("_crit")):
+            put("proc", bytes([0xf2]) + open(path, "rb").read())
     # The cgroup parsers (selector 12, then the order of cgroup_text() in fuzz_proc.c).
     cg = {"cgroup": 0, "cpu.max": 1, "blkio.throttle.read_bps_device": 2, "io.max": 3, "cpu.stat": 4,
           "memory.events": 4, "memory.oom_control": 4, "blkio.throttle.io_service_bytes": 5,

@@ -159,7 +159,7 @@ static char *metrics_body(const char *db, char *err, size_t errlen)
 	all->tool_version = xstrdup(ENGPASS_VERSION);
 	all->host = xstrdup("?");
 	all->command = xstrdup("exporter");
-	all->time_ns = clock_wall_ns();
+	all->time_ns = 0;	/* the newest run's start, below: not the scrape's time */
 	for (size_t i = 0; i < n; i++) {
 		char *doc;
 		struct run *run;
@@ -169,6 +169,8 @@ static char *metrics_body(const char *db, char *err, size_t errlen)
 		if (run_from_json(doc, &run, err, errlen) == 0) {
 			free(all->host);
 			all->host = xstrdup(run->host);
+			if (run->time_ns > all->time_ns)
+				all->time_ns = run->time_ns;
 			for (size_t r = 0; r < run->nresults; r++)
 				run_add(all, run->results[r]);
 			run->nresults = 0;

@@ -256,6 +256,8 @@ static struct result *run_step(const struct bench *b, struct bench_env *env, con
 	if ((b->flags & BENCH_NETWORK) && pipe_old.sa_handler != SIG_ERR)
 		(void)sigaction(SIGPIPE, &pipe_old, NULL);
 	attach_window(res, window_take(env->window));
+	if (!res->time_ns)
+		res->time_ns = clock_wall_ns();
 	window_free(env->window);
 	env->window = NULL;
 	return res;
@@ -297,6 +299,8 @@ static void emit_now(const struct bench_env *env, struct result *r)
 	struct run *run = run_new(ENGPASS_VERSION, 0, NULL);
 
 	attach_window(r, window_take(env->window));
+	if (!r->time_ns)
+		r->time_ns = clock_wall_ns();
 	run_add(run, r);
 	if (c->json || c->format == FORMAT_JSON)
 		render_json(stdout, run, false, false);

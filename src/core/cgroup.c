@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,18 +58,6 @@ static const char *err_text(int err)
 	default:
 		return strerror(-err);
 	}
-}
-
-/* snprintf that reports truncation as -ENAMETOOLONG; DST is always terminated. */
-PRINTF_LIKE(3, 4) static int fmt(char *dst, size_t n, const char *f, ...)
-{
-	va_list ap;
-	int r;
-
-	va_start(ap, f);
-	r = vsnprintf(dst, n, f, ap);
-	va_end(ap);
-	return r < 0 || (size_t)r >= n ? -ENAMETOOLONG : 0;
 }
 
 /*
@@ -215,13 +202,13 @@ static int locate_line(void *arg, int id, const char *ctrls, const char *path)
 
 	if (id == 0 && !*ctrls) {
 		x->v2 = true;
-		return fmt(x->v2path, sizeof(x->v2path), "%s", path) ? -EINVAL : 0;
+		return proc_path(x->v2path, sizeof(x->v2path), "%s", path) ? -EINVAL : 0;
 	}
 	for (int c = 0; c < CG_NCTRL; c++) {
 		if (!proc_mount_has_opt(ctrls, v1_names[c]))
 			continue;
 		x->v1[c] = true;
-		if (fmt(x->v1path[c], sizeof(x->v1path[c]), "%s", path))
+		if (proc_path(x->v1path[c], sizeof(x->v1path[c]), "%s", path))
 			return -EINVAL;
 	}
 	return 0;
@@ -260,7 +247,7 @@ static void place(struct cgroup_loc *out, enum cg_ctrl c, int version, const cha
 	/* A cgroup namespace shows what lies outside it as "/..". */
 	if (!path_under(path, mroot) || strstr(path, "/../") || !strcmp(path, "/..") ||
 	    (strlen(path) >= 3 && !strcmp(path + strlen(path) - 3, "/.."))) {
-		fmt(out->why[c], sizeof(out->why[c]), "outside this mount namespace's view");
+		proc_path(out->why[c], sizeof(out->why[c]), "outside this mount namespace's view");
 		return;
 	}
 	if (strcmp(mroot, "/"))
@@ -269,11 +256,11 @@ static void place(struct cgroup_loc *out, enum cg_ctrl c, int version, const cha
 		rel = "";
 	if (!strcmp(point, "/"))
 		point = "";
-	if (fmt(out->top[c], sizeof(out->top[c]), "%s%s", root, *point ? point : "/") ||
-	    fmt(out->dir[c], sizeof(out->dir[c]), "%s%s%s", root, point, rel) ||
-	    (!out->dir[c][0] && fmt(out->dir[c], sizeof(out->dir[c]), "/"))) {
+	if (proc_path(out->top[c], sizeof(out->top[c]), "%s%s", root, *point ? point : "/") ||
+	    proc_path(out->dir[c], sizeof(out->dir[c]), "%s%s%s", root, point, rel) ||
+	    (!out->dir[c][0] && proc_path(out->dir[c], sizeof(out->dir[c]), "/"))) {
 		out->top[c][0] = out->dir[c][0] = '\0';
-		fmt(out->why[c], sizeof(out->why[c]), "%s cgroup path too long", cgroup_ctrl_name(c, version));
+		proc_path(out->why[c], sizeof(out->why[c]), "%s cgroup path too long", cgroup_ctrl_name(c, version));
 		return;
 	}
 	out->version[c] = version;
@@ -312,7 +299,7 @@ int cgroup_locate(const char *root, pid_t pid, struct cgroup_loc *out)
 		snprintf(self, sizeof(self), "%ld", (long)pid);
 	else
 		snprintf(self, sizeof(self), "self");
-	if (fmt(path, sizeof(path), "%s/proc/%s/cgroup", root, self)) {
+	if (proc_path(path, sizeof(path), "%s/proc/%s/cgroup", root, self)) {
 		r = -ENAMETOOLONG;
 	} else {
 		len = read_text(path, x->buf);
@@ -320,17 +307,17 @@ int cgroup_locate(const char *root, pid_t pid, struct cgroup_loc *out)
 	}
 	if (r) {
 		for (int c = 0; c < CG_NCTRL; c++)
-			fmt(out->why[c], sizeof(out->why[c]), "/proc/%s/cgroup: %s", self, err_text(r));
+			proc_path(out->why[c], sizeof(out->why[c]), "/proc/%s/cgroup: %s", self, err_text(r));
 		goto done;
 	}
 
-	if (fmt(path, sizeof(path), "%s/proc/%s/mountinfo", root, self))
+	if (proc_path(path, sizeof(path), "%s/proc/%s/mountinfo", root, self))
 		r = -ENAMETOOLONG;
 	else
 		r = proc_buf_read_file(&mi, path);
 	if (r) {
 		for (int c = 0; c < CG_NCTRL; c++)
-			fmt(out->why[c], sizeof(out->why[c]), "/proc/%s/mountinfo: %s", self, err_text(r));
+			proc_path(out->why[c], sizeof(out->why[c]), "/proc/%s/mountinfo: %s", self, err_text(r));
 		r = 0;
 		goto done;
 	}
@@ -354,7 +341,7 @@ int cgroup_locate(const char *root, pid_t pid, struct cgroup_loc *out)
 	/* What the v2 hierarchy offers: cgroup.controllers at its mount point. */
 	if (x->v2m) {
 		len = -ENAMETOOLONG;
-		if (!fmt(path, sizeof(path), "%s%s/cgroup.controllers", root,
+		if (!proc_path(path, sizeof(path), "%s%s/cgroup.controllers", root,
 			 strcmp(x->v2point, "/") ? x->v2point : ""))
 			len = read_text(path, x->buf);
 		if (len >= 0)
@@ -367,13 +354,13 @@ int cgroup_locate(const char *root, pid_t pid, struct cgroup_loc *out)
 			if (x->v1m[c])
 				place(out, c, 1, root, x->v1path[c], x->v1root[c], x->v1point[c]);
 			else
-				fmt(out->why[c], sizeof(out->why[c]), "%s controller not mounted", v1_names[c]);
+				proc_path(out->why[c], sizeof(out->why[c]), "%s controller not mounted", v1_names[c]);
 		} else if (x->v2m && (c == CG_CPUACCT || (ctrls && list_has(ctrls, v2_names[c])))) {
 			place(out, c, 2, root, x->v2path, x->v2root, x->v2point);
 		} else if (x->v2m && !ctrls) {
-			fmt(out->why[c], sizeof(out->why[c]), "cgroup.controllers: %s", err_text(r));
+			proc_path(out->why[c], sizeof(out->why[c]), "cgroup.controllers: %s", err_text(r));
 		} else {
-			fmt(out->why[c], sizeof(out->why[c]), "%s controller not mounted", v2_names[c]);
+			proc_path(out->why[c], sizeof(out->why[c]), "%s controller not mounted", v2_names[c]);
 		}
 	}
 	r = 0;
@@ -460,7 +447,7 @@ static int walk_read(struct walk *w, const char *file)
 	char path[PATH_MAX];
 	ssize_t len;
 
-	if (fmt(path, sizeof(path), "%s/%s", w->dir, file))
+	if (proc_path(path, sizeof(path), "%s/%s", w->dir, file))
 		return -ENAMETOOLONG;
 	len = read_text(path, w->buf);
 	if (len >= 0)
@@ -471,7 +458,7 @@ static int walk_read(struct walk *w, const char *file)
 		return 1;
 	if (w->version == 2 && w->c != CG_CPUACCT) {
 		/* Not enabled for this cgroup: its parent did not delegate the controller. */
-		if (fmt(path, sizeof(path), "%s/cgroup.controllers", w->dir) || read_text(path, w->buf) < 0)
+		if (proc_path(path, sizeof(path), "%s/cgroup.controllers", w->dir) || read_text(path, w->buf) < 0)
 			return -ENOENT;
 		return list_has(w->buf, v2_names[w->c]) ? -ENOENT : 1;
 	}
@@ -484,8 +471,8 @@ static void set_unknown(struct cg_value *v, const struct walk *w, const char *wh
 	v->state = CG_UNKNOWN;
 	v->value = 0;
 	snprintf(v->dir, sizeof(v->dir), "%s", w->dir);
-	fmt(v->why, sizeof(v->why), "%s", why);
-	if (fmt(v->source, sizeof(v->source), "%s in %s", file, shown(w, w->dir)))
+	proc_path(v->why, sizeof(v->why), "%s", why);
+	if (proc_path(v->source, sizeof(v->source), "%s in %s", file, shown(w, w->dir)))
 		memcpy(v->source + sizeof(v->source) - 4, "...", 4);
 }
 
@@ -525,7 +512,7 @@ static void note(struct cg_value *v, const struct walk *w, double val, const cha
 	v->state = CG_SET;
 	v->value = val;
 	snprintf(v->dir, sizeof(v->dir), "%s", w->dir);
-	if (fmt(v->source, sizeof(v->source), "%s in %s", source, shown(w, w->dir)))
+	if (proc_path(v->source, sizeof(v->source), "%s in %s", source, shown(w, w->dir)))
 		memcpy(v->source + sizeof(v->source) - 4, "...", 4);
 }
 
@@ -536,7 +523,7 @@ static void none_source(struct cg_value *v, const struct cgroup_loc *loc, enum c
 
 	if (v->state != CG_NONE)
 		return;
-	if (fmt(v->source, sizeof(v->source), "%s up to %s", what, *top ? top : "/"))
+	if (proc_path(v->source, sizeof(v->source), "%s up to %s", what, *top ? top : "/"))
 		memcpy(v->source + sizeof(v->source) - 4, "...", 4);
 }
 
@@ -898,7 +885,7 @@ static int read_in(const char *dir, const char *file, char *buf)
 	char path[PATH_MAX];
 	ssize_t len;
 
-	if (fmt(path, sizeof(path), "%s/%s", dir, file))
+	if (proc_path(path, sizeof(path), "%s/%s", dir, file))
 		return -ENAMETOOLONG;
 	len = read_text(path, buf);
 	return len < 0 ? (int)len : 0;

@@ -10,6 +10,7 @@
 #include "proc.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
@@ -266,6 +267,17 @@ int proc_buf_pread(struct proc_buf *b, int fd)
 	b->data[len] = '\0';
 	b->len = len;
 	return 0;
+}
+
+int proc_path(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
 int proc_read_line(const char *path, char *buf, size_t len)

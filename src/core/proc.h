@@ -92,6 +92,13 @@ MUST_CHECK int proc_buf_read_file(struct proc_buf *b, const char *path);
  */
 MUST_CHECK int proc_read_line(const char *path, char *buf, size_t len);
 
+/*
+ * snprintf of a /proc or /sys path into BUF of LEN bytes that reports
+ * truncation: returns 0, or -ENAMETOOLONG when the path does not fit (BUF
+ * is still terminated): check it, and a cut path is never opened.
+ */
+int proc_path(char *buf, size_t len, const char *fmt, ...) PRINTF_LIKE(3, 4);
+
 /* Free the buffer's memory and reset it to PROC_BUF_INIT. */
 void proc_buf_release(struct proc_buf *b);
 

@@ -125,6 +125,7 @@ struct result {
 	struct result_interval *intervals; size_t nintervals;	/* iperf3 -i; not kept over --repeat */
 	char *headline;		/* name of the metric that sums the step up; NULL = none */
 	double duration_s;	/* wall time of the step, all repetitions */
+	int64_t time_ns;	/* wall clock when its figures were taken (the step's end), ns since the epoch; 0 unknown */
 	unsigned reps;
 	bool have_view;
 	struct sysview view;

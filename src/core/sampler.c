@@ -28,6 +28,7 @@
 #include "core/clock.h"
 #include "core/limits.h"
 #include "core/proc.h"
+#include "core/thermal.h"
 #include "lib/xalloc.h"
 
 enum src {
@@ -237,6 +238,9 @@ struct sampler {
 	struct limits lim;
 	struct limits_counters lim_edge;
 	struct limits_span lim_span;
+
+	/* heat: sensors at each snapshot, throttle counters at the edges */
+	struct thermal *heat;
 
 	/* thread */
 	pthread_t thread;
@@ -1071,6 +1075,7 @@ static int sample_once(struct sampler *s)
 			s->gaps++;
 		return ret;
 	}
+	thermal_sample(s->heat);
 	if (s->resume) {
 		/* Resumed after a stop: the pause adds no sample and no time. */
 		s->paused_ns += elapsed_ns(s->t_last, b->t);
@@ -1408,6 +1413,7 @@ int sampler_new(struct sampler **out, const struct sampler_config *cfg)
 		s->fd[i] = -1;
 	}
 	s->psi_available = s->fd[SRC_PSI_CPU] >= 0 || s->fd[SRC_PSI_MEM] >= 0 || s->fd[SRC_PSI_IO] >= 0;
+	s->heat = thermal_open(cfg->sys_root);
 	*out = s;
 	return 0;
 fail:
@@ -1474,6 +1480,7 @@ static void edge_start(struct sampler *s)
 	}
 	if (s->others)
 		others_start(s);
+	thermal_edge(s->heat, true);
 	s->sync_cpu_ns += clock_thread_cpu_ns() - c0;
 }
 
@@ -1489,6 +1496,7 @@ static void edge_stop(struct sampler *s)
 	}
 	if (s->others)
 		others_stop(s);
+	thermal_edge(s->heat, false);
 	s->sync_cpu_ns += clock_thread_cpu_ns() - c0;
 }
 
@@ -1583,6 +1591,7 @@ void sampler_free(struct sampler *s)
 	free((char *)s->lim_cfg.root);
 	free((char *)s->lim_cfg.dev_name);
 	free((char *)s->lim_cfg.iface);
+	thermal_free(s->heat);
 	pthread_cond_destroy(&s->cv);
 	pthread_mutex_destroy(&s->mu);
 	free(s);
@@ -1826,4 +1835,5 @@ void sampler_summary(const struct sampler *s, struct sysview *v)
 		v->udp_in_errors = (double)s->udp_in.sum;
 	if (s->have_limits && s->lim_discovered)
 		limits_span_view(&s->lim_span, v);
+	thermal_view(s->heat, v);
 }

@@ -11,10 +11,13 @@
  *
  * Read at every snapshot: stat, diskstats, meminfo, vmstat, pressure/{cpu,memory,io},
  * net/dev, net/snmp, PID/stat, WORK_PID/stat and WORK_PID/task/TID/{stat,schedstat}.
+ * Read at every snapshot from /sys: the temperature sensors and the CPU
+ * cooling devices' states (core/thermal.h; none on most VMs).
  * Read only at the edges of each span (sampler_start's first snapshot and
  * sampler_stop's last), because they cost more: PID/stat of every other
- * process (cfg.others) and the counters of the configured limits
- * (cfg.limits, core/limits.h; discovered at the first start).
+ * process (cfg.others), the counters of the configured limits
+ * (cfg.limits, core/limits.h; discovered at the first start) and the
+ * CPU's thermal throttle counters.
  *
  * Cost: the files are opened once and re-read with pread() at offset 0
  * (a work thread's two files are opened at each snapshot, under the open
@@ -95,6 +98,12 @@ struct sampler_config {
 	 * seen. The busiest SAMPLER_OTHERS_TRACKED are kept between spans.
 	 */
 	bool others;
+	/*
+	 * Heat (core/thermal.h): the sensors and CPU cooling devices under
+	 * SYS_ROOT are read at every snapshot, the CPU throttle counters at
+	 * the edges of each span. NULL = "/sys"; tests point it at a fixture.
+	 */
+	const char *sys_root;
 	/* The limits to discover at the first start and whose counters to read at each edge; NULL = none. */
 	const struct limits_config *limits;
 };

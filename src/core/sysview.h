@@ -90,6 +90,30 @@ struct sysview {
 	double qdisc_bytes_per_s;	/* the limiting qdisc or class on the egress interface */
 	double qdisc_drops, qdisc_overlimits;
 	double qdisc_backlog_max_bytes;	/* the most it held at an edge */
+
+	/*
+	 * Heat (core/thermal.h) over the window: the hottest sensors, the
+	 * sensor that reached its own limit, the CPU's throttle counters and
+	 * its cooling devices. Temperatures in degrees Celsius.
+	 */
+	int temp_sensors;		/* sensors that gave a reading; -1 not looked for, 0 none on this box */
+	int temp_unreadable;		/* sensors found that never gave a plausible reading */
+#define SYSVIEW_TEMPS 4
+	struct sysview_temp {
+		char name[40];		/* "" = empty slot: "cpu-thermal", "coretemp Package id 0" */
+		double start_c, end_c, max_c;	/* first, last and highest reading */
+		double trip_c;		/* its own limit (crit, max or a passive trip); NaN none */
+		char trip[10];		/* which limit: "max", "crit", "passive", "hot", "critical" */
+	} temps[SYSVIEW_TEMPS];		/* hottest (by highest reading) first */
+	struct sysview_temp temp_hit;	/* the hottest sensor that reached its limit; name "" none */
+	int throttle_cpus;		/* CPUs with throttle counters; -1 not looked for, 0 none */
+	int throttle_cpus_moved;	/* CPUs whose counters moved */
+	double throttle_core_events;	/* most core_throttle_count moved on one CPU; NaN no counters */
+	double throttle_package_events;	/* most package_throttle_count moved (one package's CPUs share it) */
+	int cooling_devices;		/* CPU cooling devices; -1 not looked for */
+	char cooling_name[24];		/* the one with the highest state */
+	double cooling_state_max;	/* its highest cur_state seen; NaN no CPU cooling device */
+	double cooling_state_limit;	/* its max_state */
 };
 
 /* Set every field of v to "unknown" (see above). */
@@ -149,7 +173,11 @@ struct sysview {
 	X(qdisc_bytes_per_s, "qdisc_bytes_per_second") \
 	X(qdisc_drops, "qdisc_drops") \
 	X(qdisc_overlimits, "qdisc_overlimits") \
-	X(qdisc_backlog_max_bytes, "qdisc_backlog_max_bytes")
+	X(qdisc_backlog_max_bytes, "qdisc_backlog_max_bytes") \
+	X(throttle_core_events, "thermal_throttle_core_events") \
+	X(throttle_package_events, "thermal_throttle_package_events") \
+	X(cooling_state_max, "cooling_state_max") \
+	X(cooling_state_limit, "cooling_state_limit")
 
 static inline void sysview_init(struct sysview *v)
 {
@@ -179,6 +207,12 @@ static inline void sysview_init(struct sysview *v)
 	v->cg_io_reads_per_s = v->cg_io_writes_per_s = NAN;
 	v->cg_mem_peak_bytes = v->cg_mem_limit_hits = v->cg_mem_high_events = v->cg_mem_oom_events = NAN;
 	v->qdisc_bytes_per_s = v->qdisc_drops = v->qdisc_overlimits = v->qdisc_backlog_max_bytes = NAN;
+	v->temp_sensors = v->throttle_cpus = v->cooling_devices = -1;
+	for (int i = 0; i < SYSVIEW_TEMPS; i++)
+		v->temps[i].start_c = v->temps[i].end_c = v->temps[i].max_c = v->temps[i].trip_c = NAN;
+	v->temp_hit.start_c = v->temp_hit.end_c = v->temp_hit.max_c = v->temp_hit.trip_c = NAN;
+	v->throttle_core_events = v->throttle_package_events = NAN;
+	v->cooling_state_max = v->cooling_state_limit = NAN;
 }
 
 #endif

@@ -17,7 +17,8 @@
 const char *const verdict_priority[] = {
 	"own pacing", "cpu quota", "cpuset", "io limit", "memory limit", "shaper", "link", "tcp window",
 	"udp receive buffer", "round trip", "memory latency", "memory bandwidth", "cache latency",
-	"other processes", "steal", "memory", "device", "device latency", "cpu", "one core", NULL,
+	"other processes", "steal", "memory", "device", "device latency", "thermal throttling", "cpu", "one core",
+	NULL,
 };
 
 static bool known(double v)
@@ -384,6 +385,42 @@ static void cpus(const struct verdict_input *in, struct verdict *out)
 		      v->busiest_cpu, v->busiest_cpu_busy_pct, v->cpu_busy_pct);
 }
 
+/*
+ * Thermal throttling: the CPU slowed itself to cool down (a throttle
+ * counter moved, a CPU cooling device was engaged) or a sensor reached its
+ * own limit during the window. Either is named in full: the figures of a
+ * throttled step are those of a slower CPU. Nothing is offered when
+ * nothing moved, or when the box has no such counters.
+ */
+static void heat(const struct verdict_input *in, struct verdict *out)
+{
+	const struct sysview *v = in->view;
+	const struct sysview_temp *h = &v->temp_hit, *top = &v->temps[0];
+	bool core = known(v->throttle_core_events) && v->throttle_core_events > 0;
+	bool pkg = known(v->throttle_package_events) && v->throttle_package_events > 0;
+	bool cool = known(v->cooling_state_max) && v->cooling_state_max > 0;
+	char ev[256] = "";
+	size_t off = 0;
+
+	if (!core && !pkg && !cool && !h->name[0])
+		return;
+	if (core || pkg)
+		off += (size_t)snprintf(ev + off, sizeof(ev) - off,
+					"throttle counters moved on %d of %d CPUs (core %.0f, package %.0f events)",
+					v->throttle_cpus_moved, v->throttle_cpus, v->throttle_core_events,
+					v->throttle_package_events);
+	if (cool && off < sizeof(ev))
+		off += (size_t)snprintf(ev + off, sizeof(ev) - off, "%s%s at cooling state %.0f of %.0f", off ? "; " : "",
+					v->cooling_name, v->cooling_state_max, v->cooling_state_limit);
+	if (h->name[0] && off < sizeof(ev))
+		off += (size_t)snprintf(ev + off, sizeof(ev) - off, "%s%s reached %.0f C (its %s %.0f C)", off ? "; " : "",
+					h->name, h->max_c, h->trip, h->trip_c);
+	else if (top->name[0] && off < sizeof(ev))
+		off += (size_t)snprintf(ev + off, sizeof(ev) - off, "; hottest %s %.0f C (%.0f C at the start)", top->name,
+					top->max_c, top->start_c);
+	offer(out, "thermal throttling", 1,
+	      "the CPU slowed itself to cool down: a heatsink or a fan, more air, or less sustained load", "%s", ev);
+}
 
 static int priority(const char *resource)
 {
@@ -466,6 +503,7 @@ void verdict_judge(const struct verdict_input *in, struct verdict *out)
 		steal(in, out);
 		memory(in, out);
 		device(in, out);
+		heat(in, out);
 		cpus(in, out);
 	}
 	qsort(out->cand, out->ncand, sizeof(out->cand[0]), rank);

@@ -14,7 +14,7 @@
 
 struct window {
 	struct sampler_config cfg;	/* its strings point at the copies below */
-	char *proc_root, *disk, *iface;
+	char *proc_root, *sys_root, *disk, *iface;
 	char *watch_iface;		/* window_watch_iface(); NULL = cfg.iface */
 	struct limits_config lcfg;	/* cfg.limits points here when limits are discovered */
 	char *lroot, *ldev;
@@ -37,6 +37,7 @@ struct window *window_new(const struct sampler_config *cfg, bool sample)
 	if (cfg)
 		w->cfg = *cfg;
 	w->cfg.proc_root = w->proc_root = dup_or_null(w->cfg.proc_root);
+	w->cfg.sys_root = w->sys_root = dup_or_null(w->cfg.sys_root);
 	w->cfg.disk = w->disk = dup_or_null(w->cfg.disk);
 	w->cfg.iface = w->iface = dup_or_null(w->cfg.iface);
 	if (w->cfg.limits) {
@@ -56,6 +57,7 @@ void window_free(struct window *w)
 		return;
 	sampler_free(w->smp);
 	free(w->proc_root);
+	free(w->sys_root);
 	free(w->disk);
 	free(w->iface);
 	free(w->watch_iface);

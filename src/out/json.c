@@ -77,6 +77,27 @@ static void hist_object(struct jw *w, const struct result_hist *rh)
 	jw_obj_end(w);
 }
 
+/* -1 ("not looked for") is null. */
+static void int_or_null(struct jw *w, const char *key, int v)
+{
+	if (v >= 0)
+		jw_int(w, key, v);
+	else
+		jw_null(w, key);
+}
+
+static void temp_object(struct jw *w, const char *key, const struct sysview_temp *t)
+{
+	jw_obj_begin(w, key);
+	jw_str(w, "name", t->name);
+	jw_num(w, "start_celsius", t->start_c);
+	jw_num(w, "end_celsius", t->end_c);
+	jw_num(w, "max_celsius", t->max_c);
+	jw_num(w, "limit_celsius", t->trip_c);
+	jw_str(w, "limit", t->trip[0] ? t->trip : NULL);
+	jw_obj_end(w);
+}
+
 static void view_object(struct jw *w, const struct sysview *v)
 {
 	jw_obj_begin(w, "system");
@@ -109,6 +130,20 @@ static void view_object(struct jw *w, const struct sysview *v)
 		jw_obj_end(w);
 	}
 	jw_arr_end(w);
+	int_or_null(w, "temperature_sensors", v->temp_sensors);
+	int_or_null(w, "temperature_sensors_unreadable", v->temp_sensors < 0 ? -1 : v->temp_unreadable);
+	jw_arr_begin(w, "temperatures");
+	for (int i = 0; i < SYSVIEW_TEMPS && v->temps[i].name[0]; i++)
+		temp_object(w, NULL, &v->temps[i]);
+	jw_arr_end(w);
+	if (v->temp_hit.name[0])
+		temp_object(w, "temperature_limit_reached", &v->temp_hit);
+	else
+		jw_null(w, "temperature_limit_reached");
+	int_or_null(w, "thermal_throttle_cpus", v->throttle_cpus);
+	int_or_null(w, "thermal_throttle_cpus_moved", v->throttle_cpus < 0 ? -1 : v->throttle_cpus_moved);
+	int_or_null(w, "cooling_devices", v->cooling_devices);
+	jw_str(w, "cooling_device", v->cooling_name[0] ? v->cooling_name : NULL);
 	/* PSI figures are unknown (null) without PSI, whatever the struct holds. */
 #define VIEW_FIELD_(field, key) \
 	jw_num(w, key, !v->psi_available && !strncmp(key, "psi_", 4) ? NAN : v->field);
@@ -185,6 +220,10 @@ static void result_object(struct jw *w, const struct result *r, bool series)
 	jw_bool(w, "incomplete", r->incomplete);
 	jw_uint(w, "repetitions", r->reps);
 	jw_num(w, "duration_seconds", r->duration_s);
+	if (r->time_ns)
+		jw_int(w, "time_unix_ns", r->time_ns);
+	else
+		jw_null(w, "time_unix_ns");
 	kv_object(w, "parameters", r->params, r->nparams);
 	kv_object(w, "method", r->method, r->nmethod);
 	jw_obj_begin(w, "metrics");

@@ -5,7 +5,16 @@
  * named engpass_BENCH_METRIC_UNIT in base units (seconds, bytes, bytes per
  * second, ratios, hertz), histograms become summaries with quantiles, and
  * the system view becomes engpass_system_* gauges. Labels carry the host,
- * the command (benchmark), the step and each parameter of the step.
+ * the command (benchmark), the step and each parameter of the step whose
+ * values are bounded (label_worthy()): a label value that is new with
+ * every run (a temp directory, a seed, a port, a PID) makes a new series
+ * every run, which is how a Prometheus is hurt. Those parameters are left
+ * out; the stored result keeps them (engpass history show, --json).
+ *
+ * Time: engpass_run_timestamp_seconds is the start of the run (of the
+ * newest run, when the exporter serves several), and
+ * engpass_step_timestamp_seconds of each step is when its figures were
+ * taken, so a reader can tell how old each figure is.
  *
  * The exposition format wants all samples of one metric family together
  * under one HELP and TYPE line, but several steps of a run may carry the
@@ -116,6 +125,38 @@ static const char *base_unit(enum unit u, double *factor)
 	return "";
 }
 
+/*
+ * Parameters that name one run's things rather than a setting: their
+ * values differ from run to run (temp paths, random seeds, ports, PIDs,
+ * peers, URLs, file names), so they never become labels. target_kind
+ * (directory, file, block device) stays: it is the target's class; so do
+ * names the user chose (watch --name) and those of a fixed set (cipher,
+ * library, engine).
+ */
+static const char *const run_identity[] = {
+	"target", "seed", "port", "pid", "peer", "server", "url", "bind", "output", "swap_file", "file", "path",
+	"dir", "db", NULL,
+};
+
+/* Longest label value kept: longer ones are descriptions, not settings. */
+#define LABEL_VALUE_MAX 32
+
+/*
+ * True when parameter KEY (sanitised) with VALUE may be a label: not a
+ * run's identity, not one of the fixed labels, not a path or URL, short.
+ */
+static bool label_worthy(const char *key, const char *value)
+{
+	if (!key[0] || isdigit((unsigned char)key[0]) || !strcmp(key, "host") || !strcmp(key, "command") ||
+	    !strcmp(key, "step") || !strcmp(key, "status") || !strcmp(key, "quantile"))
+		return false;
+	for (size_t i = 0; run_identity[i]; i++)
+		if (!strcmp(key, run_identity[i]))
+			return false;
+	return value[0] != '/' && value[0] != '.' && value[0] != '~' && !strstr(value, "://") &&
+	       strlen(value) <= LABEL_VALUE_MAX;
+}
+
 static void result_lines(struct lines *l, const struct run *run, const struct result *r)
 {
 	char bench[64], name[192], key[64];
@@ -128,10 +169,8 @@ static void result_lines(struct lines *l, const struct run *run, const struct re
 	label_add(&labels, "step", r->step);
 	for (size_t i = 0; i < r->nparams; i++) {
 		sanitize(key, sizeof(key), r->params[i].key);
-		if (!strcmp(key, "host") || !strcmp(key, "command") || !strcmp(key, "step") || !key[0] ||
-		    isdigit((unsigned char)key[0]))
-			continue;
-		label_add(&labels, key, r->params[i].value);
+		if (label_worthy(key, r->params[i].value))
+			label_add(&labels, key, r->params[i].value);
 	}
 
 	{
@@ -142,6 +181,10 @@ static void result_lines(struct lines *l, const struct run *run, const struct re
 		free(sl);
 	}
 	push(l, "engpass_step_duration_seconds", "", labels, r->duration_s, "wall time of the step", "gauge");
+	if (r->time_ns || run->time_ns)
+		push(l, "engpass_step_timestamp_seconds", "", labels, (double)(r->time_ns ? r->time_ns : run->time_ns) / 1e9,
+		     "when the step's figures were taken (its end; its run's start for older results), seconds since the epoch",
+		     "gauge");
 	push(l, "engpass_step_incomplete", "", labels, r->incomplete ? 1 : 0,
 	     "1 when the step stopped early and its figures cover what ran", "gauge");
 
@@ -203,6 +246,12 @@ static void result_lines(struct lines *l, const struct run *run, const struct re
 			F("swap_out_pages_per_second", swap_out_pages_per_s, 1, "pages swapped out"),
 			F("net_rx_bytes_per_second", net_rx_bytes_per_s, 1, "busiest interface receive rate"),
 			F("net_tx_bytes_per_second", net_tx_bytes_per_s, 1, "busiest interface transmit rate"),
+			F("thermal_throttle_core_events", throttle_core_events, 1,
+			  "thermal throttle events of one CPU's cores during the step (the most on one CPU)"),
+			F("thermal_throttle_package_events", throttle_package_events, 1,
+			  "thermal throttle events of the CPU package during the step"),
+			F("cooling_state_max", cooling_state_max, 1,
+			  "highest state of a CPU cooling device during the step (0 = not engaged)"),
 #undef F
 		};
 
@@ -213,6 +262,14 @@ static void result_lines(struct lines *l, const struct run *run, const struct re
 				continue;
 			snprintf(name, sizeof(name), "engpass_system_%s", fields[k].name);
 			push(l, name, "", labels, x * fields[k].factor, fields[k].help, "gauge");
+		}
+		for (int k = 0; k < SYSVIEW_TEMPS && v->temps[k].name[0]; k++) {
+			char *tl = xstrdup(labels);
+
+			label_add(&tl, "sensor", v->temps[k].name);
+			push(l, "engpass_system_temperature_max_celsius", "", tl, v->temps[k].max_c,
+			     "highest reading of a temperature sensor during the step (the hottest four)", "gauge");
+			free(tl);
 		}
 		if (v->busiest_cpu >= 0) {
 			char *cl = xstrdup(labels);
@@ -263,9 +320,12 @@ void render_prom(FILE *f, const struct run *run)
 		result_lines(&l, run, run->results[i]);
 	if (l.n)	/* a run without results (the exporter's empty history) has no array */
 		qsort(l.v, l.n, sizeof(*l.v), cmp_line);
-	fprintf(f, "# HELP engpass_run_timestamp_seconds start of the engpass run\n"
-		   "# TYPE engpass_run_timestamp_seconds gauge\n"
-		   "engpass_run_timestamp_seconds %.3f\n", (double)run->time_ns / 1e9);
+	/* Unknown (an empty history) is left out rather than written as 1970. */
+	if (run->time_ns > 0)
+		fprintf(f, "# HELP engpass_run_timestamp_seconds start of the engpass run (the newest one shown), "
+			   "seconds since the epoch\n"
+			   "# TYPE engpass_run_timestamp_seconds gauge\n"
+			   "engpass_run_timestamp_seconds %.3f\n", (double)run->time_ns / 1e9);
 	for (size_t i = 0; i < l.n; i++) {
 		struct sample_line *s = &l.v[i];
 

@@ -115,6 +115,59 @@ static const char *fig(char *buf, size_t len, double v)
 	return buf;
 }
 
+/* True when the box had nothing to say about heat: no sensor, no throttle counter, no CPU cooling device. */
+static bool heat_unseen(const struct sysview *v)
+{
+	return v->temp_sensors == 0 && v->throttle_cpus <= 0 && v->cooling_devices <= 0;
+}
+
+/*
+ * Heat over the step: the hottest sensors (highest, and first -> last
+ * reading), what a sensor's own limit is, then whether the CPU throttled.
+ * A box without sensors says so once, after the results (render_table).
+ */
+static void heat_lines(FILE *f, const struct sysview *v)
+{
+	const char *sep = "";
+
+	if (v->temp_sensors > 0) {
+		fprintf(f, "  %-10s  heat", "");
+		for (int i = 0; i < SYSVIEW_TEMPS && v->temps[i].name[0]; i++) {
+			const struct sysview_temp *t = &v->temps[i];
+
+			fprintf(f, "%s %s max %.0f C (%.0f -> %.0f", sep, t->name, t->max_c, t->start_c, t->end_c);
+			if (!isnan(t->trip_c))
+				fprintf(f, ", %s %.0f C", t->trip, t->trip_c);
+			fputc(')', f);
+			sep = ",";
+		}
+		if (v->temp_sensors > SYSVIEW_TEMPS)
+			fprintf(f, " (hottest %d of %d sensors)", SYSVIEW_TEMPS, v->temp_sensors);
+		fputc('\n', f);
+	}
+	if (v->throttle_cpus <= 0 && v->cooling_devices <= 0)
+		return;
+	fprintf(f, "  %-10s  throttling:", "");
+	if (v->throttle_cpus > 0) {
+		if (isnan(v->throttle_core_events))
+			fprintf(f, " counters of %d CPUs not read", v->throttle_cpus);
+		else if (v->throttle_cpus_moved)
+			fprintf(f, " counters moved on %d of %d CPUs (core %.0f, package %.0f events)",
+				v->throttle_cpus_moved, v->throttle_cpus, v->throttle_core_events,
+				v->throttle_package_events);
+		else
+			fprintf(f, " none (counters of %d CPUs)", v->throttle_cpus);
+	}
+	if (v->cooling_devices > 0) {
+		if (isnan(v->cooling_state_max))
+			fprintf(f, "%s cooling state not read", v->throttle_cpus > 0 ? ";" : "");
+		else
+			fprintf(f, "%s %s cooling state up to %.0f of %.0f", v->throttle_cpus > 0 ? ";" : "",
+				v->cooling_name, v->cooling_state_max, v->cooling_state_limit);
+	}
+	fputc('\n', f);
+}
+
 static void view_block(FILE *f, const struct result *r)
 {
 	const struct sysview *v = &r->view;
@@ -149,6 +202,7 @@ static void view_block(FILE *f, const struct result *r)
 		render_value(b, sizeof(b), v->net_tx_bytes_per_s, UNIT_BYTES_PER_S);
 		fprintf(f, "  %-10s  net %s rx %s tx %s\n", "", v->busiest_iface, a, b);
 	}
+	heat_lines(f, v);
 }
 
 /* One result on its own: its status line, then what it measured and why it ran as it did. */
@@ -337,6 +391,15 @@ static void grid_block(FILE *f, const struct result *const *g, size_t n)
 			fprintf(f, "  %-10s  %*s  next: %s\n", "", (int)strlen(g[i]->step), "", g[i]->verdict.next_step);
 		printed = true;
 	}
+	/* Heat by step, where the box has sensors or counters (else the run says so once). */
+	printed = false;
+	for (size_t i = 0; i < n; i++) {
+		if (!g[i]->have_view || heat_unseen(&g[i]->view) || g[i]->view.temp_sensors < 0)
+			continue;
+		fprintf(f, "%s  %-10s  %s:\n", printed ? "" : "\n", printed ? "" : "heat", g[i]->step);
+		heat_lines(f, &g[i]->view);
+		printed = true;
+	}
 	printed = false;
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < g[i]->nnotes; k++) {
@@ -354,6 +417,8 @@ static void grid_block(FILE *f, const struct result *const *g, size_t n)
 
 void render_table(FILE *f, const struct run *run)
 {
+	bool no_heat = false;
+
 	/* The whole box description only where it is the point (engpass info). */
 	if (run->info && !run->nresults)
 		info_render_table(f, run->info);
@@ -370,4 +435,9 @@ void render_table(FILE *f, const struct run *run)
 			result_block(f, run->results[i]);
 		i = j;
 	}
+	for (size_t i = 0; i < run->nresults && !no_heat; i++)
+		no_heat = run->results[i]->have_view && heat_unseen(&run->results[i]->view);
+	/* Once per run, not per step: it is a fact about the box. */
+	if (no_heat)
+		fprintf(f, "\n%-12s  no temperature sensors or CPU throttle counters on this box\n", "heat");
 }

@@ -147,6 +147,48 @@ static void load_candidates(struct result *r, json_t *arr)
 	}
 }
 
+/* An int that may be null (-1: not looked for). */
+static int int_or_unknown(json_t *x)
+{
+	return json_is_integer(x) ? (int)json_integer_value(x) : -1;
+}
+
+static void load_temp(struct sysview_temp *t, json_t *o)
+{
+	json_t *x = json_object_get(o, "name");
+
+	snprintf(t->name, sizeof(t->name), "%s", json_is_string(x) ? json_string_value(x) : "");
+	x = json_object_get(o, "limit");
+	snprintf(t->trip, sizeof(t->trip), "%s", json_is_string(x) ? json_string_value(x) : "");
+	t->start_c = num_or_nan(json_object_get(o, "start_celsius"));
+	t->end_c = num_or_nan(json_object_get(o, "end_celsius"));
+	t->max_c = num_or_nan(json_object_get(o, "max_celsius"));
+	t->trip_c = num_or_nan(json_object_get(o, "limit_celsius"));
+}
+
+/* The heat part of the system view (render_json's temperature_* and thermal_* keys). */
+static void load_heat(struct sysview *v, json_t *sys)
+{
+	json_t *arr = json_object_get(sys, "temperatures"), *x;
+	size_t i;
+
+	v->temp_sensors = int_or_unknown(json_object_get(sys, "temperature_sensors"));
+	v->temp_unreadable = int_or_unknown(json_object_get(sys, "temperature_sensors_unreadable"));
+	v->throttle_cpus = int_or_unknown(json_object_get(sys, "thermal_throttle_cpus"));
+	v->throttle_cpus_moved = int_or_unknown(json_object_get(sys, "thermal_throttle_cpus_moved"));
+	v->cooling_devices = int_or_unknown(json_object_get(sys, "cooling_devices"));
+	x = json_object_get(sys, "cooling_device");
+	snprintf(v->cooling_name, sizeof(v->cooling_name), "%s", json_is_string(x) ? json_string_value(x) : "");
+	json_array_foreach(arr, i, x) {
+		if (i >= SYSVIEW_TEMPS)
+			break;
+		if (json_is_object(x))
+			load_temp(&v->temps[i], x);
+	}
+	if (json_is_object(x = json_object_get(sys, "temperature_limit_reached")))
+		load_temp(&v->temp_hit, x);
+}
+
 static void load_view(struct result *r, json_t *sys)
 {
 	struct sysview *v = &r->view;
@@ -171,6 +213,7 @@ static void load_view(struct result *r, json_t *sys)
 #define LOAD_FIELD_(field, key) v->field = num_or_nan(json_object_get(sys, key));
 	SYSVIEW_DOUBLE_FIELDS(LOAD_FIELD_)
 #undef LOAD_FIELD_
+	load_heat(v, sys);
 }
 
 int run_from_json(const char *text, struct run **out, char *err, size_t errlen)
@@ -225,6 +268,9 @@ int run_from_json(const char *text, struct run **out, char *err, size_t errlen)
 		res->incomplete = json_is_true(json_object_get(r, "incomplete"));
 		res->reps = (unsigned)(json_integer_value(json_object_get(r, "repetitions")) ?: 1);
 		res->duration_s = num_or_nan(json_object_get(r, "duration_seconds"));
+		/* A document from before results had their own time: the run's start. */
+		v = json_object_get(r, "time_unix_ns");
+		res->time_ns = json_is_integer(v) ? json_integer_value(v) : run->time_ns;
 		load_kv(res, json_object_get(r, "parameters"), false);
 		load_kv(res, json_object_get(r, "method"), true);
 		json_object_foreach(metrics, key, v) {

@@ -125,6 +125,118 @@ static int count(const char *hay, const char *needle)
 	return n;
 }
 
+static char *to_prom(const struct run *run)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	render_prom(f, run);
+	fclose(f);
+	return buf;
+}
+
+/*
+ * Heat: a box without sensors says so once per run, not per step; one
+ * with them gets a heat and a throttling line, the JSON keys and the
+ * Prometheus gauges (the sensor's name as a label).
+ */
+static void test_heat(void **state)
+{
+	struct run *run = sample_run(1);
+	struct result *r2 = result_new("null", "null");
+	struct sysview *v;
+	char *s;
+
+	(void)state;
+	r2->have_view = true;
+	r2->view.samples = 3;
+	r2->view.temp_sensors = r2->view.throttle_cpus = r2->view.cooling_devices = 0;
+	run_add(run, r2);
+	s = to_string(run, false);
+	assert_int_equal(count(s, "no temperature sensors"), 1);
+	assert_null(strstr(s, "  heat "));
+	free(s);
+	run_free(run);
+
+	run = sample_run(1);
+	v = &run->results[0]->view;
+	v->temp_sensors = 5;
+	snprintf(v->temps[0].name, sizeof(v->temps[0].name), "cpu-thermal");
+	v->temps[0].start_c = 50;
+	v->temps[0].end_c = 60;
+	v->temps[0].max_c = 70;
+	v->temps[0].trip_c = 85;
+	snprintf(v->temps[0].trip, sizeof(v->temps[0].trip), "passive");
+	v->throttle_cpus = 0;
+	v->cooling_devices = 1;
+	snprintf(v->cooling_name, sizeof(v->cooling_name), "cpufreq-cpu0");
+	v->cooling_state_max = 2;
+	v->cooling_state_limit = 4;
+	v->throttle_core_events = v->throttle_package_events = NAN;
+	s = to_string(run, false);
+	assert_non_null(strstr(s, "heat cpu-thermal max 70 C (50 -> 60, passive 85 C) (hottest 4 of 5 sensors)"));
+	assert_non_null(strstr(s, "throttling: cpufreq-cpu0 cooling state up to 2 of 4"));
+	assert_null(strstr(s, "no temperature sensors"));
+	free(s);
+	s = to_string(run, true);
+	assert_non_null(strstr(s, "\"temperatures\":[{\"name\":\"cpu-thermal\",\"start_celsius\":50"));
+	assert_non_null(strstr(s, "\"cooling_state_max\":2"));
+	free(s);
+	s = to_prom(run);
+	assert_non_null(strstr(s, ",command=\"disk\",step=\"seq-read\","
+				  "bs=\"2M\",sensor=\"cpu-thermal\"} 70\n"));
+	assert_non_null(strstr(s, "\nengpass_system_temperature_max_celsius{host="));
+	assert_non_null(strstr(s, "engpass_system_cooling_state_max{"));
+	free(s);
+	/* Two steps of one benchmark are a grid: heat by step under it. */
+	r2 = result_new("disk", "seq-write");
+	r2->have_view = true;
+	r2->view = *v;
+	run_add(run, r2);
+	s = to_string(run, false);
+	assert_non_null(strstr(s, "disk: 2 steps"));
+	assert_non_null(strstr(s, "\n  heat        seq-read:\n              heat cpu-thermal max 70 C"));
+	assert_non_null(strstr(s, "\n              seq-write:\n"));
+	assert_int_equal(count(s, "heat cpu-thermal max 70 C"), 2);
+	free(s);
+	run_free(run);
+}
+
+/* Prometheus: the run's start and each step's time; a run's own things are no labels. */
+static void test_prom_time_labels(void **state)
+{
+	struct run *run = sample_run(1);
+	struct result *r = run->results[0];
+	char *s;
+
+	(void)state;
+	run->time_ns = 1796219200LL * 1000000000LL;
+	r->time_ns = run->time_ns + 2500000000LL;
+	result_param(r, "target", "/tmp/tmp.QYKlmCjF0f");
+	result_param(r, "seed", "5");
+	result_param(r, "port", "5201");
+	result_param(r, "target_kind", "directory");
+	result_param(r, "note", "/var/lib/x");
+	s = to_prom(run);
+	assert_non_null(strstr(s, "\nengpass_run_timestamp_seconds 1796219200.000\n"));
+	assert_non_null(strstr(s, ",command=\"disk\",step=\"seq-read\",bs=\"2M\","
+				  "target_kind=\"directory\"} 1796219202.5\n"));
+	assert_non_null(strstr(s, "\nengpass_step_timestamp_seconds{host="));
+	assert_null(strstr(s, "target=\""));
+	assert_null(strstr(s, "seed="));
+	assert_null(strstr(s, "port="));
+	assert_null(strstr(s, "note="));
+	free(s);
+	/* Unknown times: no 1970 run timestamp, no step timestamp. */
+	run->time_ns = r->time_ns = 0;
+	s = to_prom(run);
+	assert_null(strstr(s, "engpass_run_timestamp_seconds"));
+	assert_null(strstr(s, "engpass_step_timestamp_seconds"));
+	free(s);
+	run_free(run);
+}
+
 /*
  * A failed step prints its reason and notes, once; not what it set up, the
  * system while it failed, or a verdict over that (issue 23).
@@ -195,6 +307,8 @@ int main(void)
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_json_reps),
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_heat),
+		cmocka_unit_test(test_prom_time_labels),
 		cmocka_unit_test(test_table_failed),
 		cmocka_unit_test(test_values),
 	};

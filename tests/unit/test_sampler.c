@@ -329,6 +329,34 @@ static void test_fixture_series(void **state)
 	fixture_series(*state);
 }
 
+/*
+ * Heat: the sensors under cfg.sys_root are read at each snapshot into the
+ * summary; the throttle counters only at the edges of a span
+ * (sampler_start/stop), so snapshots alone leave them unknown.
+ */
+static void test_heat(void **state)
+{
+	struct tree *t = *state;
+	struct sampler_config cfg = tree_config(t);
+	const char *root = getenv("ENGPASS_FIXTURES");
+	char *sys = xasprintf("%s/thermal/x86", root && *root ? root : "tests/fixtures");
+	struct sampler *s;
+	struct sysview v;
+
+	cfg.sys_root = sys;
+	assert_int_equal(sampler_new(&s, &cfg), 0);
+	run_tree(s, t);
+	sampler_summary(s, &v);
+	assert_int_equal(v.temp_sensors, 5);
+	assert_string_equal(v.temps[0].name, "coretemp Package id 0");
+	assert_true(v.temps[0].start_c == 56 && v.temps[0].max_c == 56 && v.temps[0].end_c == 56);
+	assert_int_equal(v.throttle_cpus, 2);
+	assert_true(isnan(v.throttle_core_events));
+	assert_int_equal(v.cooling_devices, 1);
+	sampler_free(s);
+	free(sys);
+}
+
 /* No /proc/pressure (kernel without PSI): not an error, just unavailable. */
 static void test_no_pressure(void **state)
 {
@@ -929,6 +957,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_fixture_series, setup_tree, teardown_tree),
+		cmocka_unit_test_setup_teardown(test_heat, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_no_pressure, setup_tree_nopsi, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_max_samples, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_resume, setup_tree, teardown_tree),

@@ -299,6 +299,84 @@ static void test_device(void **state)
 	assert_non_null(strstr(f.out.evidence, "busy, not saturated"));
 }
 
+/* Thermal throttling: a counter that moved, a CPU cooling device engaged or a sensor at its limit. */
+static void test_thermal(void **state)
+{
+	struct fx f;
+
+	(void)state;
+	/* Counters read at both edges and still: nothing to say. */
+	base(&f);
+	f.v.throttle_cpus = 2;
+	f.v.throttle_core_events = f.v.throttle_package_events = 0;
+	f.v.cooling_devices = 1;
+	f.v.cooling_state_max = 0;
+	f.v.cooling_state_limit = 4;
+	assert_string_equal(judge(&f), "none observed");
+	assert_null(cand(&f, "thermal throttling"));
+	/* Unknown (no counters, never read) is not "moved". */
+	base(&f);
+	assert_string_equal(judge(&f), "none observed");
+	assert_null(cand(&f, "thermal throttling"));
+
+	/* x86: the core counter moved on one CPU of two. */
+	base(&f);
+	f.v.throttle_cpus = 2;
+	f.v.throttle_cpus_moved = 1;
+	f.v.throttle_core_events = 4;
+	f.v.throttle_package_events = 0;
+	snprintf(f.v.temps[0].name, sizeof(f.v.temps[0].name), "coretemp Package id 0");
+	f.v.temps[0].start_c = 61;
+	f.v.temps[0].max_c = 83;
+	assert_string_equal(judge(&f), "thermal throttling");
+	assert_non_null(strstr(f.out.evidence, "throttle counters moved on 1 of 2 CPUs (core 4, package 0 events)"));
+	assert_non_null(strstr(f.out.evidence, "hottest coretemp Package id 0 83 C (61 C at the start)"));
+	assert_non_null(strstr(f.out.next_step, "heatsink or a fan"));
+
+	/* ARM: the cpufreq cooling device was engaged. */
+	base(&f);
+	f.v.cooling_devices = 1;
+	snprintf(f.v.cooling_name, sizeof(f.v.cooling_name), "cpufreq-cpu0");
+	f.v.cooling_state_max = 2;
+	f.v.cooling_state_limit = 4;
+	snprintf(f.v.temps[0].name, sizeof(f.v.temps[0].name), "cpu-thermal");
+	f.v.temps[0].start_c = 50;
+	f.v.temps[0].max_c = 70;
+	assert_string_equal(judge(&f), "thermal throttling");
+	assert_string_equal(f.out.evidence, "cpufreq-cpu0 at cooling state 2 of 4; hottest cpu-thermal 70 C (50 C at the start)");
+
+	/* A sensor reached its own limit, nothing else moved. */
+	base(&f);
+	snprintf(f.v.temp_hit.name, sizeof(f.v.temp_hit.name), "cpu-thermal");
+	f.v.temp_hit.max_c = 86;
+	f.v.temp_hit.trip_c = 85;
+	snprintf(f.v.temp_hit.trip, sizeof(f.v.temp_hit.trip), "passive");
+	assert_string_equal(judge(&f), "thermal throttling");
+	assert_non_null(strstr(f.out.evidence, "cpu-thermal reached 86 C (its passive 85 C)"));
+
+	/* With every CPU busy, throttling is why: it wins the tie over "cpu". */
+	base(&f);
+	f.v.cpu_busy_pct = 100;
+	f.v.work_threads = 2;
+	f.v.work_cpu_pct = 200;
+	f.v.work_thread_cpu_pct = 100;
+	f.v.cooling_state_max = 1;
+	f.v.cooling_state_limit = 4;
+	snprintf(f.v.cooling_name, sizeof(f.v.cooling_name), "cpufreq-cpu0");
+	assert_string_equal(judge(&f), "thermal throttling");
+	assert_non_null(cand(&f, "cpu"));
+	/* A saturated device stays the device; throttling is the runner-up. */
+	base(&f);
+	snprintf(f.v.busiest_disk, sizeof(f.v.busiest_disk), "vda");
+	f.v.disk_util_pct = 100;
+	f.v.disk_queue_avg = 12;
+	f.v.throttle_cpus = 1;
+	f.v.throttle_cpus_moved = 1;
+	f.v.throttle_core_events = f.v.throttle_package_events = 1;
+	assert_string_equal(judge(&f), "device");
+	assert_string_equal(f.out.cand[1].resource, "thermal throttling");
+}
+
 static void test_benchmark_candidate(void **state)
 {
 	struct result *r = result_new("mem", "latency");
@@ -379,6 +457,7 @@ int main(void)
 		cmocka_unit_test(test_shaper),
 		cmocka_unit_test(test_other_processes),
 		cmocka_unit_test(test_device),
+		cmocka_unit_test(test_thermal),
 		cmocka_unit_test(test_benchmark_candidate),
 		cmocka_unit_test(test_unknown),
 		cmocka_unit_test(test_priority),
