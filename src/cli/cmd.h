@@ -65,6 +65,7 @@ int cmd_version(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_import(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_quick(int argc, char **argv);
 

@@ -387,7 +387,10 @@ struct run *run_new(const char *version, int argc, char **argv)
 
 	run->tool_version = xstrdup(version);
 	run->time_ns = clock_wall_ns();
-	if (gethostname(host, sizeof(host)))
+	/* ENGPASS_HOST names the host for fleets whose hosts share a hostname (containers, tests). */
+	if (getenv("ENGPASS_HOST") && *getenv("ENGPASS_HOST"))
+		snprintf(host, sizeof(host), "%s", getenv("ENGPASS_HOST"));
+	else if (gethostname(host, sizeof(host)))
 		snprintf(host, sizeof(host), "unknown");
 	host[sizeof(host) - 1] = 0;
 	run->host = xstrdup(host);

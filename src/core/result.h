@@ -198,7 +198,11 @@ struct run {
 	struct result **results; size_t nresults;
 };
 
-/* New run stamped with now and the host name; caller frees with run_free(). */
+/*
+ * New run stamped with now and the host name ($ENGPASS_HOST when set and not
+ * empty: fleets whose hosts share one hostname, tests); caller frees with
+ * run_free().
+ */
 struct run *run_new(const char *version, int argc, char **argv);
 /* Appends R to the run, which takes ownership. */
 void run_add(struct run *run, struct result *r);
