@@ -12,6 +12,7 @@ const struct cmd cmd_table[] = {
 	{ "history", cmd_history, "[--limit N] [--command NAME]", "list the stored runs" },
 	{ "show", cmd_show, "RUN [--json]", "show a stored run" },
 	{ "import", cmd_import, "FILE... [--db PATH]", "store JSON documents of this or other hosts in the history" },
+	{ "fleet", cmd_fleet, "[RUN...] [--command NAME] [--k K]", "hosts side by side: each step's figure, verdict, outliers" },
 	{ "compare", cmd_compare, "RUN|FILE.json RUN|FILE.json ...", "put runs side by side with ratios" },
 	{ "report", cmd_report, "RUN|FILE.json --html FILE", "write an HTML report with SVG charts" },
 	{ "sweep", cmd_sweep, "'CMD ARGS' --OPT a,b,c ...", "run a command over a parameter matrix, one table" },

@@ -408,6 +408,15 @@ fail:
 	return r;
 }
 
+/*
+ * SQL: whether the command as typed in column COL starts with the word
+ * ?1 (every command when ?1 is NULL). `engpass quick` records its command
+ * as "engpass quick", a benchmark without the program name: both match.
+ */
+#define CMD_MATCH(col)                                                                                     \
+	"(?1 IS NULL OR " col " = ?1 OR substr(" col ", 1, length(?1) + 1) = ?1 || ' ' OR " col            \
+	" = 'engpass ' || ?1 OR substr(" col ", 1, length(?1) + 9) = 'engpass ' || ?1 || ' ')"
+
 static char *col_dup(sqlite3_stmt *st, int i)
 {
 	const unsigned char *s = sqlite3_column_text(st, i);
@@ -434,7 +443,7 @@ int history_list(struct history *h, size_t limit, const char *command, const cha
 		"  (SELECT x.resource FROM results x WHERE x.run_id = r.id AND x.resource = 'none observed'"
 		"   LIMIT 1),"
 		"  (SELECT x.resource FROM results x WHERE x.run_id = r.id AND x.resource = 'unknown' LIMIT 1))"
-		" FROM runs r WHERE (?1 IS NULL OR r.command = ?1 OR substr(r.command, 1, length(?1) + 1) = ?1 || ' ')"
+		" FROM runs r WHERE " CMD_MATCH("r.command")
 		" AND (?3 IS NULL OR EXISTS (SELECT 1 FROM results z WHERE z.run_id = r.id AND z.bench = ?3))"
 		" ORDER BY r.id DESC LIMIT ?2",
 		-1, &st, NULL);
@@ -594,7 +603,51 @@ int history_latest(struct history *h, int64_t **ids, size_t *n, char *err, size_
 	return 0;
 }
 
+int history_latest_by_host(struct history *h, const char *command, int64_t **ids, size_t *n, char *err,
+			   size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(
+		h->db,
+		"SELECT r.id FROM runs r WHERE " CMD_MATCH("r.command")
+		" AND NOT EXISTS (SELECT 1 FROM runs s WHERE s.host IS r.host AND " CMD_MATCH("s.command")
+		"  AND (s.time_ns > r.time_ns OR (s.time_ns = r.time_ns AND s.id > r.id)))"
+		" ORDER BY r.host, r.id",
+		-1, &st, NULL);
+
+	*ids = NULL;
+	*n = 0;
+	if (rc != SQLITE_OK) {
+		seterr(err, errlen, "%s", sqlite3_errmsg(h->db));
+		return sql_errno(rc);
+	}
+	bind_text(st, 1, command);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*ids = xrealloc(*ids, (*n + 1) * sizeof(**ids));
+		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		seterr(err, errlen, "%s", sqlite3_errmsg(h->db));
+		free(*ids);
+		*ids = NULL;
+		*n = 0;
+		return sql_errno(rc);
+	}
+	return 0;
+}
+
 #else /* !HAVE_SQLITE */
+
+int history_latest_by_host(struct history *h, const char *command, int64_t **ids, size_t *n, char *err,
+			   size_t errlen)
+{
+	(void)h, (void)command;
+	*ids = NULL;
+	*n = 0;
+	snprintf(err, errlen, "built without sqlite");
+	return -ENOTSUP;
+}
 
 int history_latest(struct history *h, int64_t **ids, size_t *n, char *err, size_t errlen)
 {

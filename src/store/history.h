@@ -137,6 +137,14 @@ void history_metrics_release(struct history_metrics *m);
 MUST_CHECK int history_latest(struct history *h, int64_t **ids, size_t *n, char *err, size_t errlen);
 
 /*
+ * The id of the newest run (by start time, then id) of each host, ordered
+ * by host; when COMMAND is not NULL, of the runs whose command as typed
+ * starts with that word (as history_list()). Caller frees *IDS.
+ */
+MUST_CHECK int history_latest_by_host(struct history *h, const char *command, int64_t **ids, size_t *n,
+				      char *err, size_t errlen);
+
+/*
  * Reads the metrics of an engpass JSON document (schema engpass/1) from
  * TEXT, labelled LABEL. Returns 0, -EPROTO (not JSON, not an engpass
  * result) with ERR filled, or -ENOTSUP without jansson. Caller releases
