@@ -14,7 +14,7 @@ const struct cmd cmd_table[] = {
 	{ "import", cmd_import, "FILE... [--db PATH]", "store JSON documents of this or other hosts in the history" },
 	{ "fleet", cmd_fleet, "[RUN...] [--command NAME] [--k K]", "hosts side by side: each step's figure, verdict, outliers" },
 	{ "compare", cmd_compare, "RUN|FILE.json RUN|FILE.json ...", "put runs side by side with ratios" },
-	{ "report", cmd_report, "RUN|FILE.json --html FILE", "write an HTML report with SVG charts" },
+	{ "report", cmd_report, "RUN|FILE.json... --html FILE", "write an HTML report with SVG charts (several: hosts side by side)" },
 	{ "sweep", cmd_sweep, "'CMD ARGS' --OPT a,b,c ...", "run a command over a parameter matrix, one table" },
 	{ "exporter", cmd_exporter, "[--listen ADDR:PORT] [--db PATH] [--max-connections N] [--header-timeout D] [--request-timeout D]", "serve the newest results as Prometheus metrics" },
 	{ "list", cmd_list, "", "list the benchmarks and whether this build and machine can run them" },

@@ -61,4 +61,18 @@ run fleet 1 x --db "$DB"
 check "a bad run id is a usage error" sh -c "[ $RC = 2 ] && grep -q \"'x' is not a run id\" '$T_TMP/err'"
 run fleet 99 --db "$DB"
 check "a missing run is a usage error" sh -c "[ $RC = 2 ] && grep -q 'no run 99' '$T_TMP/err'"
+
+# The HTML page of several hosts: runs 1-5 (as imported) side by side.
+doc '<b>zeta' . --seed 5
+run import --db "$DB" "$T_TMP/<b>zeta.json"
+run report 1 2 3 4 5 7 --db "$DB" --html "$T_TMP/fleet.html"
+P="$T_TMP/fleet.html"
+check "report of several runs writes one page" sh -c "[ $RC = 0 ] && [ -s '$P' ]"
+check "the page names six hosts side by side" grep -q "<h1>engpass report: 6 hosts side by side</h1>" "$P"
+check "one bar chart per headline figure across hosts (null, null / extra)" [ "$(grep -c '<svg class="chart hosts"' "$P")" = 2 ]
+check "a bar per host that has the figure (5 + 1), the failed host named instead" \
+	sh -c "[ \$(grep -o '<rect class=\"bar\"' '$P' | wc -l) = 6 ] && grep -q '>failed</text>' '$P'"
+check "the outlier's bar carries its value" grep -q "<title>delta: 9 ms</title>" "$P"
+check "host names are escaped" sh -c "grep -q '&lt;b&gt;zeta' '$P' && ! grep -q '<b>zeta' '$P'"
+check "the page is self-contained" sh -c "! grep -Eiq '<script|https?://' '$P'"
 done_testing
