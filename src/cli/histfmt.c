@@ -146,20 +146,6 @@ const char *compare_change(double a, double b, enum better dir, enum noise n)
 	return (b > a) == (dir == BETTER_HIGHER) ? "better" : "worse";
 }
 
-static int dbl_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* The median of the N values of W (sorted in place); N > 0. */
-static double median_of(double *w, size_t n)
-{
-	qsort(w, n, sizeof(*w), dbl_cmp);
-	return n % 2 ? w[n / 2] : (w[n / 2 - 1] + w[n / 2]) / 2;
-}
-
 void fleet_band(const double *v, size_t n, double k, struct fleet_band *b)
 {
 	double *w = xcalloc(n ? n : 1, sizeof(*w));
@@ -172,10 +158,10 @@ void fleet_band(const double *v, size_t n, double k, struct fleet_band *b)
 			w[m++] = v[i];
 	b->n = m;
 	if (m) {
-		b->median = median_of(w, m);
+		b->median = median_sort(w, m);
 		for (size_t i = 0; i < m; i++)
 			w[i] = fabs(w[i] - b->median);
-		b->mad = 1.4826 * median_of(w, m);
+		b->mad = 1.4826 * median_sort(w, m);
 	}
 	if (m >= FLEET_MIN_HOSTS) {
 		double floor = FLEET_MAD_FLOOR * fabs(b->median);

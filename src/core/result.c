@@ -310,8 +310,7 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Median of V[0..N), N > 0; sorts V. Even N: mean of the middle two. */
-static double median(double *v, size_t n)
+double median_sort(double *v, size_t n)
 {
 	qsort(v, n, sizeof(*v), cmp_double);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
@@ -357,7 +356,7 @@ struct result *result_merge_reps(struct result **reps, size_t n)
 			if (x && !isnan(x->value))
 				vals[k++] = x->value;
 		}
-		dm = result_metric(d, fm->name, fm->unit, k ? median(vals, k) : NAN, fm->label);
+		dm = result_metric(d, fm->name, fm->unit, k ? median_sort(vals, k) : NAN, fm->label);
 		dm->higher_is_better = fm->higher_is_better;
 		dm->reps = (unsigned)k;
 		if (k) {

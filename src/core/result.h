@@ -189,6 +189,9 @@ void result_attach_sampler(struct result *r, struct sampler *s);
  */
 struct result *result_merge_reps(struct result **reps, size_t n);
 
+/* The median of V[0..N), N > 0; sorts V. Even N: the mean of the middle two. */
+double median_sort(double *v, size_t n);
+
 struct run {
 	char *tool_version;
 	int64_t time_ns;	/* wall clock at start, ns since the epoch */

@@ -1129,6 +1129,16 @@ struct host_step {
 	const char *bench, *step;
 };
 
+/* "bench / step", or the bench alone when the step repeats it. */
+static void host_step_name(FILE *f, const struct host_step *s)
+{
+	svg_esc(f, s->bench);
+	if (strcmp(s->bench, s->step)) {
+		fputs(" / ", f);
+		svg_esc(f, s->step);
+	}
+}
+
 /* The result of DOC for step S, or NULL. */
 static json_t *host_result(json_t *doc, const struct host_step *s)
 {
@@ -1221,11 +1231,7 @@ static void host_chart(FILE *f, json_t **docs, size_t n, const struct host_step 
 	fputs("<a id=\"", f);
 	fputs(id, f);
 	fputs("\"></a>", f);
-	svg_esc(f, s->bench);
-	if (strcmp(s->bench, s->step)) {
-		fputs(" / ", f);
-		svg_esc(f, s->step);
-	}
+	host_step_name(f, s);
 	fputs(": ", f);
 	svg_esc(f, label);
 	fprintf(f, " across %zu hosts (%s)", n, unit_name(u));
@@ -1293,11 +1299,7 @@ int render_html_hosts(FILE *f, json_t **docs, const char *const *sources, size_t
 	fputs("</tr>\n", f);
 	for (size_t si = 0; si < nsteps; si++) {
 		fprintf(f, "<tr><td><a href=\"#hosts-%zu\">", si);
-		svg_esc(f, steps[si].bench);
-		if (strcmp(steps[si].bench, steps[si].step)) {
-			fputs(" / ", f);
-			svg_esc(f, steps[si].step);
-		}
+		host_step_name(f, &steps[si]);
 		fputs("</a></td>", f);
 		for (size_t d = 0; d < n; d++) {
 			json_t *r = host_result(docs[d], &steps[si]);

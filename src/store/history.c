@@ -576,18 +576,11 @@ int history_metrics(struct history *h, int64_t id, struct history_metrics *out, 
 	return 0;
 }
 
-int history_latest(struct history *h, int64_t **ids, size_t *n, char *err, size_t errlen)
+/* Steps prepared statement ST (finalizing it), collecting the first column of every row into *IDS. */
+static int collect_ids(struct history *h, sqlite3_stmt *st, int64_t **ids, size_t *n, char *err, size_t errlen)
 {
-	sqlite3_stmt *st;
-	int rc = sqlite3_prepare_v2(h->db, "SELECT DISTINCT max(run_id) FROM results GROUP BY bench ORDER BY 1",
-				    -1, &st, NULL);
+	int rc;
 
-	*ids = NULL;
-	*n = 0;
-	if (rc != SQLITE_OK) {
-		seterr(err, errlen, "%s", sqlite3_errmsg(h->db));
-		return sql_errno(rc);
-	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		*ids = xrealloc(*ids, (*n + 1) * sizeof(**ids));
 		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
@@ -601,6 +594,21 @@ int history_latest(struct history *h, int64_t **ids, size_t *n, char *err, size_
 		return sql_errno(rc);
 	}
 	return 0;
+}
+
+int history_latest(struct history *h, int64_t **ids, size_t *n, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(h->db, "SELECT DISTINCT max(run_id) FROM results GROUP BY bench ORDER BY 1",
+				    -1, &st, NULL);
+
+	*ids = NULL;
+	*n = 0;
+	if (rc != SQLITE_OK) {
+		seterr(err, errlen, "%s", sqlite3_errmsg(h->db));
+		return sql_errno(rc);
+	}
+	return collect_ids(h, st, ids, n, err, errlen);
 }
 
 int history_latest_by_host(struct history *h, const char *command, int64_t **ids, size_t *n, char *err,
@@ -622,19 +630,7 @@ int history_latest_by_host(struct history *h, const char *command, int64_t **ids
 		return sql_errno(rc);
 	}
 	bind_text(st, 1, command);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		*ids = xrealloc(*ids, (*n + 1) * sizeof(**ids));
-		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		seterr(err, errlen, "%s", sqlite3_errmsg(h->db));
-		free(*ids);
-		*ids = NULL;
-		*n = 0;
-		return sql_errno(rc);
-	}
-	return 0;
+	return collect_ids(h, st, ids, n, err, errlen);
 }
 
 #else /* !HAVE_SQLITE */

@@ -112,8 +112,8 @@ MUST_CHECK int history_store_run(const struct run *run, const char *db, int64_t 
 /*
  * Lists the newest runs first, at most LIMIT; when COMMAND is not NULL,
  * only runs whose command as typed starts with that word ("quick",
- * "disk"; with or without a leading "engpass", as quick records it); when BENCH is not NULL, only runs with a result of that
- * benchmark. Caller frees with history_runs_free().
+ * "disk"; with or without a leading "engpass", as quick records it);
+ * when BENCH is not NULL, only runs with a result of that benchmark. Caller frees with history_runs_free().
  */
 MUST_CHECK int history_list(struct history *h, size_t limit, const char *command, const char *bench,
 			    struct history_run **runs, size_t *n, char *err, size_t errlen);

@@ -8,18 +8,6 @@
 . "$(dirname "$0")/lib.sh"
 needs_feature sqlite jansson
 DB="$T_TMP/h.db"
-G="$ENGPASS_TESTS/cli/golden"
-golden() {
-	name=$1
-	if [ -n "${ENGPASS_UPDATE_GOLDEN:-}" ]; then
-		cp "$T_TMP/out" "$G/$name"
-	fi
-	if diff -u "$G/$name" "$T_TMP/out" >"$T_TMP/diff"; then
-		ok "$name matches golden"
-	else
-		not_ok "$name matches golden" "$(head -40 "$T_TMP/diff")"
-	fi
-}
 # doc HOST JQ ARGS...: a null run on "host" HOST, edited by JQ, at a fixed time and version.
 doc() {
 	host=$1; filter=$2; shift 2
