@@ -3,8 +3,9 @@
 # The Ansible role (packaging/ansible) run for real: five inventory hosts
 # on this machine (ansible_connection=local, each with its own install
 # path, working directory and ENGPASS_HOST): two measure, one fails its run
-# (a usage error: no document), one returns garbage JSON (a stand-in
-# binary), one is unreachable (SSH to a closed port). The playbook
+# (a usage error: no document), one returns garbage JSON, one an older
+# engpass's document (both stand-in binaries: scripts), one is unreachable
+# (SSH to a closed port). The playbook
 # completes for the others, the import says which file it refused and
 # why, a second run installs nothing new and adds two runs, --check changes
 # nothing, and ansible-lint is clean.
@@ -23,7 +24,11 @@ export HOME="$T_TMP/home" ANSIBLE_HOME="$T_TMP/home/.ansible" ANSIBLE_LOCAL_TEMP
 	ANSIBLE_DEPRECATION_WARNINGS=0 ANSIBLE_PYTHON_INTERPRETER=/usr/bin/python3 ANSIBLE_FORKS=5
 mkdir -p "$HOME"
 printf '#!/bin/sh\necho "garbage {"\n' >"$T_TMP/garbage-engpass"
-chmod 755 "$T_TMP/garbage-engpass"
+# An older engpass: the same schema, an older version (the tool's is the first "version").
+ENGPASS_HOST=node6 run null --no-sample --values 1000 --json --no-history
+sed '0,/"version": "[^"]*"/s//"version": "0.0.9"/' "$T_TMP/out" >"$T_TMP/old.json"
+printf '#!/bin/sh\ncat "%s"\n' "$T_TMP/old.json" >"$T_TMP/old-engpass"
+chmod 755 "$T_TMP/garbage-engpass" "$T_TMP/old-engpass"
 cat >"$T_TMP/inventory.yml" <<INV
 all:
   vars:
@@ -44,6 +49,8 @@ all:
       engpass_args: ["null", --no-such-option, --json]
     node4:
       engpass_binary: $T_TMP/garbage-engpass
+    node6:
+      engpass_binary: $T_TMP/old-engpass
     node5:
       ansible_connection: ssh
       ansible_host: 127.0.0.1
@@ -69,18 +76,20 @@ check "each host that printed a document has it fetched" \
 check "engpass was installed per host" sh -c "cmp -s '$ENGPASS' '$T_TMP/hosts/node1/bin/engpass' && [ -x '$T_TMP/hosts/node2/bin/engpass' ]"
 check "the import says which file it refused and why" \
 	grep -q "engpass import: '$T_TMP/results/node4.json' refused: not JSON" "$T_TMP/out"
-check "the import stored the two good hosts" grep -q "2 imported, 0 already stored, 1 refused" "$T_TMP/out"
+check "the import stored the two good hosts and the older engpass's document" \
+	grep -q "3 imported, 0 already stored, 1 refused" "$T_TMP/out"
 run fleet --db "$T_TMP/fleet.db"
-check "the fleet table has the two hosts, each under its own name" \
-	sh -c "grep -q '^fleet: the newest run of each of 2 hosts' '$T_TMP/out' && grep -q '^  node1  ' '$T_TMP/out' && grep -q '^  node2  ' '$T_TMP/out'"
-check "two hosts: no spread judged" grep -q "no spread judged: 2 of 2 hosts have the figure, it needs 3" "$T_TMP/out"
+check "the fleet table has the three hosts, each under its own name" \
+	sh -c "grep -q '^fleet: the newest run of each of 3 hosts' '$T_TMP/out' && grep -q '^  node1  ' '$T_TMP/out' &&
+	grep -q '^  node2  ' '$T_TMP/out' && grep -q '^  node6  .*  0.0.9  ' '$T_TMP/out'"
+check "three hosts: the spread is judged" grep -q "^null: p99 (lower is better), median .*, spread " "$T_TMP/out"
 
 play --limit node1,node2
 check "a second run of the good hosts exits 0" [ "$RC" = 0 ]
 task 'Install engpass' >"$T_TMP/install"
 check "a second run installs nothing (the copy is unchanged)" sh -c "grep -q '^ok: \[node1\]' '$T_TMP/install' && ! grep -q changed '$T_TMP/install'"
 check "a second run measures again and imports two new runs" \
-	sh -c "grep -q '2 imported, 0 already stored, 0 refused' '$T_TMP/out' && [ \$(sqlite3 '$T_TMP/fleet.db' 'SELECT count(*) FROM runs') = 4 ]"
+	sh -c "grep -q '2 imported, 0 already stored, 0 refused' '$T_TMP/out' && [ \$(sqlite3 '$T_TMP/fleet.db' 'SELECT count(*) FROM runs') = 5 ]"
 run import --db "$T_TMP/fleet.db" "$T_TMP/results/node1.json" "$T_TMP/results/node2.json"
 check "importing the fetched files again stores nothing twice" grep -qx "0 imported, 2 already stored, 0 refused" "$T_TMP/out"
 
@@ -88,7 +97,7 @@ before=$(ls -l --time-style=+%s.%N "$T_TMP/results")
 play --check --limit node1,node2
 check "--check exits 0" [ "$RC" = 0 ]
 check "--check runs nothing, fetches nothing, imports nothing" \
-	sh -c "[ \$(sqlite3 '$T_TMP/fleet.db' 'SELECT count(*) FROM runs') = 4 ] && [ \"\$(ls -l --time-style=+%s.%N '$T_TMP/results')\" = '$before' ]"
+	sh -c "[ \$(sqlite3 '$T_TMP/fleet.db' 'SELECT count(*) FROM runs') = 5 ] && [ \"\$(ls -l --time-style=+%s.%N '$T_TMP/results')\" = '$before' ]"
 
 if command -v ansible-lint >/dev/null; then
 	RC=0
