@@ -65,6 +65,8 @@ int cmd_version(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+int cmd_fleet(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_quick(int argc, char **argv);
 
@@ -84,6 +86,15 @@ int cmd_exporter(int argc, char **argv);
  * returns -errno. Built without SQLite it stores nothing and returns 0.
  */
 int cmd_store_run(const char *cmd, const struct run *run, const char *db);
+
+struct history;
+/*
+ * Opens the history database DB (NULL = the default path) for a command
+ * that reads it; on failure prints one line naming CMD and returns the
+ * exit status (2 when there is no database, else 1). Returns -1 with *H
+ * open on success.
+ */
+int cmd_history_open(const char *cmd, const char *db, struct history **h);
 /* Runs benchmark B with the arguments after its name. */
 int cmd_bench(const struct bench *b, int argc, char **argv);
 

@@ -84,10 +84,9 @@ static int parse(const char *cmd, int argc, char **argv, struct history_opts *o,
 	return -1;
 }
 
-/* Opens the history read-mostly; prints one line and returns an exit status on failure. */
-static int open_db(const char *cmd, const struct history_opts *o, struct history **h)
+int cmd_history_open(const char *cmd, const char *db, struct history **h)
 {
-	char *path = db_path(o->db), err[256] = "";
+	char *path = db_path(db), err[256] = "";
 	int r;
 
 	if (!path)
@@ -104,17 +103,6 @@ static int open_db(const char *cmd, const struct history_opts *o, struct history
 static int parse_run_id(const char *s, int64_t *id)
 {
 	return units_parse_int64(s, 1, INT64_MAX, id);
-}
-
-/* "2026-12-04 14:41" (UTC) of T_NS into BUF; SECONDS adds ":SS". */
-static void fmt_time(char *buf, size_t len, int64_t t_ns, bool seconds)
-{
-	time_t t = (time_t)(t_ns / 1000000000);
-	struct tm tm;
-
-	snprintf(buf, len, "?");
-	if (gmtime_r(&t, &tm))
-		strftime(buf, len, seconds ? "%Y-%m-%d %H:%M:%S" : "%Y-%m-%d %H:%M", &tm);
 }
 
 /*
@@ -155,7 +143,7 @@ int cmd_history(int argc, char **argv)
 			"something) and its status (ok, incomplete, or failed with the first reason).\n"
 			"Long fields are cut with ...; 'engpass show RUN' has them whole.")) >= 0)
 		return rc;
-	if ((rc = open_db("history", &o, &h)) >= 0)
+	if ((rc = cmd_history_open("history", o.db, &h)) >= 0)
 		return rc;
 	if (history_list(h, (size_t)o.limit, o.command, o.bench, &runs, &n, err, sizeof(err)) < 0) {
 		fprintf(stderr, "engpass history: %s\n", err);
@@ -167,7 +155,7 @@ int cmd_history(int argc, char **argv)
 	for (size_t i = 0; i < n; i++) {
 		char when[32], st[320], host[64], cmd[96], verdict[64], status[96];
 
-		fmt_time(when, sizeof(when), runs[i].time_ns, false);
+		hist_fmt_time(when, sizeof(when), runs[i].time_ns, false);
 		run_status(st, sizeof(st), &runs[i]);
 		printf("%*" PRId64 "  %-*s  %s  %s  %*zu  %s  %s\n", HW_RUN, runs[i].id, HW_TIME, when,
 		       hist_fit(host, sizeof(host), runs[i].host ? runs[i].host : "?", HW_HOST, true),
@@ -232,7 +220,7 @@ static void show_header(FILE *f, int64_t id, const struct run *run)
 		skipped += run->results[i]->status == RESULT_SKIPPED;
 		incomplete += run->results[i]->incomplete;
 	}
-	fmt_time(when, sizeof(when), run->time_ns, true);
+	hist_fmt_time(when, sizeof(when), run->time_ns, true);
 	fprintf(f, "run %" PRId64 ": engpass %s\n", id, run->command ? run->command : "?");
 	fprintf(f, "  %-8s  %s UTC on %s, engpass %s\n", "time", when, run->host ? run->host : "?",
 		run->tool_version ? run->tool_version : "?");
@@ -297,7 +285,7 @@ int cmd_show(int argc, char **argv)
 		return usage_error("show", "needs one run id (see 'engpass history')");
 	if (parse_run_id(pos[0], &id))
 		return usage_error("show", "'%s' is not a run id", pos[0]);
-	if ((rc = open_db("show", &o, &h)) >= 0)
+	if ((rc = cmd_history_open("show", o.db, &h)) >= 0)
 		return rc;
 	rc = history_document(h, id, &doc, err, sizeof(err));
 	if (!rc && o.json) {
@@ -459,7 +447,7 @@ int cmd_compare(int argc, char **argv)
 		int64_t id;
 
 		if (!parse_run_id(pos[i], &id)) {
-			if (!h && (rc = open_db("compare", &o, &h)) >= 0)
+			if (!h && (rc = cmd_history_open("compare", o.db, &h)) >= 0)
 				goto out;
 			rc = run_metrics(h, id, &sets[nsets], err, sizeof(err));
 		} else {

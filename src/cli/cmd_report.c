@@ -30,6 +30,9 @@
 #include "out/render.h"
 #include "store/history.h"
 
+/* Runs one page puts side by side, at most. */
+#define REPORT_MAX_RUNS 256
+
 struct report_opts {
 	const char *html;
 	const char *db;
@@ -134,7 +137,8 @@ static json_t *load(const char *arg, const char *db, int *rc)
  * -errno; *STAGE says which step failed ("create" when the temp file
  * could not be made: the directory is the problem).
  */
-static int write_atomic(const char *file, const char *dir, json_t *doc, const char *source, const char **stage)
+static int write_atomic(const char *file, const char *dir, json_t **docs, const char *const *sources, size_t n,
+			const char **stage)
 {
 	struct tmpfile_reg *reg = tmpfile_reg_new();
 	char *tmp = NULL;
@@ -163,7 +167,7 @@ static int write_atomic(const char *file, const char *dir, json_t *doc, const ch
 		close(fd);
 		goto out;
 	}
-	r = render_html(f, doc, source);
+	r = n == 1 ? render_html(f, docs[0], sources[0]) : render_html_hosts(f, docs, sources, n);
 	if (!r && (fflush(f) != 0 || fsync(fd) < 0))
 		r = -errno;
 	if (fclose(f) != 0 && !r)
@@ -205,7 +209,7 @@ int report_write_run(const char *file, const struct run *run, const char *source
 	if (!doc)
 		return -EPROTO;
 	dir = dir_of(file);
-	r = write_atomic(file, dir, doc, source, stage);
+	r = write_atomic(file, dir, &doc, &source, 1, stage);
 	free(dir);
 	json_decref(doc);
 	return r;
@@ -224,24 +228,27 @@ int cmd_report(int argc, char **argv)
 	struct report_opts o = { 0 };
 	struct opt_group g = { report_options, &o };
 	struct opt_seen seen;
-	char *pos[2], err[256];
+	char *pos[REPORT_MAX_RUNS + 1], err[256];
 	size_t npos;
 
-	if (opt_parse(argc, argv, &g, 1, 1, pos, 2, &npos, &seen, err, sizeof(err)))
+	if (opt_parse(argc, argv, &g, 1, 1, pos, REPORT_MAX_RUNS + 1, &npos, &seen, err, sizeof(err)))
 		return usage_error("report", "%s", err);
 	if (o.help) {
-		printf("usage: engpass report RUN|FILE.json --html FILE [--db PATH]\n\n"
+		printf("usage: engpass report RUN|FILE.json... --html FILE [--db PATH]\n\n"
 		       "Writes one self-contained HTML page (inline CSS and SVG, no script, nothing fetched)\n"
 		       "for a stored run or an engpass JSON file: a summary table, charts across steps,\n"
 		       "and per step throughput and CPU over time with a heat strip per core, latency\n"
-		       "histograms and percentile bars. See docs/report.md.\n\noptions:\n");
+		       "histograms and percentile bars. Given several runs (hosts of a fleet), one page\n"
+		       "with them side by side: every step's headline figure and verdict per host, and\n"
+		       "one bar chart per headline figure across the hosts (at most %d runs).\n"
+		       "See docs/report.md and docs/fleet.md.\n\noptions:\n", REPORT_MAX_RUNS);
 		opt_help(stdout, report_options);
 		return EXIT_OK;
 	}
 	if (npos == 0)
 		return usage_error("report", "needs a run id (see 'engpass history') or an engpass JSON file");
-	if (npos > 1)
-		return usage_error("report", "takes one run id or JSON file, not '%s' too", pos[1]);
+	if (npos > REPORT_MAX_RUNS)
+		return usage_error("report", "takes at most %d runs, not '%s' too", REPORT_MAX_RUNS, pos[REPORT_MAX_RUNS]);
 	if (!o.html || !*o.html)
 		return usage_error("report", "needs --html FILE, the page to write");
 #if !HAVE_JANSSON
@@ -249,10 +256,11 @@ int cmd_report(int argc, char **argv)
 	return EXIT_MEASURE_FAILED;
 #else
 	{
-		char *dir = dir_of(o.html), *source;
+		char *dir = dir_of(o.html), *sources[REPORT_MAX_RUNS] = { 0 };
+		json_t *docs[REPORT_MAX_RUNS] = { 0 };
 		const char *stage;
 		struct stat st;
-		json_t *doc;
+		size_t n = 0;
 		int rc = EXIT_OK, r;
 
 		if ((r = dir_writable(dir)) < 0) {
@@ -264,24 +272,22 @@ int cmd_report(int argc, char **argv)
 			free(dir);
 			return usage_error("report", "option '--html': '%s' is a directory", o.html);
 		}
-		doc = load(pos[0], o.db, &rc);
-		if (!doc) {
-			free(dir);
-			return rc;
-		}
-		if (html_check_document(doc, err, sizeof(err)) < 0) {
-			fprintf(stderr, "engpass report: '%s': %s\n", pos[0], err);
-			json_decref(doc);
-			free(dir);
-			return EXIT_USAGE;
-		}
-		{
+		for (; n < npos; n++) {
 			int64_t id;
 
-			source = units_parse_int64(pos[0], 1, INT64_MAX, &id) ? xstrdup(pos[0])
-									    : xasprintf("run %" PRId64, id);
+			docs[n] = load(pos[n], o.db, &rc);
+			if (!docs[n])
+				goto out;
+			if (html_check_document(docs[n], err, sizeof(err)) < 0) {
+				fprintf(stderr, "engpass report: '%s': %s\n", pos[n], err);
+				rc = EXIT_USAGE;
+				n++;
+				goto out;
+			}
+			sources[n] = units_parse_int64(pos[n], 1, INT64_MAX, &id) ? xstrdup(pos[n])
+										   : xasprintf("run %" PRId64, id);
 		}
-		r = write_atomic(o.html, dir, doc, source, &stage);
+		r = write_atomic(o.html, dir, docs, (const char *const *)sources, n, &stage);
 		if (r < 0) {
 			fprintf(stderr, "engpass report: cannot %s '%s': %s\n",
 				!strcmp(stage, "create") ? "write into the directory of" : "write", o.html, strerror(-r));
@@ -289,8 +295,11 @@ int cmd_report(int argc, char **argv)
 		} else {
 			printf("%s\n", o.html);
 		}
-		free(source);
-		json_decref(doc);
+out:
+		for (size_t i = 0; i < n; i++) {
+			free(sources[i]);
+			json_decref(docs[i]);
+		}
 		free(dir);
 		return rc;
 	}

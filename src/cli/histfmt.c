@@ -7,7 +7,21 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include "lib/xalloc.h"
+
+void hist_fmt_time(char *buf, size_t len, int64_t t_ns, bool seconds)
+{
+	time_t t = (time_t)(t_ns / 1000000000);
+	struct tm tm;
+
+	snprintf(buf, len, "?");
+	if (gmtime_r(&t, &tm))
+		strftime(buf, len, seconds ? "%Y-%m-%d %H:%M:%S" : "%Y-%m-%d %H:%M", &tm);
+}
 
 /* True for the first byte of a UTF-8 character (not a continuation byte). */
 static bool char_start(unsigned char c)
@@ -130,4 +144,39 @@ const char *compare_change(double a, double b, enum better dir, enum noise n)
 	if (dir == BETTER_UNKNOWN || n != NOISE_BEYOND)
 		return "";
 	return (b > a) == (dir == BETTER_HIGHER) ? "better" : "worse";
+}
+
+void fleet_band(const double *v, size_t n, double k, struct fleet_band *b)
+{
+	double *w = xcalloc(n ? n : 1, sizeof(*w));
+	size_t m = 0;
+
+	memset(b, 0, sizeof(*b));
+	b->median = b->mad = b->width = b->lo = b->hi = NAN;
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(v[i]))
+			w[m++] = v[i];
+	b->n = m;
+	if (m) {
+		b->median = median_sort(w, m);
+		for (size_t i = 0; i < m; i++)
+			w[i] = fabs(w[i] - b->median);
+		b->mad = 1.4826 * median_sort(w, m);
+	}
+	if (m >= FLEET_MIN_HOSTS) {
+		double floor = FLEET_MAD_FLOOR * fabs(b->median);
+
+		b->judged = true;
+		b->width = k * (b->mad > floor ? b->mad : floor);
+		b->lo = b->median - b->width;
+		b->hi = b->median + b->width;
+	}
+	free(w);
+}
+
+int fleet_side(const struct fleet_band *b, double x)
+{
+	if (!b->judged || !isfinite(x))
+		return 0;
+	return x < b->lo ? -1 : x > b->hi ? 1 : 0;
 }

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/result.h"
 
@@ -20,6 +21,9 @@
  * a space. Columns are counted as UTF-8 characters. Returns BUF.
  */
 char *hist_fit(char *buf, size_t len, const char *s, size_t width, bool pad);
+
+/* "2026-12-04 14:41" (UTC) of T_NS (ns since the epoch) into BUF; SECONDS adds ":SS". */
+void hist_fmt_time(char *buf, size_t len, int64_t t_ns, bool seconds);
 
 /* Columns of UTF-8 string S (its characters); 0 for NULL. */
 size_t hist_cols(const char *s);
@@ -75,5 +79,31 @@ const char *noise_name(enum noise n);
  * judged: without repetitions a difference is not evidence).
  */
 const char *compare_change(double a, double b, enum better dir, enum noise n);
+
+/* The fleet's spread of one figure (engpass fleet, report across hosts). */
+struct fleet_band {
+	size_t n;		/* finite values */
+	double median;
+	double mad;		/* median absolute deviation, scaled by 1.4826 (the normal's sigma) */
+	double width;		/* K x max(mad, FLEET_MAD_FLOOR x |median|) */
+	double lo, hi;		/* median -+ width */
+	bool judged;		/* n >= FLEET_MIN_HOSTS */
+};
+
+#define FLEET_MIN_HOSTS 3	/* fewer values cannot tell a host from the rest */
+#define FLEET_MAD_FLOOR 0.01	/* the spread is at least 1 % of the median */
+
+/*
+ * The band median -+ K x MAD of the finite values among V[0..N) (NaN is
+ * skipped; V is not changed). The MAD is scaled by 1.4826 so that K reads
+ * as standard deviations of normal noise, and taken as at least
+ * FLEET_MAD_FLOOR of the median: hosts that agree to the digit do not
+ * make every small difference an outlier. Not judged (and lo/hi NaN) with
+ * fewer than FLEET_MIN_HOSTS values.
+ */
+void fleet_band(const double *v, size_t n, double k, struct fleet_band *b);
+
+/* -1 below B's band, 1 above it, 0 within it or not judged (or X is NaN). */
+int fleet_side(const struct fleet_band *b, double x);
 
 #endif

@@ -317,8 +317,7 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Median of V[0..N), N > 0; sorts V. Even N: mean of the middle two. */
-static double median(double *v, size_t n)
+double median_sort(double *v, size_t n)
 {
 	qsort(v, n, sizeof(*v), cmp_double);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
@@ -364,7 +363,7 @@ struct result *result_merge_reps(struct result **reps, size_t n)
 			if (x && !isnan(x->value))
 				vals[k++] = x->value;
 		}
-		dm = result_metric(d, fm->name, fm->unit, k ? median(vals, k) : NAN, fm->label);
+		dm = result_metric(d, fm->name, fm->unit, k ? median_sort(vals, k) : NAN, fm->label);
 		dm->higher_is_better = fm->higher_is_better;
 		dm->reps = (unsigned)k;
 		if (k) {
@@ -394,7 +393,10 @@ struct run *run_new(const char *version, int argc, char **argv)
 
 	run->tool_version = xstrdup(version);
 	run->time_ns = clock_wall_ns();
-	if (gethostname(host, sizeof(host)))
+	/* ENGPASS_HOST names the host for fleets whose hosts share a hostname (containers, tests). */
+	if (getenv("ENGPASS_HOST") && *getenv("ENGPASS_HOST"))
+		snprintf(host, sizeof(host), "%s", getenv("ENGPASS_HOST"));
+	else if (gethostname(host, sizeof(host)))
 		snprintf(host, sizeof(host), "unknown");
 	host[sizeof(host) - 1] = 0;
 	run->host = xstrdup(host);

@@ -199,6 +199,9 @@ void result_attach_sampler(struct result *r, struct sampler *s);
  */
 struct result *result_merge_reps(struct result **reps, size_t n);
 
+/* The median of V[0..N), N > 0; sorts V. Even N: the mean of the middle two. */
+double median_sort(double *v, size_t n);
+
 struct run {
 	char *tool_version;
 	int64_t time_ns;	/* wall clock at start, ns since the epoch */
@@ -208,7 +211,11 @@ struct run {
 	struct result **results; size_t nresults;
 };
 
-/* New run stamped with now and the host name; caller frees with run_free(). */
+/*
+ * New run stamped with now and the host name ($ENGPASS_HOST when set and not
+ * empty: fleets whose hosts share one hostname, tests); caller frees with
+ * run_free().
+ */
 struct run *run_new(const char *version, int argc, char **argv);
 /* Appends R to the run, which takes ownership. */
 void run_add(struct run *run, struct result *r);

@@ -1121,6 +1121,219 @@ int render_html(FILE *f, json_t *doc, const char *source)
 	return ferror(f) ? -EIO : 0;
 }
 
+
+/* ---- several hosts' runs side by side ------------------------------------ */
+
+/* A step of the page across hosts: its bench and step names (borrowed from a document). */
+struct host_step {
+	const char *bench, *step;
+};
+
+/* "bench / step", or the bench alone when the step repeats it. */
+static void host_step_name(FILE *f, const struct host_step *s)
+{
+	svg_esc(f, s->bench);
+	if (strcmp(s->bench, s->step)) {
+		fputs(" / ", f);
+		svg_esc(f, s->step);
+	}
+}
+
+/* The result of DOC for step S, or NULL. */
+static json_t *host_result(json_t *doc, const struct host_step *s)
+{
+	json_t *r;
+	size_t i;
+
+	json_array_foreach(json_object_get(doc, "results"), i, r)
+		if (!strcmp(jstr(r, "bench"), s->bench) && !strcmp(jstr(r, "step"), s->step))
+			return r;
+	return NULL;
+}
+
+/* The headline key of R when R is ok and its headline is a number, else NULL. */
+static const char *host_headline(const json_t *r)
+{
+	const char *hl = jstr(r, "headline"), *st = jstr(r, "status");
+
+	if (!hl || !st || strcmp(st, "ok") || !json_is_number(json_object_get(json_object_get(r, "metrics"), hl)))
+		return NULL;
+	return hl;
+}
+
+/* The steps of all documents, each once, in the order they first appear. Caller frees. */
+static struct host_step *host_steps(json_t **docs, size_t n, size_t *nsteps)
+{
+	struct host_step *v = NULL;
+	size_t cap = 0;
+
+	*nsteps = 0;
+	for (size_t d = 0; d < n; d++) {
+		json_t *r;
+		size_t i;
+
+		json_array_foreach(json_object_get(docs[d], "results"), i, r) {
+			struct host_step s = { jstr(r, "bench"), jstr(r, "step") };
+			bool seen = false;
+
+			for (size_t k = 0; k < *nsteps && !seen; k++)
+				seen = !strcmp(v[k].bench, s.bench) && !strcmp(v[k].step, s.step);
+			if (seen)
+				continue;
+			if (*nsteps == cap) {
+				cap = cap ? 2 * cap : 16;
+				v = xrealloc(v, cap * sizeof(*v));
+			}
+			v[(*nsteps)++] = s;
+		}
+	}
+	return v;
+}
+
+/*
+ * One bar chart of step S's headline figure across the hosts: a bar per
+ * host from 0, with its value; a host without the figure gets its status
+ * instead of a bar. The unit and label are the first host's that has it;
+ * a host whose headline is another metric is shown without a bar.
+ */
+static void host_chart(FILE *f, json_t **docs, size_t n, const struct host_step *s, size_t si)
+{
+	const char *key = NULL, *label = NULL;
+	double hi = 0, t[SVG_MAXTICKS];
+	struct svg_frame fr;
+	enum unit u;
+	size_t nt;
+	char id[32], v[48];
+
+	for (size_t d = 0; d < n && !key; d++) {
+		json_t *r = host_result(docs[d], s);
+
+		if ((key = host_headline(r)))
+			label = metric_label(r, key);
+	}
+	if (!key)
+		return;
+	u = unit_from_key(key, NULL);
+	for (size_t d = 0; d < n; d++) {
+		json_t *r = host_result(docs[d], s);
+		const char *hk = host_headline(r);
+
+		if (hk && !strcmp(hk, key))
+			hi = fmax(hi, jnum(json_object_get(r, "metrics"), key));
+	}
+	svg_frame_init(&fr, 16 + (int)n * 26 + 40, 16, 40);
+	fr.x.lo = 0;
+	fr.x.hi = hi > 0 ? hi : 1;
+	fr.x.p1 -= 80;	/* room for the longest bar's value */
+	nt = svg_lin_ticks(0, &fr.x.hi, u, true, t);
+	snprintf(id, sizeof(id), "hosts-%zu", si);
+	fig_begin(f);
+	fputs("<a id=\"", f);
+	fputs(id, f);
+	fputs("\"></a>", f);
+	host_step_name(f, s);
+	fputs(": ", f);
+	svg_esc(f, label);
+	fprintf(f, " across %zu hosts (%s)", n, unit_name(u));
+	fig_caption_end(f);
+	svg_begin(f, "hosts", id, &fr);
+	svg_axis_x(f, &fr, t, nt, u, unit_name(u));
+	for (size_t d = 0; d < n; d++) {
+		json_t *r = host_result(docs[d], s);
+		const char *hk = host_headline(r), *host = jstr(docs[d], "host") ?: "?";
+		double y = fr.mt + 5 + (double)d * 26, x;
+
+		fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", fr.x.p0 - 6, y + 13);
+		svg_esc_trunc(f, host, 11);
+		fputs("</text>", f);
+		if (!hk || strcmp(hk, key)) {
+			fprintf(f, "<text class=\"value\" x=\"%.1f\" y=\"%.1f\">", fr.x.p0 + 4, y + 13);
+			svg_esc(f, !r ? "no such step" : hk ? "another headline" : jstr(r, "status") ?: "?");
+			fputs("</text>\n", f);
+			continue;
+		}
+		x = svg_px(&fr.x, jnum(json_object_get(r, "metrics"), key));
+		svg_fmt_short(v, sizeof(v), jnum(json_object_get(r, "metrics"), key), u);
+		fprintf(f, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"18\"><title>", fr.x.p0, y,
+			x - fr.x.p0 > 1 ? x - fr.x.p0 : 1);
+		svg_esc(f, host);
+		fprintf(f, ": %s</title></rect><text class=\"value\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", v, x + 4, y + 13, v);
+	}
+	svg_end(f);
+	fig_end(f);
+}
+
+int render_html_hosts(FILE *f, json_t **docs, const char *const *sources, size_t n)
+{
+	size_t nsteps;
+	struct host_step *steps = host_steps(docs, n, &nsteps);
+	char v[64];
+
+	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+		   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+		   "<meta name=\"generator\" content=\"engpass\">\n<title>engpass report: %zu hosts</title>\n"
+		   "<style>\n%s</style>\n</head>\n<body>\n<h1>engpass report: %zu hosts side by side</h1>\n",
+		n, css, n);
+	fputs("<h2 id=\"runs\">Runs</h2>\n<table>\n<tr><th>host</th><th>time</th><th>command</th><th>engpass</th>"
+	      "<th>from</th></tr>\n", f);
+	for (size_t d = 0; d < n; d++) {
+		fputs("<tr><td>", f);
+		svg_esc(f, jstr(docs[d], "host") ?: "?");
+		fputs("</td><td>", f);
+		svg_esc(f, jstr(docs[d], "time") ?: "?");
+		fputs("</td><td><code>", f);
+		svg_esc(f, jstr(docs[d], "command") ?: "?");
+		fputs("</code></td><td>", f);
+		svg_esc(f, jstr(json_object_get(docs[d], "tool"), "version") ?: "?");
+		fputs("</td><td>", f);
+		svg_esc(f, sources[d]);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n<h2 id=\"summary\">Headline figures and verdicts</h2>\n<table class=\"summary\">\n<tr>"
+	      "<th>step</th>", f);
+	for (size_t d = 0; d < n; d++) {
+		fputs("<th>", f);
+		svg_esc(f, jstr(docs[d], "host") ?: "?");
+		fputs("</th>", f);
+	}
+	fputs("</tr>\n", f);
+	for (size_t si = 0; si < nsteps; si++) {
+		fprintf(f, "<tr><td><a href=\"#hosts-%zu\">", si);
+		host_step_name(f, &steps[si]);
+		fputs("</a></td>", f);
+		for (size_t d = 0; d < n; d++) {
+			json_t *r = host_result(docs[d], &steps[si]);
+			const char *hk = host_headline(r), *res = jstr(json_object_get(r, "verdict"), "resource");
+
+			fputs("<td>", f);
+			if (!r) {
+				fputs("&mdash;", f);
+			} else if (!hk) {
+				badge(f, r);
+			} else {
+				metric_value(v, sizeof(v), r, hk);
+				svg_esc(f, metric_label(r, hk));
+				fprintf(f, ": <b>%s</b>", v);
+			}
+			if (res) {
+				fputs("<br><span class=\"key\">", f);
+				svg_esc(f, res);
+				fputs("</span>", f);
+			}
+			fputs("</td>", f);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n<h2 id=\"charts\">Across hosts</h2>\n", f);
+	for (size_t si = 0; si < nsteps; si++)
+		host_chart(f, docs, n, &steps[si], si);
+	fputs("<p class=\"meta\">Made by engpass from the hosts' JSON documents (schema engpass/1); every figure is a "
+	      "document's. 'engpass report RUN --html FILE' draws one host's run in full; 'engpass fleet' marks the "
+	      "hosts beyond the fleet's spread.</p>\n</body>\n</html>\n", f);
+	free(steps);
+	return ferror(f) ? -EIO : 0;
+}
+
 #else
 
 /* Built without jansson: the report command says so; nothing to compile here. */

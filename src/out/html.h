@@ -46,6 +46,15 @@ MUST_CHECK int html_check_document(json_t *doc, char *err, size_t errlen);
  */
 MUST_CHECK int render_html(FILE *f, json_t *doc, const char *source);
 
+/*
+ * Writes one HTML page of N hosts' runs side by side: DOCS[0..N) (each
+ * checked with html_check_document()), SOURCES[i] naming where DOCS[i]
+ * came from. A table of the runs, a table of every step's headline figure
+ * and verdict per host, and per step one bar chart of its headline figure
+ * across the hosts. Returns 0, or -EIO when writing to F failed.
+ */
+MUST_CHECK int render_html_hosts(FILE *f, json_t **docs, const char *const *sources, size_t n);
+
 #endif
 
 #endif

@@ -83,7 +83,7 @@ int history_store_run(const struct run *run, const char *db, int64_t *id, char *
 		if (fclose(f) != 0) {
 			r = -errno;
 			snprintf(err, errlen, "'%s': %s", path, strerror(-r));
-		} else if ((r = history_store(h, run, doc, id, e, sizeof(e))) < 0) {
+		} else if ((r = history_store(h, run, doc, NULL, id, e, sizeof(e))) < 0) {
 			snprintf(err, errlen, "'%s': %s", path, e);
 		}
 	}
@@ -173,7 +173,16 @@ static const char *const migrations[] = {
 	" name TEXT NOT NULL, unit INTEGER NOT NULL, value REAL, min REAL, max REAL, reps INTEGER);"
 	"CREATE INDEX results_run ON results(run_id);"
 	"CREATE INDEX metrics_result ON metrics(result_id);",
+	/* 1 -> 2: imports (engpass import). A run is identified by host, start time and command; the
+	 * index finds one fast. It is not UNIQUE, so that a version 1 database that somehow holds two
+	 * rows alike still migrates; history_store() checks inside its transaction instead. source
+	 * names the file an imported run came from (NULL: measured and stored by this engpass). */
+	"ALTER TABLE runs ADD COLUMN source TEXT;"
+	"CREATE INDEX runs_identity ON runs(host, time_ns, command);",
 };
+
+_Static_assert(sizeof(migrations) / sizeof(migrations[0]) == HISTORY_SCHEMA_VERSION,
+	       "one migration per schema version");
 
 static int query_int(struct history *h, const char *sql, int64_t *out)
 {
@@ -293,16 +302,48 @@ static int bind_text(sqlite3_stmt *st, int i, const char *s)
 	return s ? sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(st, i);
 }
 
-int history_store(struct history *h, const struct run *run, const char *doc, int64_t *id, char *err,
-		  size_t errlen)
+/*
+ * The id of the stored run with RUN's identity (host, start time, command)
+ * into *ID: 1 when there is one, 0 when not, or an SQLite error code
+ * (negated). Called inside history_store()'s transaction.
+ */
+static int find_same(struct history *h, const struct run *run, int64_t *id)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(h->db, "SELECT id FROM runs WHERE host IS ? AND time_ns = ? AND command IS ?"
+					   " ORDER BY id LIMIT 1", -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return -rc;
+	bind_text(st, 1, run->host);
+	sqlite3_bind_int64(st, 2, run->time_ns);
+	bind_text(st, 3, run->command);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -rc;
+}
+
+int history_store(struct history *h, const struct run *run, const char *doc, const char *source, int64_t *id,
+		  char *err, size_t errlen)
 {
 	sqlite3_stmt *srun = NULL, *sres = NULL, *smet = NULL;
 	int r, rc;
 
 	if ((r = exec(h, "BEGIN IMMEDIATE", err, errlen)) < 0)
 		return r;
-	rc = sqlite3_prepare_v2(h->db, "INSERT INTO runs(time_ns, host, command, version, document)"
-				       " VALUES (?, ?, ?, ?, ?)", -1, &srun, NULL);
+	r = find_same(h, run, id);
+	if (r == 1) {
+		exec(h, "ROLLBACK", NULL, 0);
+		return 1;
+	}
+	if (r < 0) {
+		rc = -r;
+		goto fail;
+	}
+	rc = sqlite3_prepare_v2(h->db, "INSERT INTO runs(time_ns, host, command, version, document, source)"
+				       " VALUES (?, ?, ?, ?, ?, ?)", -1, &srun, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_prepare_v2(h->db, "INSERT INTO results(run_id, idx, bench, step, status, reason,"
 					       " incomplete, resource, evidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -317,6 +358,7 @@ int history_store(struct history *h, const struct run *run, const char *doc, int
 	bind_text(srun, 3, run->command);
 	bind_text(srun, 4, run->tool_version);
 	bind_text(srun, 5, doc);
+	bind_text(srun, 6, source);
 	if ((rc = sqlite3_step(srun)) != SQLITE_DONE)
 		goto fail;
 	*id = sqlite3_last_insert_rowid(h->db);
@@ -366,6 +408,15 @@ fail:
 	return r;
 }
 
+/*
+ * SQL: whether the command as typed in column COL starts with the word
+ * ?1 (every command when ?1 is NULL). `engpass quick` records its command
+ * as "engpass quick", a benchmark without the program name: both match.
+ */
+#define CMD_MATCH(col)                                                                                     \
+	"(?1 IS NULL OR " col " = ?1 OR substr(" col ", 1, length(?1) + 1) = ?1 || ' ' OR " col            \
+	" = 'engpass ' || ?1 OR substr(" col ", 1, length(?1) + 9) = 'engpass ' || ?1 || ' ')"
+
 static char *col_dup(sqlite3_stmt *st, int i)
 {
 	const unsigned char *s = sqlite3_column_text(st, i);
@@ -392,7 +443,7 @@ int history_list(struct history *h, size_t limit, const char *command, const cha
 		"  (SELECT x.resource FROM results x WHERE x.run_id = r.id AND x.resource = 'none observed'"
 		"   LIMIT 1),"
 		"  (SELECT x.resource FROM results x WHERE x.run_id = r.id AND x.resource = 'unknown' LIMIT 1))"
-		" FROM runs r WHERE (?1 IS NULL OR r.command = ?1 OR substr(r.command, 1, length(?1) + 1) = ?1 || ' ')"
+		" FROM runs r WHERE " CMD_MATCH("r.command")
 		" AND (?3 IS NULL OR EXISTS (SELECT 1 FROM results z WHERE z.run_id = r.id AND z.bench = ?3))"
 		" ORDER BY r.id DESC LIMIT ?2",
 		-1, &st, NULL);
@@ -525,18 +576,11 @@ int history_metrics(struct history *h, int64_t id, struct history_metrics *out, 
 	return 0;
 }
 
-int history_latest(struct history *h, int64_t **ids, size_t *n, char *err, size_t errlen)
+/* Steps prepared statement ST (finalizing it), collecting the first column of every row into *IDS. */
+static int collect_ids(struct history *h, sqlite3_stmt *st, int64_t **ids, size_t *n, char *err, size_t errlen)
 {
-	sqlite3_stmt *st;
-	int rc = sqlite3_prepare_v2(h->db, "SELECT DISTINCT max(run_id) FROM results GROUP BY bench ORDER BY 1",
-				    -1, &st, NULL);
+	int rc;
 
-	*ids = NULL;
-	*n = 0;
-	if (rc != SQLITE_OK) {
-		seterr(err, errlen, "%s", sqlite3_errmsg(h->db));
-		return sql_errno(rc);
-	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		*ids = xrealloc(*ids, (*n + 1) * sizeof(**ids));
 		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
@@ -552,7 +596,54 @@ int history_latest(struct history *h, int64_t **ids, size_t *n, char *err, size_
 	return 0;
 }
 
+int history_latest(struct history *h, int64_t **ids, size_t *n, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(h->db, "SELECT DISTINCT max(run_id) FROM results GROUP BY bench ORDER BY 1",
+				    -1, &st, NULL);
+
+	*ids = NULL;
+	*n = 0;
+	if (rc != SQLITE_OK) {
+		seterr(err, errlen, "%s", sqlite3_errmsg(h->db));
+		return sql_errno(rc);
+	}
+	return collect_ids(h, st, ids, n, err, errlen);
+}
+
+int history_latest_by_host(struct history *h, const char *command, int64_t **ids, size_t *n, char *err,
+			   size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(
+		h->db,
+		"SELECT r.id FROM runs r WHERE " CMD_MATCH("r.command")
+		" AND NOT EXISTS (SELECT 1 FROM runs s WHERE s.host IS r.host AND " CMD_MATCH("s.command")
+		"  AND (s.time_ns > r.time_ns OR (s.time_ns = r.time_ns AND s.id > r.id)))"
+		" ORDER BY r.host, r.id",
+		-1, &st, NULL);
+
+	*ids = NULL;
+	*n = 0;
+	if (rc != SQLITE_OK) {
+		seterr(err, errlen, "%s", sqlite3_errmsg(h->db));
+		return sql_errno(rc);
+	}
+	bind_text(st, 1, command);
+	return collect_ids(h, st, ids, n, err, errlen);
+}
+
 #else /* !HAVE_SQLITE */
+
+int history_latest_by_host(struct history *h, const char *command, int64_t **ids, size_t *n, char *err,
+			   size_t errlen)
+{
+	(void)h, (void)command;
+	*ids = NULL;
+	*n = 0;
+	snprintf(err, errlen, "built without sqlite");
+	return -ENOTSUP;
+}
 
 int history_latest(struct history *h, int64_t **ids, size_t *n, char *err, size_t errlen)
 {
@@ -578,10 +669,10 @@ void history_close(struct history *h)
 	(void)h;
 }
 
-int history_store(struct history *h, const struct run *run, const char *doc, int64_t *id, char *err,
-		  size_t errlen)
+int history_store(struct history *h, const struct run *run, const char *doc, const char *source, int64_t *id,
+		  char *err, size_t errlen)
 {
-	(void)h, (void)run, (void)doc, (void)id;
+	(void)h, (void)run, (void)doc, (void)source, (void)id;
 	snprintf(err, errlen, "built without sqlite");
 	return -ENOTSUP;
 }

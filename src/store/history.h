@@ -21,7 +21,7 @@
 #include "lib/compiler.h"
 #include "core/result.h"
 
-#define HISTORY_SCHEMA_VERSION 1
+#define HISTORY_SCHEMA_VERSION 2
 
 struct history;
 
@@ -77,10 +77,28 @@ void history_close(struct history *h);
 
 /*
  * Stores RUN with its JSON document DOC in one transaction; *ID gets the
- * new run id. Returns 0 or -errno with ERR filled.
+ * new run id. A run is identified by its host, start time (ns) and command:
+ * when the history already holds a run with the same three, nothing is
+ * stored, *ID gets that run's id and the call returns 1. SOURCE says where
+ * an imported document came from (a file name; NULL for a run this engpass
+ * measured). Returns 0 (stored), 1 (already stored) or -errno with ERR filled.
  */
-MUST_CHECK int history_store(struct history *h, const struct run *run, const char *doc, int64_t *id,
-			     char *err, size_t errlen);
+MUST_CHECK int history_store(struct history *h, const struct run *run, const char *doc, const char *source,
+			     int64_t *id, char *err, size_t errlen);
+
+/*
+ * Imports the engpass JSON document TEXT (from SOURCE, a file name) into
+ * the history: checked whole first (JSON, "schema": "engpass/1", the run's
+ * identity: host, time_unix_ns and command; every result readable by
+ * run_from_json()), then stored as it is through history_store(). A
+ * document of a newer schema (engpass/2...), of a foreign one, or garbage
+ * is refused with -EPROTO and one line in ERR, and nothing of it is
+ * stored. Returns 0 (stored, *ID the new run), 1 (already stored, *ID the
+ * run that has it), -EPROTO (refused), -ENOTSUP (built without jansson or
+ * SQLite) or another -errno from the database, with ERR filled.
+ */
+MUST_CHECK int history_import(struct history *h, const char *text, const char *source, int64_t *id, char *err,
+			      size_t errlen);
 
 /*
  * Stores RUN in the history database at DB (NULL = history_default_path()):
@@ -94,8 +112,8 @@ MUST_CHECK int history_store_run(const struct run *run, const char *db, int64_t 
 /*
  * Lists the newest runs first, at most LIMIT; when COMMAND is not NULL,
  * only runs whose command as typed starts with that word ("quick",
- * "disk"); when BENCH is not NULL, only runs with a result of that
- * benchmark. Caller frees with history_runs_free().
+ * "disk"; with or without a leading "engpass", as quick records it);
+ * when BENCH is not NULL, only runs with a result of that benchmark. Caller frees with history_runs_free().
  */
 MUST_CHECK int history_list(struct history *h, size_t limit, const char *command, const char *bench,
 			    struct history_run **runs, size_t *n, char *err, size_t errlen);
@@ -117,6 +135,14 @@ void history_metrics_release(struct history_metrics *m);
  * the exporter. Caller frees *IDS.
  */
 MUST_CHECK int history_latest(struct history *h, int64_t **ids, size_t *n, char *err, size_t errlen);
+
+/*
+ * The id of the newest run (by start time, then id) of each host, ordered
+ * by host; when COMMAND is not NULL, of the runs whose command as typed
+ * starts with that word (as history_list()). Caller frees *IDS.
+ */
+MUST_CHECK int history_latest_by_host(struct history *h, const char *command, int64_t **ids, size_t *n,
+				      char *err, size_t errlen);
 
 /*
  * Reads the metrics of an engpass JSON document (schema engpass/1) from

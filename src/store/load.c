@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
@@ -319,7 +320,68 @@ int run_from_json(const char *text, struct run **out, char *err, size_t errlen)
 	return 0;
 }
 
+/* The schema version N of "engpass/N", else 0. */
+static long schema_version(const char *schema)
+{
+	char *end;
+	long v;
+
+	if (strncmp(schema, "engpass/", 8) || schema[8] < '1' || schema[8] > '9')
+		return 0;
+	v = strtol(schema + 8, &end, 10);
+	return *end ? 0 : v;
+}
+
+int history_import(struct history *h, const char *text, const char *source, int64_t *id, char *err,
+		   size_t errlen)
+{
+	json_error_t jerr;
+	json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
+	const char *schema;
+	struct run *run;
+	long v;
+	int r;
+
+	if (!root) {
+		snprintf(err, errlen, "not JSON: %s (line %d)", jerr.text, jerr.line);
+		return -EPROTO;
+	}
+	schema = json_string_value(json_object_get(root, "schema"));
+	v = schema ? schema_version(schema) : 0;
+	if (!schema || !v) {
+		snprintf(err, errlen, "not an engpass document (%s%s%s)", schema ? "schema '" : "no \"schema\"",
+			 schema ?: "", schema ? "'" : "");
+		r = -EPROTO;
+	} else if (v > 1) {
+		snprintf(err, errlen, "schema %s is newer than this engpass reads (engpass/1): import it with a newer "
+			 "engpass", schema);
+		r = -EPROTO;
+	} else if (!json_is_string(json_object_get(root, "host")) || !json_is_string(json_object_get(root, "command")) ||
+		   !json_is_integer(json_object_get(root, "time_unix_ns"))) {
+		snprintf(err, errlen, "lacks host, command or time_unix_ns: the run cannot be told from others");
+		r = -EPROTO;
+	} else {
+		r = 0;
+	}
+	json_decref(root);
+	if (r < 0)
+		return r;
+	if ((r = run_from_json(text, &run, err, errlen)) < 0)
+		return r;
+	r = history_store(h, run, text, source, id, err, errlen);
+	run_free(run);
+	return r;
+}
+
 #else
+
+int history_import(struct history *h, const char *text, const char *source, int64_t *id, char *err,
+		   size_t errlen)
+{
+	(void)h, (void)text, (void)source, (void)id;
+	snprintf(err, errlen, "built without jansson: cannot read JSON documents");
+	return -ENOTSUP;
+}
 
 int run_from_json(const char *text, struct run **out, char *err, size_t errlen)
 {

@@ -61,18 +61,6 @@ check "compare never cuts a name (a long one has its own line)" \
 
 # Golden files: a failed run and two ok runs in a database of their own,
 # with host, time, version and the database path made stable.
-G="$ENGPASS_TESTS/cli/golden"
-golden() {
-	name=$1
-	if [ -n "${ENGPASS_UPDATE_GOLDEN:-}" ]; then
-		cp "$T_TMP/out" "$G/$name"
-	fi
-	if diff -u "$G/$name" "$T_TMP/out" >"$T_TMP/diff"; then
-		ok "$name matches golden"
-	else
-		not_ok "$name matches golden" "$(head -40 "$T_TMP/diff")"
-	fi
-}
 F="$T_TMP/failed.db"
 run null --no-sample --values 10 --outcome fail --db "$F"
 run null --no-sample --values 1000 --repeat 3 --db "$F"

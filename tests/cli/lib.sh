@@ -71,3 +71,16 @@ jqt() {
 	# jq 1.6 -e exits 0 on empty input: an empty file must fail too.
 	if [ -s "$3" ] && jq -e "$2" "$3" >/dev/null 2>&1; then ok "$1"; else not_ok "$1" "jq -e '$(printf %s "$2" | tr '\n\t' '  ')' was false, failed or had no input"; fi
 }
+
+# golden NAME: passes when $T_TMP/out equals tests/cli/golden/NAME; with
+# ENGPASS_UPDATE_GOLDEN set, writes it there first.
+golden() {
+	if [ -n "${ENGPASS_UPDATE_GOLDEN:-}" ]; then
+		cp "$T_TMP/out" "$ENGPASS_TESTS/cli/golden/$1"
+	fi
+	if diff -u "$ENGPASS_TESTS/cli/golden/$1" "$T_TMP/out" >"$T_TMP/diff"; then
+		ok "$1 matches golden"
+	else
+		not_ok "$1 matches golden" "$(head -40 "$T_TMP/diff")"
+	fi
+}

@@ -172,7 +172,7 @@ bad "Not a directory" 2 report "$T_TMP/f.json" --html "$T_TMP/f.json/x.html"
 bad "is a directory" 2 report "$T_TMP/f.json" --html "$H"
 bad "needs --html FILE" 2 report "$T_TMP/f.json"
 bad "needs a run id" 2 report --html "$H/x.html"
-bad "takes one run id or JSON file" 2 report 1 2 --html "$H/x.html"
+bad "no run 99" 2 report 1 99 --html "$H/x.html" --db "$DB"
 check "no page is written for bad input" [ ! -e "$H/x.html" ]
 check "bad input leaves no temp file behind" sh -c "! ls -A '$H' | grep -q engpass"
 

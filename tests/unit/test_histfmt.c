@@ -112,10 +112,50 @@ static void test_change(void **state)
 	assert_string_equal(compare_change(1, NAN, BETTER_HIGHER, NOISE_BEYOND), "");
 }
 
+/* Debian 12's cmocka has no assert_double_equal. */
+#define assert_near(a, b, eps) assert_true(fabs((double)(a) - (double)(b)) <= (eps))
+
+/* The fleet's band: median -+ k x scaled MAD, with its floor; NaN skipped; fewer than 3 not judged. */
+static void test_fleet_band(void **state)
+{
+	const double v[] = { 10, 11, 12, NAN, 13, 40 };
+	const double same[] = { 100, 100, 100, 101, 98 };
+	struct fleet_band b;
+
+	(void)state;
+	fleet_band(v, 6, 3, &b);
+	assert_int_equal(b.n, 5);
+	assert_true(b.judged);
+	assert_near(b.median, 12, 1e-12);
+	/* |dev| = 2 1 0 1 28: MAD 1, scaled 1.4826. */
+	assert_near(b.mad, 1.4826, 1e-12);
+	assert_near(b.lo, 12 - 3 * 1.4826, 1e-12);
+	assert_int_equal(fleet_side(&b, 40), 1);
+	assert_int_equal(fleet_side(&b, 10), 0);
+	assert_int_equal(fleet_side(&b, 7), -1);
+	assert_int_equal(fleet_side(&b, NAN), 0);
+	/* MAD 0: the floor (1 % of the median) keeps 101 and 98 within 3 x 1. */
+	fleet_band(same, 5, 3, &b);
+	assert_near(b.mad, 0, 0);
+	assert_near(b.width, 3, 1e-12);
+	assert_int_equal(fleet_side(&b, 101), 0);
+	assert_int_equal(fleet_side(&b, 98), 0);
+	assert_int_equal(fleet_side(&b, 96.9), -1);
+	/* Two values: a median, no band. */
+	fleet_band(v, 2, 3, &b);
+	assert_false(b.judged);
+	assert_near(b.median, 10.5, 1e-12);
+	assert_int_equal(fleet_side(&b, 1000), 0);
+	fleet_band(NULL, 0, 3, &b);
+	assert_int_equal(b.n, 0);
+	assert_true(isnan(b.median));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fit),
+		cmocka_unit_test(test_fleet_band),
 		cmocka_unit_test(test_better),
 		cmocka_unit_test(test_ratio),
 		cmocka_unit_test(test_noise),
