@@ -540,7 +540,7 @@ int disk_prealloc(const struct disk_opts *o, int fd, volatile sig_atomic_t *stop
 	if (r < 0)
 		return r;
 	*secs = elapsed_s(m.t0, m.t1);
-	result_metric(res, "prealloc_time", UNIT_SECONDS, *secs, "preallocation time (before the download)");
+	result_metric(res, "prealloc_time", UNIT_SECONDS, *secs, "preallocation time (before the timed writes)");
 	if (o->prealloc_mode == PREALLOC_FULL)
 		result_metric(res, "prealloc_written", UNIT_BYTES, (double)o->region, "preallocation: zeros written");
 	if (m.have_ds) {
