@@ -1300,7 +1300,20 @@ int render_html_hosts(FILE *f, json_t **docs, const char *const *sources, size_t
 	for (size_t si = 0; si < nsteps; si++) {
 		fprintf(f, "<tr><td><a href=\"#hosts-%zu\">", si);
 		host_step_name(f, &steps[si]);
-		fputs("</a></td>", f);
+		fputs("</a>", f);
+		/* The headline's label once, under the step: the first host's that has one. */
+		for (size_t d = 0; d < n; d++) {
+			json_t *r = host_result(docs[d], &steps[si]);
+			const char *hk = host_headline(r);
+
+			if (hk) {
+				fputs("<br><span class=\"key\">", f);
+				svg_esc(f, metric_label(r, hk));
+				fputs("</span>", f);
+				break;
+			}
+		}
+		fputs("</td>", f);
 		for (size_t d = 0; d < n; d++) {
 			json_t *r = host_result(docs[d], &steps[si]);
 			const char *hk = host_headline(r), *res = jstr(json_object_get(r, "verdict"), "resource");
@@ -1312,8 +1325,7 @@ int render_html_hosts(FILE *f, json_t **docs, const char *const *sources, size_t
 				badge(f, r);
 			} else {
 				metric_value(v, sizeof(v), r, hk);
-				svg_esc(f, metric_label(r, hk));
-				fprintf(f, ": <b>%s</b>", v);
+				fprintf(f, "<b>%s</b>", v);
 			}
 			if (res) {
 				fputs("<br><span class=\"key\">", f);
