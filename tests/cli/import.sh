@@ -78,7 +78,7 @@ CREATE INDEX results_run ON results(run_id);
 CREATE INDEX metrics_result ON metrics(result_id);
 PRAGMA user_version = 1;"
 doc=$(tr -d "\n" <"$T_TMP/beta.json" | sed "s/'/''/g")
-sqlite3 "$V1" "INSERT INTO runs VALUES (1, $(grep -o '"time_unix_ns": *[0-9]*' "$T_TMP/beta.json" | grep -o '[0-9]*$'), 'beta', $(jq '.command' "$T_TMP/beta.json" | sed "s/^\"/'/; s/\"\$/'/"), '0.1.0', '$doc');
+sqlite3 "$V1" "INSERT INTO runs VALUES (1, $(grep -o '"time_unix_ns": *[0-9]*' "$T_TMP/beta.json" | head -n 1 | grep -o '[0-9]*$'), 'beta', $(jq '.command' "$T_TMP/beta.json" | sed "s/^\"/'/; s/\"\$/'/"), '0.1.0', '$doc');
 INSERT INTO results VALUES (1, 1, 0, 'null', 'null', 'ok', NULL, 0, 'unknown', NULL);
 INSERT INTO metrics VALUES (1, 'values', 0, 1000, 1000, 1000, 1);"
 run import "$T_TMP/beta.json" "$T_TMP/gamma.json" --db "$V1"
