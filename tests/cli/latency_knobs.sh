@@ -1,5 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
+# $PROBE is split into words on purpose:
+# shellcheck disable=SC2086
 # engpass latency's cyclictest knobs: --mlock (-m), --pm-qos, --timerslack,
 # --fifo (-p) and --missed-periods. Asserted: each knob is accepted and
 # named in the result's parameters and method, the measured thread's timer
@@ -71,7 +73,6 @@ if [ "$(id -u)" != 0 ]; then
 fi
 qos_before=""
 [ -r /dev/cpu_dma_latency ] && qos_before=$(od -An -td4 /dev/cpu_dma_latency | tr -d ' ')
-# shellcheck disable=SC2086
 run latency $PROBE -m --pm-qos 20us --timerslack 1234 --missed-periods sample --json
 K=$T_TMP/knobs.json
 cp "$T_TMP/out" "$K"
@@ -96,7 +97,6 @@ jqt "--missed-periods sample: a wake-up sample per frame and per skipped period"
 	(.parameters["missed periods"] | test("^sample")) and (.method["missed periods"] | test("coordinated"))
 	and .histograms.wake_ns.count == .metrics.frames + .metrics.periods_skipped' "$K"
 
-# shellcheck disable=SC2086
 run latency $PROBE -p 10 --timerslack 1000 --json
 jqt "--fifo (-p) as root: SCHED_FIFO named, its timer slack reported, --timerslack said to do nothing (or skipped with the reason)" '.results[0] |
 	(.status == "ok" and (.parameters.scheduling | test("SCHED_FIFO priority 10"))
