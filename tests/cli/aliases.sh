@@ -42,7 +42,8 @@ bad "mixed is random" disk --rw rw
 bad "--engine uring" disk --ioengine libaio
 bad "--custom-period" latency -i 1000
 bad "--time" latency -l 1000
-bad "mlockall" latency -m
+# cyclictest's -m is --mlock now: taken (the error is the next option's), not refused.
+bad "option '--timerslack': 0 means" latency -m --timerslack 0
 bad "--pin" latency -t
 bad "option '-p': '0' is out of range [1, 99]" latency -p 0
 bad "is for the server" net -c 127.0.0.1 -B 127.0.0.1

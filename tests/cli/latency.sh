@@ -35,6 +35,15 @@ bad "exclude each other" --fifo 10 --nice 5
 bad "not a directory" --load write --dir /nonexistent/dir
 bad "option '--swap' needs --sandbox" --swap file:/var/tmp
 bad "option '--mkswap-ok' needs --sandbox" --mkswap-ok
+# cyclictest's knobs (tests/cli/latency_knobs.sh runs them).
+bad "0 means 'the default' to the kernel" --timerslack 0
+bad "option '--timerslack': '-5' is out of range" --timerslack -5
+bad "option '--timerslack': '2000000000' is out of range" --timerslack 2000000000
+bad "is not on, off or a number of microseconds" --pm-qos fast
+bad "is not on, off or a number of microseconds" --pm-qos 3000000000
+bad "is not on, off or a number of microseconds" --pm-qos -1
+bad "'--laptop' (no PM QoS hold) and '--pm-qos 0' exclude each other" --laptop --pm-qos 0
+bad "option '--missed-periods': 'often' is not one of skip, sample" --missed-periods often
 if [ "$(id -u)" = 0 ]; then
 	bad "is not file, file:DIR, dev:DEVICE or none" --sandbox 64M --swap disk:/dev/null
 	bad "is not a block device" --sandbox 64M --swap dev:/dev/null

@@ -21,6 +21,7 @@
  * loads in latency_load.h, the lists and sizing in latency_spec.h.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
@@ -28,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -45,6 +47,9 @@
 #include "lib/xalloc.h"
 
 #define NICE_UNSET 100		/* --nice not given (outside -20..19) */
+#define PM_QOS_OFF (-1)		/* --pm-qos off (the default): /dev/cpu_dma_latency not touched */
+#define PM_QOS_DEV "/dev/cpu_dma_latency"
+#define SLACK_UNSET (-1)	/* --timerslack not given: the thread keeps what it inherited */
 #define DEFAULT_TIME_NS (10 * NS_PER_SEC)
 #define DEFAULT_WARMUP_NS NS_PER_SEC
 
@@ -64,11 +69,21 @@ struct latency_opts {
 	uint64_t sandbox;	/* 0: no sandbox */
 	const char *swap;	/* the sandbox's swap: file[:DIR] (default), dev:DEVICE, none */
 	bool mkswap_ok;
+	bool mlock;		/* --mlock: mlockall(MCL_CURRENT | MCL_FUTURE) for each cell, as cyclictest -m */
+	const char *pm_qos_text;	/* --pm-qos as given */
+	int64_t pm_qos_us;	/* PM_QOS_OFF or the value held in /dev/cpu_dma_latency; filled by check() */
+	int64_t timerslack;	/* ns, SLACK_UNSET or >= 1 */
+	int missed;		/* index into missed_policies */
+	bool laptop;		/* cyclictest's --laptop: --pm-qos off */
 	struct lat_plan plan;	/* filled by check() */
 	struct sandbox_swap_spec swap_spec;	/* filled by check() */
 };
 
 #define DEFAULT_SWAPDIR "/var/tmp"
+
+/* --missed-periods: what a wake-up later than its period does to the wake-up histogram (latency_acct.h). */
+static const char *const missed_policies[] = { "skip", "sample", NULL };
+enum { MISSED_SKIP, MISSED_SAMPLE };
 
 static const struct opt latency_options[] = {
 	OPT_LIST("task", 0, struct latency_opts, tasks, 0, "LIST",
@@ -100,13 +115,25 @@ static const struct opt latency_options[] = {
 		   "), a block device swapped on at top priority for the run, or none of its own"),
 	OPT_FLAG("mkswap-ok", 0, struct latency_opts, mkswap_ok,
 		 "--swap dev: write a swap signature to a device that has none (never over a file system)"),
-	/* cyclictest's spellings (its -p is --fifo's short letter). */
+	OPT_FLAG("mlock", 'm', struct latency_opts, mlock,
+		 "lock engpass's memory for each cell: mlockall(MCL_CURRENT|MCL_FUTURE), as cyclictest -m (root or an "
+		 "unlimited RLIMIT_MEMLOCK; memload's child stays unlocked)"),
+	OPT_STRING("pm-qos", 0, struct latency_opts, pm_qos_text, "US|on|off",
+		   "hold " PM_QOS_DEV " at US microseconds for each cell (on = 0, as cyclictest without --laptop; "
+		   "default off: the machine's own idle states; root)"),
+	OPT_INT("timerslack", 0, struct latency_opts, timerslack, 0, 1000000000, "NS",
+		"the measured thread's timer slack in ns, PR_SET_TIMERSLACK (default: inherited, 50000 on Linux; "
+		"a SCHED_FIFO thread has none)"),
+	OPT_CHOICE("missed-periods", 0, struct latency_opts, missed, missed_policies, "skip|sample",
+		   "a wake-up later than its period: skip the periods passed, one sample (default, as cyclictest), "
+		   "or also sample each skipped period's lateness"),
+	/* cyclictest's spellings (its -p is --fifo's short letter, -m --mlock's). */
 	OPT_SAME('D', "time", "cyclictest -D"),
 	OPT_REFUSED("-i", 'i', "cyclictest's -i (microseconds between wake-ups): engpass's timer probe is "
 		    "--task custom --custom-period 1000us"),
 	OPT_REFUSED("-l", 'l', "cyclictest's -l (loops): each cell runs for --time (a number is seconds)"),
-	OPT_REFUSED("-m", 'm', "cyclictest's -m (mlockall): engpass latency does not lock its memory "
-		    "(the memory load is meant to reach the measured task)"),
+	OPT_FLAG("laptop", 0, struct latency_opts, laptop,
+		 "cyclictest's --laptop: no PM QoS hold, which is engpass's default (--pm-qos off)"),
 	OPT_REFUSED("-t", 't', "cyclictest's -t (a thread per CPU): engpass measures one task per cell; "
 		    "--pin CPUS places the run"),
 	OPT_END,
@@ -120,6 +147,68 @@ static void latency_defaults(void *p)
 	o->dir = ".";
 	o->nice = NICE_UNSET;
 	o->custom_cpu = -1;
+	o->pm_qos_us = PM_QOS_OFF;
+	o->timerslack = SLACK_UNSET;
+}
+
+/*
+ * --pm-qos TEXT: "off" -> PM_QOS_OFF, "on" -> 0, "N" or "Nus" -> N
+ * microseconds (0..2000000000, the kernel's s32). Returns 0 or -EINVAL.
+ */
+static int parse_pm_qos(const char *text, int64_t *us)
+{
+	char *end;
+	long long v;
+
+	if (!strcmp(text, "off")) {
+		*us = PM_QOS_OFF;
+		return 0;
+	}
+	if (!strcmp(text, "on")) {
+		*us = 0;
+		return 0;
+	}
+	if (*text < '0' || *text > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoll(text, &end, 10);
+	if (errno || (*end && strcmp(end, "us")) || v > 2000000000LL)
+		return -EINVAL;
+	*us = v;
+	return 0;
+}
+
+/* --mlock, --pm-qos, --timerslack: their values and rights. */
+static int check_knobs(struct latency_opts *o, char *err, size_t errlen)
+{
+	struct rlimit rl;
+
+	if (o->timerslack == 0) {
+		snprintf(err, errlen, "option '--timerslack': 0 means 'the default' to the kernel (PR_SET_TIMERSLACK); "
+			 "the least slack is 1 ns");
+		return -EINVAL;
+	}
+	if (o->laptop && o->pm_qos_text && strcmp(o->pm_qos_text, "off")) {
+		snprintf(err, errlen, "options '--laptop' (no PM QoS hold) and '--pm-qos %s' exclude each other",
+			 o->pm_qos_text);
+		return -EINVAL;
+	}
+	if (o->pm_qos_text && parse_pm_qos(o->pm_qos_text, &o->pm_qos_us)) {
+		snprintf(err, errlen, "option '--pm-qos': '%s' is not on, off or a number of microseconds "
+			 "(0..2000000000)", o->pm_qos_text);
+		return -EINVAL;
+	}
+	/* A missing file is said in each result; a file there but closed to us is an error now. */
+	if (o->pm_qos_us != PM_QOS_OFF && access(PM_QOS_DEV, F_OK) == 0 && access(PM_QOS_DEV, W_OK) < 0) {
+		snprintf(err, errlen, "option '--pm-qos': writing " PM_QOS_DEV " needs root: %s", strerror(errno));
+		return -EINVAL;
+	}
+	if (o->mlock && geteuid() != 0 && (getrlimit(RLIMIT_MEMLOCK, &rl) < 0 || rl.rlim_cur != RLIM_INFINITY)) {
+		snprintf(err, errlen, "option '--mlock': locking all of engpass's memory needs root (CAP_IPC_LOCK) "
+			 "or an unlimited RLIMIT_MEMLOCK (ulimit -l)");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /*
@@ -261,6 +350,8 @@ static int latency_check(void *p, const struct bench_env *env, char *err, size_t
 			 (long long)o->nice, (long long)(20 - o->nice));
 		return -EINVAL;
 	}
+	if ((r = check_knobs(o, err, errlen)))
+		return r;
 	if ((r = check_sandbox(o, err, errlen)))
 		return r;
 	for (unsigned i = 0; i < o->plan.nloads; i++)
@@ -376,6 +467,9 @@ static void describe(const struct latency_opts *o, const struct lat_cell *cell, 
 		result_param(res, "scheduling", "task SCHED_OTHER nice %lld, loads SCHED_OTHER nice 0",
 			     (long long)(o->nice == NICE_UNSET ? 0 : o->nice));
 
+	result_param(res, "missed periods", "%s", o->missed == MISSED_SAMPLE ?
+		     "sample: each period a late wake-up skipped also gives a wake-up sample" :
+		     "skip: one late wake-up is one sample, as cyclictest");
 	result_method(res, "latency", "per frame: wake-up time minus the absolute deadline slept to "
 		      "(clock_nanosleep TIMER_ABSTIME, CLOCK_MONOTONIC, as cyclictest), plus interbench's penalty "
 		      "of one period per missed deadline");
@@ -393,6 +487,129 @@ static void describe(const struct latency_opts *o, const struct lat_cell *cell, 
 			      "interbench's");
 	result_method(res, "stall", "PSI some/full totals from /proc/pressure over the measured window");
 	result_method(res, "run-queue wait", "the task thread's /proc/thread-self/schedstat");
+	if (cell->task != LAT_TASK_GAMING)
+		result_method(res, "missed periods", o->missed == MISSED_SAMPLE ?
+			      "a wake-up W later than its period skips the periods passed (the next sleep is to the first "
+			      "period start after W) and adds, for each skipped period starting at S, a wake-up sample "
+			      "W - S (coordinated-omission correction); periods_skipped counts them" :
+			      "a wake-up W later than its period skips the periods passed (the next sleep is to the first "
+			      "period start after W), as cyclictest: one stall is one wake-up sample; periods_skipped "
+			      "counts the skipped periods");
+	result_method(res, "timer slack", "PR_GET_TIMERSLACK in the measured thread once its policy is set; a "
+		      "SCHED_OTHER sleep may end up to this late by design, a SCHED_FIFO thread has none");
+}
+
+/* The measured thread's timer slack, in every result: parameter, metric and what set it. */
+static void slack_report(const struct latency_opts *o, const struct lat_task *t, struct result *res)
+{
+	if (t->slack_err)
+		result_note(res, "PR_SET_TIMERSLACK %lld ns failed: %s", (long long)o->timerslack, strerror(-t->slack_err));
+	if (t->slack_now_ns < 0) {
+		result_param(res, "timer slack", "unknown (PR_GET_TIMERSLACK failed)");
+		return;
+	}
+	result_metric(res, "timerslack", UNIT_NS, (double)t->slack_now_ns,
+		      "timer slack of the measured thread")->higher_is_better = false;
+	if (o->fifo)
+		result_param(res, "timer slack", "%ld ns (SCHED_FIFO%s)", t->slack_now_ns,
+			     t->slack_now_ns ? "; its sleeps ignore the slack" : ": a real-time thread has none");
+	else if (o->timerslack != SLACK_UNSET)
+		result_param(res, "timer slack", "%ld ns, set by --timerslack %lld (PR_SET_TIMERSLACK)", t->slack_now_ns,
+			     (long long)o->timerslack);
+	else
+		result_param(res, "timer slack", "%ld ns, inherited (--timerslack NS sets it)", t->slack_now_ns);
+	if (o->timerslack != SLACK_UNSET && !o->fifo && t->slack_now_ns != o->timerslack)
+		result_note(res, "--timerslack %lld asked, the thread has %ld ns", (long long)o->timerslack,
+			    t->slack_now_ns);
+	if (o->timerslack != SLACK_UNSET && o->fifo)
+		result_note(res, "--timerslack has no effect on a SCHED_FIFO thread: its sleeps have no slack");
+}
+
+/* What --mlock and --pm-qos hold for one cell; released by knobs_release(). */
+struct knobs_hold {
+	bool locked;
+	int qos_fd;
+};
+
+/* The cpuidle driver, for saying whether a PM QoS hold can matter; "" unknown. */
+static void cpuidle_driver(char *buf, size_t len)
+{
+	struct proc_buf b = PROC_BUF_INIT;
+
+	buf[0] = '\0';
+	if (!proc_buf_read_file(&b, "/sys/devices/system/cpu/cpuidle/current_driver"))
+		snprintf(buf, len, "%.*s", (int)strcspn(b.data, "\n"), b.data);
+	proc_buf_release(&b);
+}
+
+/*
+ * Locks memory (--mlock) and holds the PM QoS request (--pm-qos) for a
+ * cell, saying so in RES. Returns 0, or -1 with RES skipped and nothing
+ * held.
+ */
+static int knobs_apply(const struct latency_opts *o, struct knobs_hold *h, struct result *res)
+{
+	char drv[64];
+	int32_t v, now;
+
+	h->locked = false;
+	h->qos_fd = -1;
+	if (o->mlock) {
+		if (mlockall(MCL_CURRENT | MCL_FUTURE) < 0) {
+			result_set_status(res, RESULT_SKIPPED, "cannot lock memory (mlockall): %s", strerror(errno));
+			return -1;
+		}
+		h->locked = true;
+		result_param(res, "memory", "locked: mlockall(MCL_CURRENT|MCL_FUTURE) for the cell, as cyclictest -m "
+			     "(memload's child process is not locked)");
+	} else {
+		result_param(res, "memory", "not locked (--mlock locks it, as cyclictest -m)");
+	}
+	if (o->pm_qos_us == PM_QOS_OFF) {
+		result_param(res, "pm qos", "not held: the machine's own idle states (as cyclictest --laptop; "
+			     "--pm-qos US holds " PM_QOS_DEV ")");
+		return 0;
+	}
+	h->qos_fd = open(PM_QOS_DEV, O_RDWR | O_CLOEXEC);
+	if (h->qos_fd < 0 && errno == ENOENT) {
+		result_param(res, "pm qos", "not held: no " PM_QOS_DEV " on this system (%lld us asked)",
+			     (long long)o->pm_qos_us);
+		result_note(res, "--pm-qos: no " PM_QOS_DEV " (kernel without CPU latency QoS): nothing was held");
+		return 0;
+	}
+	v = (int32_t)o->pm_qos_us;
+	if (h->qos_fd < 0 || write(h->qos_fd, &v, sizeof(v)) != (ssize_t)sizeof(v)) {
+		result_set_status(res, RESULT_SKIPPED, "cannot hold " PM_QOS_DEV " at %lld us: %s",
+				  (long long)o->pm_qos_us, strerror(errno));
+		if (h->qos_fd >= 0)
+			close(h->qos_fd);
+		h->qos_fd = -1;
+		if (h->locked)
+			munlockall();
+		h->locked = false;
+		return -1;
+	}
+	if (read(h->qos_fd, &now, sizeof(now)) == (ssize_t)sizeof(now))
+		result_param(res, "pm qos", PM_QOS_DEV " held at %lld us for the cell (the system's target: %d us), "
+			     "as cyclictest", (long long)o->pm_qos_us, (int)now);
+	else
+		result_param(res, "pm qos", PM_QOS_DEV " held at %lld us for the cell, as cyclictest",
+			     (long long)o->pm_qos_us);
+	cpuidle_driver(drv, sizeof(drv));
+	if (!strcmp(drv, "none") || !drv[0])
+		result_note(res, "--pm-qos: no cpuidle driver (%s): CPUs idle the architecture's default way whatever "
+			    "the PM QoS target, so the hold cannot change idle states here", drv[0] ? drv : "unknown");
+	return 0;
+}
+
+static void knobs_release(struct knobs_hold *h)
+{
+	if (h->qos_fd >= 0)
+		close(h->qos_fd);
+	if (h->locked)
+		munlockall();
+	h->qos_fd = -1;
+	h->locked = false;
 }
 
 static void task_metrics(const struct lat_cell *cell, const struct lat_task_info *ti, const struct lat_task *t,
@@ -426,6 +643,8 @@ static void task_metrics(const struct lat_cell *cell, const struct lat_task_info
 	if (cell->task != LAT_TASK_GAMING) {
 		result_metric(res, "frames_dropped", UNIT_COUNT, (double)a->dropped, "frames dropped");
 		result_metric(res, "deadlines_missed", UNIT_COUNT, (double)a->missed, "deadlines missed");
+		result_metric(res, "periods_skipped", UNIT_COUNT, (double)a->skipped,
+			      "periods skipped by late wake-ups")->higher_is_better = false;
 		result_metric(res, "wake_p50", UNIT_NS, (double)hist_percentile(&a->wake, 50),
 			      "wake-up latency p50 (no penalty)")->higher_is_better = false;
 		result_metric(res, "wake_p99", UNIT_NS, (double)hist_percentile(&a->wake, 99),
@@ -454,7 +673,7 @@ static void task_metrics(const struct lat_cell *cell, const struct lat_task_info
 		result_note(res, "x ran steps 0..%u of its 0..100 %% ramp; a whole ramp takes about 10s", t->x_steps - 1);
 }
 
-static void run_cell(const struct bench_env *env, const struct latency_opts *o, struct result *res)
+static void measure_cell(const struct bench_env *env, const struct latency_opts *o, struct result *res)
 {
 	const struct lat_cell *cell = &o->plan.cells[env->step];
 	const struct lat_load_def *ld = &o->plan.loads[cell->load];
@@ -475,7 +694,6 @@ static void run_cell(const struct bench_env *env, const struct latency_opts *o, 
 	mono_ns t0;
 	int r;
 
-	describe(o, cell, ti, res);
 	snprintf(label, sizeof(label), "%s/%s %u/%u", ti->name, ld->name, env->step + 1, o->plan.ncells);
 	if (lat_loads_start(&loads, &cfg, res) < 0)
 		return;
@@ -489,12 +707,14 @@ static void run_cell(const struct bench_env *env, const struct latency_opts *o, 
 
 	acct = xmalloc(sizeof(*acct));
 	lat_acct_init(acct);
+	acct->sample_missed = o->missed == MISSED_SAMPLE;
 	atomic_init(&halt, false);
 	task = (struct lat_task){
 		.kind = (enum lat_task_kind)cell->task, .halt = &halt, .acct = acct,
 		.period_ns = cell->task == LAT_TASK_CUSTOM ? ti->period_ns : 0, .run_ns = ti->run_ns,
 		.policy = o->fifo ? SCHED_FIFO : SCHED_OTHER, .fifo_prio = (int)o->fifo,
 		.set_nice = o->nice != NICE_UNSET, .nice = (int)o->nice,
+		.timerslack_ns = o->timerslack == SLACK_UNSET ? 0 : (uint64_t)o->timerslack,
 	};
 	psi_read(&psi0);
 	r = lat_spawn(&th, lat_task_main, &task);
@@ -524,12 +744,28 @@ static void run_cell(const struct bench_env *env, const struct latency_opts *o, 
 		return;
 	}
 	task_metrics(cell, ti, &task, res);
+	slack_report(o, &task, res);
 	psi_metrics(res, &psi0, &psi1);
 	lat_loads_stop(loads, res);
 	if (*env->stop)
 		result_note(res, "stopped by a signal after %.1f s of the %.1f s asked", elapsed_s(task.start, task.end),
 			    (double)o->time_ns / 1e9);
 	free(acct);
+}
+
+/* One cell: its description, the knobs held around its loads and its measurement. */
+static void run_cell(const struct bench_env *env, const struct latency_opts *o, struct result *res)
+{
+	const struct lat_cell *cell = &o->plan.cells[env->step];
+	struct lat_task_info custom;
+	char custom_text[64];
+	struct knobs_hold h;
+
+	describe(o, cell, cell_info(o, cell->task, &custom, custom_text, sizeof(custom_text)), res);
+	if (knobs_apply(o, &h, res))
+		return;
+	measure_cell(env, o, res);
+	knobs_release(&h);
 }
 
 /* Figures of the sandbox after the cell: its peaks, how often it hit the limit. */
@@ -622,7 +858,8 @@ extern const struct bench_quick latency_quick;	/* latency_quick.c */
 const struct bench bench_latency = {
 	.name = "latency",
 	.summary = "interbench's interactivity benchmark: simulated tasks under loads, with percentiles",
-	.usage = "[--task LIST] [--load LIST] [--time D] [--nice N | --fifo PRIO] [options]",
+	.usage = "[--task LIST] [--load LIST] [--time D] [--nice N | --fifo PRIO] [--mlock] [--pm-qos US] "
+		 "[--timerslack NS] [options]",
 	.description =
 		"Runs simulated interactive tasks (interbench's audio: 5 % CPU every 50 ms; video: 40 %\n"
 		"at 60 Hz; x: bursty, 0 to 100 % over about 10 s; gaming: all it can get in 100 ms\n"
@@ -638,7 +875,10 @@ const struct bench bench_latency = {
 		"each cell (task x load), at least one task period (default 10s; x's ramp takes 10s).\n"
 		"--sandbox LIMIT (root) runs each cell in a memory cgroup of LIMIT with its own swap file\n"
 		"(--swap file[:DIR], default; dev:DEVICE; none): memload is sized from the limit and really\n"
-		"swaps, as on a small box. docs/latency.md defines it all.",
+		"swaps, as on a small box. cyclictest's knobs, each named in every result: --mlock (-m),\n"
+		"--pm-qos (hold /dev/cpu_dma_latency), --timerslack (the measured thread's timer slack,\n"
+		"reported in every result), --fifo (-p), --missed-periods skip|sample; the timer probe is\n"
+		"--task custom (1 ms, no work). docs/latency.md defines it all.",
 	.opts = latency_options,
 	.opts_size = sizeof(struct latency_opts),
 	.defaults = latency_defaults,

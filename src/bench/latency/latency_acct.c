@@ -31,6 +31,10 @@ bool lat_frame_wake(struct lat_acct *a, struct lat_frame *f, mono_ns target, mon
 	k = (now - due) / f->period + 1;
 	a->missed += k;
 	a->dropped += k;
+	a->skipped += k;
+	if (a->sample_missed)
+		for (uint64_t i = 1; i <= k; i++)
+			hist_record(&a->wake, elapsed_ns(f->deadline + i * f->period, now));
 	f->deadline = due + k * f->period;
 	hist_record(&a->lat, f->wake_lat + k * f->period);
 	return false;

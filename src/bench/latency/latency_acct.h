@@ -31,6 +31,15 @@
  *    next frame starts at E.
  *  - The frame's sample is its wake-up latency plus its penalty.
  *
+ * Missed periods (the policy of the wake-up histogram): a wake-up late by
+ * more than its period skips the periods that have passed (the next sleep
+ * is to the first period boundary after it), as cyclictest does: one stall
+ * is one wake-up sample, and the k skipped periods are counted in
+ * `missed` and `skipped`. With sample_missed set, each of the k skipped periods also
+ * gives a wake-up sample, W - (D + i * P) for i = 1..k: how late the
+ * wake-up was for every period, as a consumer of each period sees it
+ * (HdrHistogram's correction for coordinated omission).
+ *
  * Gaming has no periods: each chunk asks for C ns of CPU; if the chunk took
  * wall time G > C, its sample (its "latency") is G - C, else 0.
  *
@@ -56,6 +65,8 @@ struct lat_acct {
 	uint64_t unperiodic;	/* frames without a period that were late: neither met nor missed */
 	uint64_t cpu_asked_ns;	/* gaming: CPU time asked for over all chunks */
 	uint64_t overrun_ns;	/* gaming: wall time beyond it */
+	bool sample_missed;	/* also a wake-up sample per skipped period (see above) */
+	uint64_t skipped;	/* periods skipped by wake-ups later than their period (in missed too) */
 };
 
 /* The frame a periodic task is in. */
@@ -65,7 +76,7 @@ struct lat_frame {
 	uint64_t wake_lat;	/* set by lat_frame_wake() */
 };
 
-/* Empties A. */
+/* Empties A (skipping missed periods, cyclictest's policy). */
 void lat_acct_init(struct lat_acct *a);
 
 /*

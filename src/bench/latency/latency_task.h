@@ -39,9 +39,12 @@ struct lat_task {
 	int fifo_prio;			/* for SCHED_FIFO */
 	bool set_nice;
 	int nice;			/* with set_nice: setpriority() of this thread */
+	uint64_t timerslack_ns;		/* > 0: PR_SET_TIMERSLACK of this thread before the policy; 0: inherited */
 
 	/* Filled by the thread; read after joining it. */
 	int sched_err;			/* -errno when the policy or nice could not be set: nothing ran */
+	int slack_err;			/* -errno when PR_SET_TIMERSLACK failed (the task ran with what it had) */
+	long slack_now_ns;		/* PR_GET_TIMERSLACK in the thread once policy and slack were set; -1 unknown */
 	mono_ns start, end;		/* the measured window */
 	uint64_t cpu_ns;		/* thread CPU time over the window */
 	uint64_t work_frames;		/* frames (chunks) whose work completed */

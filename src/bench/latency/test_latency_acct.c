@@ -224,6 +224,58 @@ static void test_percentile_order(void **state)
 	free(a);
 }
 
+/*
+ * The timer probe (1 ms, no work) woken 3.5 ms late: the periods starting
+ * at 1, 2 and 3 ms are skipped and the next sleep is to 4 ms, as cyclictest
+ * does. Skipping: one wake-up sample (3.5 ms). Sampling: also 2.5, 1.5 and
+ * 0.5 ms for the skipped periods.
+ */
+static void missed_run(bool sample, uint64_t *count, uint64_t *min, uint64_t *max, uint64_t *skipped,
+		       uint64_t pct[3])
+{
+	struct lat_acct *a = new_acct();
+	struct lat_frame f = { .deadline = 0, .period = 1 * MS };
+	mono_ns t;
+	bool ran;
+
+	a->sample_missed = sample;
+	t = step(a, &f, 0, 3500 * US, 0, &ran);
+	assert_false(ran);
+	assert_int_equal(t, 4 * MS);
+	t = step(a, &f, t, t + 50 * US, 0, &ran);
+	assert_true(ran);
+	assert_int_equal(t, 5 * MS);
+	assert_int_equal(a->missed, 3);
+	*count = hist_count(&a->wake);
+	*min = hist_min(&a->wake);
+	*max = hist_max(&a->wake);
+	*skipped = a->skipped;
+	pct[0] = hist_percentile(&a->wake, 40);
+	pct[1] = hist_percentile(&a->wake, 60);
+	pct[2] = hist_percentile(&a->wake, 80);
+	free(a);
+}
+
+static void test_missed_periods(void **state)
+{
+	uint64_t n, lo, hi, sk, p[3];
+
+	(void)state;
+	missed_run(false, &n, &lo, &hi, &sk, p);
+	assert_int_equal(n, 2);
+	assert_int_equal(lo, 50 * US);
+	assert_int_equal(hi, 3500 * US);
+	assert_int_equal(sk, 3);
+	missed_run(true, &n, &lo, &hi, &sk, p);
+	assert_int_equal(n, 5);
+	assert_int_equal(lo, 50 * US);
+	assert_int_equal(hi, 3500 * US);
+	assert_int_equal(sk, 3);
+	/* The skipped periods' samples are 0.5, 1.5 and 2.5 ms, within the histogram's 0.8 %. */
+	for (int i = 0; i < 3; i++)
+		assert_true(fabs((double)p[i] - (500.0 + 1000.0 * i) * US) <= 0.008 * (500.0 + 1000.0 * i) * US);
+}
+
 static void test_empty(void **state)
 {
 	struct lat_acct *a = new_acct();
@@ -247,6 +299,7 @@ int main(void)
 		cmocka_unit_test(test_true_sd),
 		cmocka_unit_test(test_constant_samples),
 		cmocka_unit_test(test_percentile_order),
+		cmocka_unit_test(test_missed_periods),
 		cmocka_unit_test(test_empty),
 	};
 
