@@ -144,6 +144,7 @@ static void stream_on_sample(void *arg, const struct sample *x)
 	} else {
 		rec = &st->q[(st->head + st->n++) % STREAM_QUEUE];
 		rec->step = st->step;
+		rec->time_ns = clock_wall_ns();
 		copy_name(rec->bench, sizeof(rec->bench), st->bench);
 		rec->progress_pct = st->progress ? progress_percent(st->progress) : NAN;
 		rec->sample = *x;

@@ -390,6 +390,7 @@ void render_json_interval(FILE *f, const struct stream_interval *x)
 	jw_obj_begin(&w, "data");
 	jw_uint(&w, "step_index", x->step);
 	jw_str(&w, "bench", x->bench);
+	jw_int(&w, "time_unix_ns", x->time_ns);
 	jw_num(&w, "progress_percent", x->progress_pct);
 	sample_object(&w, "sample", &x->sample);
 	jw_obj_end(&w);

@@ -33,6 +33,7 @@ void render_json(FILE *f, const struct run *run, bool pretty, bool series);
 struct stream_interval {
 	unsigned step;		/* index of the step in the command's run, from 0 */
 	char bench[32];
+	int64_t time_ns;	/* wall clock when the interval was handed over (its end), ns since the epoch */
 	double progress_pct;	/* of the step, as its progress line shows it; NaN = none */
 	struct sample sample;	/* cpu_pct NULL; disk and iface point at the copies below, or NULL */
 	char disk[32], iface[32];

@@ -61,6 +61,11 @@ assert [float(r["values"]) for r in rows] == [1000, 2000]'
 check "csv: stdout is the CSV only (sweep's progress stays off)" sh -c "! grep -q '^engpass sweep' '$T_TMP/out'"
 run sweep 'null --no-sample' --values 1000 --format jsonl --no-history
 check "jsonl: sweep refuses it as a usage error" sh -c "[ '$RC' = 2 ] && grep -q 'jsonl' '$T_TMP/err'"
+run quick --skip mem,disk,net,latency,ladder --format csv --no-history --no-report
+check "csv: quick (its cpu part) exits 0" [ "$RC" = 0 ]
+pycsv "csv: quick gives a row per step, stdout the CSV only" '
+assert len(rows) >= 1 and all(r["bench"] == "cpu" for r in rows), rows
+assert all(r["headline"] in hdr for r in rows if r["status"] == "ok")'
 run quick --format jsonl --no-history --no-report
 check "jsonl: quick refuses it as a usage error" [ "$RC" = 2 ]
 run null --no-sample --no-history --json --format csv
@@ -80,6 +85,8 @@ jqt "jsonl: intervals in time order, with CPU busy in 0..100" '[.[] | select(.ev
 	(map(.t_seconds) | . == sort) and all(.cpu_busy_percent == null or (.cpu_busy_percent >= 0 and .cpu_busy_percent <= 100))' "$T_TMP/all.json"
 jqt "jsonl: an interval names its step and benchmark" \
 	'[.[] | select(.event == "interval") | .data] | all(.step_index == 0 and .bench == "null" and has("progress_percent"))' "$T_TMP/all.json"
+jqt "jsonl: each interval has its wall time, after the run's start, in order" '.[0].data.time_unix_ns as $t0 |
+	[.[] | select(.event == "interval") | .data.time_unix_ns] | (.[0] > $t0) and (. == sort)' "$T_TMP/all.json"
 jqt "jsonl: start carries the run's header" '.[0].data | .schema == "engpass/1" and (.command | test("null"))' "$T_TMP/all.json"
 jqt "jsonl: the last line is the whole document (results, series, verdict)" \
 	'.[-1].data | .schema == "engpass/1" and (.results | length == 1) and (.results[0].series | length >= 5) and (.results[0].verdict | has("resource"))' "$T_TMP/all.json"
