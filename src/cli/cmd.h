@@ -118,6 +118,7 @@ int bench_parse(const struct bench *b, int argc, char **argv, void *opts, struct
 		struct bench_env *env, char *err, size_t errlen);
 
 struct stream;
+struct csv_cols;
 
 /*
  * The runner behind cmd_bench, for commands that run benchmarks in this
@@ -133,6 +134,7 @@ struct bench_call {
 	struct bench_env env;		/* what bench_parse() gave check(): the verb, env.pos = pos */
 	int ncpu;
 	struct stream *stream;		/* --format jsonl's interval writer (cmd_bench's); NULL = none */
+	struct csv_cols *csv;		/* --format csv: the columns of the header emitted results wrote; NULL = none yet */
 };
 
 /*

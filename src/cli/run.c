@@ -87,9 +87,7 @@ static size_t common_index(const char *name)
 struct runner {
 	struct bench_env env;
 	const struct common_opts *common;
-	struct stream *stream;		/* --format jsonl; NULL = none */
-	struct csv_cols csv;		/* --format csv of emitted results: the first one's columns */
-	bool csv_header;		/* written */
+	struct bench_call *call;	/* the call being run: its stream and CSV columns */
 };
 
 static const struct runner *env_runner(const struct bench_env *env)
@@ -395,9 +393,9 @@ static struct result *run_step(const struct bench *b, struct bench_env *env, con
 	cfg.others = true;
 	lcfg.pid = cfg.work_pid;
 	cfg.limits = &lcfg;
-	if (env_runner(env)->stream) {
+	if (env_runner(env)->call->stream) {
 		cfg.on_sample = stream_on_sample;
-		cfg.on_sample_arg = env_runner(env)->stream;
+		cfg.on_sample_arg = env_runner(env)->call->stream;
 	}
 	env->window = window_new(&cfg, !c->no_sample);
 	if ((b->flags & BENCH_NETWORK) && sigaction(SIGPIPE, &ign, &pipe_old) < 0)
@@ -433,14 +431,21 @@ static int prom_check(const char *file)
 	return r;
 }
 
-static void render(const struct common_opts *c, const struct run *run)
+static void render(const struct bench_call *call, const struct run *run)
 {
+	const struct common_opts *c = &call->common;
+
 	switch (c->format) {
 	case FORMAT_JSON:
 		render_json(stdout, run, true, true);
 		break;
 	case FORMAT_CSV:
-		render_csv(stdout, run);
+		/* After emitted results: their header's rows, not a second header. */
+		if (call->csv)
+			for (size_t i = 0; i < run->nresults; i++)
+				csv_row(stdout, run, run->results[i], call->csv);
+		else
+			render_csv(stdout, run);
 		break;
 	case FORMAT_JSONL:
 		render_json_event(stdout, "end", run, true);
@@ -456,8 +461,7 @@ static void render(const struct common_opts *c, const struct run *run)
 static void emit_now(const struct bench_env *env, struct result *r)
 {
 	const struct common_opts *c = env_common(env);
-	/* The runner is the caller's: ENV is the member of a struct runner that bench_call_run() owns. */
-	struct runner *rn = (struct runner *)((char *)env - offsetof(struct runner, env));
+	struct bench_call *call = env_runner(env)->call;
 	struct run *run = run_new(ENGPASS_VERSION, 0, NULL);
 
 	attach_window(r, window_take(env->window));
@@ -474,13 +478,17 @@ static void emit_now(const struct bench_env *env, struct result *r)
 		funlockfile(stdout);
 		break;
 	case FORMAT_CSV:
-		/* The header of the first result's columns, once; a later result's other figures are left out. */
-		if (!rn->csv_header) {
-			csv_cols_init(&rn->csv, run);
-			csv_header(stdout, &rn->csv);
-			rn->csv_header = true;
+		/*
+		 * The header of the first result's columns, once; a later
+		 * result's other figures, and those of the command's closing
+		 * result (render_rows), are left out.
+		 */
+		if (!call->csv) {
+			call->csv = xcalloc(1, sizeof(*call->csv));
+			csv_cols_init(call->csv, run);
+			csv_header(stdout, call->csv);
 		}
-		csv_row(stdout, run, r, &rn->csv);
+		csv_row(stdout, run, r, call->csv);
 		break;
 	default:
 		render_table(stdout, run);
@@ -620,6 +628,11 @@ void bench_call_release(struct bench_call *c)
 {
 	free(c->opts);
 	c->opts = NULL;
+	if (c->csv) {
+		csv_cols_release(c->csv);
+		free(c->csv);
+		c->csv = NULL;
+	}
 }
 
 int bench_call_prepare(struct bench_call *c, const struct bench *b, int argc, char **argv, char *err,
@@ -679,7 +692,7 @@ int bench_call_run(struct bench_call *c, struct tmpfile_reg *tmp, volatile sig_a
 	progress_init(&progress, stderr, !c->common.quiet && isatty(2), b->name);
 	progress.say = !c->common.quiet;
 	/* What bench_parse() gave check(), and what a run needs besides. */
-	rn = (struct runner){ .env = c->env, .common = &c->common, .stream = c->stream };
+	rn = (struct runner){ .env = c->env, .common = &c->common, .call = c };
 	env->tmp = (b->flags & BENCH_NO_IO) ? NULL : tmp;
 	env->progress = &progress;
 	env->ncpu = c->ncpu;
@@ -698,14 +711,13 @@ int bench_call_run(struct bench_call *c, struct tmpfile_reg *tmp, volatile sig_a
 	for (size_t i = 0, n = b->nsteps ? b->nsteps(c->opts) : 1; set_up && i < n && !*stop; i++) {
 		env->step = (unsigned)i;
 		progress_percent_reset(&progress);
-		if (rn.stream)
-			stream_step(rn.stream, (unsigned)run->nresults, b->name, &progress);
+		if (c->stream)
+			stream_step(c->stream, (unsigned)run->nresults, b->name, &progress);
 		run_add(run, run_step(b, env, c->opts));
 	}
 	/* The progress line goes with this call: later intervals carry none. */
-	if (rn.stream)
-		stream_step(rn.stream, (unsigned)run->nresults, b->name, NULL);
-	csv_cols_release(&rn.csv);
+	if (c->stream)
+		stream_step(c->stream, (unsigned)run->nresults, b->name, NULL);
 	progress_finish(&progress);
 	/*
 	 * What the benchmark left behind goes now, not when the caller's
@@ -805,7 +817,7 @@ int cmd_bench(const struct bench *b, int argc, char **argv)
 	 * and the stream's end are always written whole.
 	 */
 	if (!table || !run->nresults || nfailed < run->nresults)
-		render(&call.common, run);
+		render(&call, run);
 	if (call.common.prom && (r = prom_write(call.common.prom, run)) < 0) {
 		fprintf(stderr, "engpass %s: cannot write '%s': %s\n", b->name, call.common.prom, strerror(-r));
 		failed = true;

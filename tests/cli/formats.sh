@@ -108,4 +108,30 @@ run null --values 10 --time 300ms --no-sample --format jsonl --no-history
 EVENTS=$(jq -r .event "$T_TMP/out" 2>/dev/null | tr '\n' ' ')
 check "jsonl --no-sample: start and end only" [ "$RC.$EVENTS" = "0.start end " ]
 
+# A server emits a result per test: CSV keeps one header (the first test's columns) for its rows
+# and its closing row; the stream has a result line per test before its end.
+PORT=$((30000 + $$ % 20000))
+SRV=
+trap 'if [ -n "$SRV" ]; then kill "$SRV" 2>/dev/null; wait "$SRV" 2>/dev/null; fi; rm -rf "$T_TMP"' EXIT INT TERM
+for fmt in csv jsonl; do
+	"$ENGPASS" net -s -p "$PORT" --format "$fmt" --no-history >"$T_TMP/srv.$fmt" 2>"$T_TMP/srv.err" &
+	SRV=$!
+	for _ in 1 2 3 4 5 6 7 8 9 10; do grep -q listening "$T_TMP/srv.err" && break; sleep 0.2; done
+	"$ENGPASS" net -c 127.0.0.1 -p "$PORT" -t 1 -q --no-history >/dev/null 2>&1
+	"$ENGPASS" net -c 127.0.0.1 -p "$PORT" -t 1 -u -b 20M -q --no-history >/dev/null 2>&1
+	sleep 0.3
+	# SIGINT is ignored in a background job of a script: SIGTERM stops the server the same soft way.
+	kill -TERM "$SRV"
+	wait "$SRV" 2>/dev/null
+	SRV=
+	PORT=$((PORT + 1))
+done
+cp "$T_TMP/srv.csv" "$T_TMP/out"
+pycsv "csv: net -s writes one header, a row per test and its closing row" '
+assert len(rows) == 3 and all(r["step"] == "server" for r in rows), rows
+assert float(rows[0]["throughput_bits_per_second"]) > 0 and rows[-1]["incomplete"] == "true"'
+jq -s . "$T_TMP/srv.jsonl" >"$T_TMP/srv.json" 2>/dev/null
+jqt "jsonl: net -s streams start, a result line per test, end" \
+	'[.[].event | select(. != "interval")] == ["start", "result", "result", "end"]' "$T_TMP/srv.json"
+
 done_testing
