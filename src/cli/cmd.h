@@ -24,6 +24,8 @@
 enum output_format {
 	FORMAT_TABLE,
 	FORMAT_JSON,
+	FORMAT_CSV,	/* one row per step (out/csv.c) */
+	FORMAT_JSONL,	/* JSON lines while running, then the document (--json-stream) */
 };
 
 /*
@@ -34,7 +36,8 @@ enum output_format {
  */
 struct common_opts {
 	bool json;
-	int format;		/* enum output_format */
+	bool json_stream;	/* --json-stream: --format jsonl */
+	int format;		/* enum output_format; --json and --json-stream folded in */
 	bool quiet;
 	uint64_t time_ns;	/* --time: 0 = the benchmark's default */
 	int64_t repeat;		/* --repeat N, >= 1 */
@@ -114,6 +117,9 @@ int cmd_bench(const struct bench *b, int argc, char **argv);
 int bench_parse(const struct bench *b, int argc, char **argv, void *opts, struct common_opts *c, char **pos,
 		struct bench_env *env, char *err, size_t errlen);
 
+struct stream;
+struct csv_cols;
+
 /*
  * The runner behind cmd_bench, for commands that run benchmarks in this
  * process and want their results back (quick, sweep): prepare a call from
@@ -127,6 +133,8 @@ struct bench_call {
 	char *pos[BENCH_MAX_POS];	/* positional arguments (borrowed from argv) */
 	struct bench_env env;		/* what bench_parse() gave check(): the verb, env.pos = pos */
 	int ncpu;
+	struct stream *stream;		/* --format jsonl's interval writer (cmd_bench's); NULL = none */
+	struct csv_cols *csv;		/* --format csv: the columns of the header emitted results wrote; NULL = none yet */
 };
 
 /*

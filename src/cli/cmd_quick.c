@@ -47,11 +47,15 @@ struct quick_opts {
 	bool no_report;
 	bool no_net;
 	bool json;
+	int format;		/* enum output_format; --json folded in */
 	bool no_history;
 	const char *db;
 	const char *prom;
 	bool help;
 };
+
+/* jsonl is not offered: quick's figures are composed when the whole profile ran. */
+static const char *const quick_formats[] = { "table", "json", "csv", NULL };
 
 static const struct opt quick_options[] = {
 	OPT_LIST("skip", 0, struct quick_opts, skip, 0, "LIST", "leave out these parts of the profile (listed above)"),
@@ -61,6 +65,8 @@ static const struct opt quick_options[] = {
 		   "HTML report path (default engpass-quick-TIME.html in the current directory)"),
 	OPT_FLAG("no-report", 0, struct quick_opts, no_report, "do not write the HTML report"),
 	OPT_FLAG("json", 0, struct quick_opts, json, "print the whole profile as one JSON document"),
+	OPT_CHOICE("format", 0, struct quick_opts, format, quick_formats, "FMT",
+		   "output format: table (default), json (same as --json) or csv (a row per step)"),
 	OPT_FLAG("no-history", 0, struct quick_opts, no_history, "do not store the profile in the history"),
 	OPT_STRING("db", 0, struct quick_opts, db, "PATH", "history database"),
 	OPT_STRING("prom", 0, struct quick_opts, prom, "FILE", "also write Prometheus text format to FILE"),
@@ -87,6 +93,7 @@ struct quick {
 	volatile sig_atomic_t *stop;
 	uint64_t *est_ns;		/* per step: what its declared --time adds up to, 0 unknown or not run */
 	bool *runs;			/* per step: it will run (not left out, not skipped here) */
+	bool machine;			/* --format json or csv: stdout is the document only */
 };
 
 /* The profile: every benchmark's declared steps, by their part's order, then registry order. */
@@ -405,7 +412,7 @@ static int run_profile(struct quick *q)
 			free(why);
 			continue;
 		}
-		if (!q->o.json)
+		if (!q->machine)
 			announce(q, i, t0);
 		run_step(q, i);
 		if (*q->stop) {
@@ -531,7 +538,7 @@ static void print_scaled(const struct run *run)
  */
 static int keep(const struct quick *q, const char *report)
 {
-	FILE *says = q->o.json ? stderr : stdout;
+	FILE *says = q->machine ? stderr : stdout;
 	const char *stage;
 	char err[320];
 	int64_t id;
@@ -540,7 +547,7 @@ static int keep(const struct quick *q, const char *report)
 	if (!q->o.no_history) {
 		if (history_store_run(q->run, q->o.db, &id, err, sizeof(err)) < 0)
 			fprintf(stderr, "engpass quick: history not stored: %s\n", err);
-		else if (!q->o.json)
+		else if (!q->machine)
 			printf("stored as run %lld (engpass show %lld)\n", (long long)id, (long long)id);
 	}
 	if (q->o.prom && (r = prom_write(q->o.prom, q->run)) < 0) {
@@ -556,7 +563,7 @@ static int keep(const struct quick *q, const char *report)
 	} else if (r < 0) {
 		fprintf(stderr, "engpass quick: cannot write the report '%s' (%s): %s\n", report, stage, strerror(-r));
 		rc = EXIT_MEASURE_FAILED;
-	} else if (!q->o.json) {
+	} else if (!q->machine) {
 		printf("report: %s\n", report);
 	}
 	return rc;
@@ -576,6 +583,12 @@ static int quick_setup(struct quick *q, int argc, char **argv)
 
 	if (opt_parse(argc, argv, &g, 1, 1, pos, 0, &npos, &seen, err, sizeof(err)))
 		return usage_error("quick", "%s", err);
+	if (q->o.json && q->o.format == FORMAT_CSV)
+		return usage_error("quick", "options '--json' and '--format csv' name different formats");
+	if (q->o.json)
+		q->o.format = FORMAT_JSON;
+	/* Stdout is the document: what quick says on the way goes to stderr or away. */
+	q->machine = q->o.format != FORMAT_TABLE;
 	q->steps = profile(&q->nsteps);
 	if (q->o.help) {
 		quick_help(q->steps, q->nsteps);
@@ -621,7 +634,9 @@ int cmd_quick(int argc, char **argv)
 	tmpfile_reg_free(q.tmp);
 	run_collect_info(q.run);
 
-	if (q.o.json) {
+	if (q.o.format == FORMAT_CSV) {
+		render_csv(stdout, q.run);
+	} else if (q.o.format == FORMAT_JSON) {
 		render_json(stdout, q.run, true, true);
 	} else {
 		print_summary(q.run);

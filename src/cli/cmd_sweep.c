@@ -43,13 +43,14 @@ struct sweep {
 	size_t naxes;
 	const char *repeat, *db;
 	bool json, no_history, help;
+	bool csv;		/* --format csv */
 };
 
 static void sweep_help(FILE *f)
 {
 	fprintf(f,
 		"usage: engpass sweep 'COMMAND [ARGS]' --OPTION a,b,c [--OPTION2 x,y ...] [--repeat N]\n"
-		"                     [--json] [--no-history] [--db PATH]\n\n"
+		"                     [--json | --format table|json|csv] [--no-history] [--db PATH]\n\n"
 		"Runs a benchmark command once for every combination of the listed option values and\n"
 		"prints one table: a row per figure, a column per combination. Any option of the\n"
 		"command can be swept, e.g.\n"
@@ -61,7 +62,9 @@ static void sweep_help(FILE *f)
 		"Each combination runs as the command would on its own and is stored in the history;\n"
 		"--repeat N is passed to each run.\n"
 		"With --json, one document whose results are the combinations' results, each step\n"
-		"labelled with its combination.\n");
+		"labelled with its combination; with --format csv, a row per step and combination\n"
+		"(its 'sweep' column names the combination). The figures come when all ran, so\n"
+		"--format jsonl is for a benchmark command on its own.\n");
 }
 
 /* Splits S at blanks into WORDS (copies). Returns the count, or -1 if too many. */
@@ -139,6 +142,15 @@ static int parse(int argc, char **argv, struct sweep *sw, const struct bench **b
 		val = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
 		if (!val)
 			return usage_error("sweep", "option '--%s' needs a value", name);
+		if (!strcmp(name, "format")) {
+			/* The sweep's own output, not an axis: every combination renders into it. */
+			if (!strcmp(val, "json") || !strcmp(val, "csv"))
+				*(strcmp(val, "json") ? &sw->csv : &sw->json) = true;
+			else if (strcmp(val, "table"))
+				return usage_error("sweep", "option '--format': '%s' is not one of table, json, csv%s", val,
+						   !strcmp(val, "jsonl") ? " (a sweep writes when all combinations ran)" : "");
+			continue;
+		}
 		if (!strcmp(name, "repeat")) {
 			sw->repeat = val;
 			continue;
@@ -520,7 +532,7 @@ int cmd_sweep(int argc, char **argv)
 			fprintf(stderr, "engpass sweep: stopped by signal %d before %s\n", (int)stop, labels[k]);
 			break;
 		}
-		if (!sw.json)
+		if (!sw.json && !sw.csv)
 			fprintf(stderr, "engpass sweep: %zu/%zu %s\n", k + 1, t.ncombo, labels[k]);
 		if (run_one(&sw, b, k, labels[k], all, tmp, &stop, &t))
 			worst = EXIT_MEASURE_FAILED;
@@ -535,6 +547,8 @@ int cmd_sweep(int argc, char **argv)
 		worst = 128 + (int)stop;
 	if (sw.json)
 		render_json(stdout, all, true, true);
+	else if (sw.csv)
+		render_csv(stdout, all);
 	else
 		table_print(&t, b, labels);
 	table_release(&t);

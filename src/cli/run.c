@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,11 +32,15 @@
 #include "lib/xalloc.h"
 #include "out/render.h"
 
-static const char *const formats[] = { "table", "json", NULL };
+static const char *const formats[] = { "table", "json", "csv", "jsonl", NULL };
 
 const struct opt common_opts_table[] = {
 	OPT_FLAG("json", 0, struct common_opts, json, "write one JSON document (same as --format json)"),
-	OPT_CHOICE("format", 0, struct common_opts, format, formats, "FMT", "output format (default table)"),
+	OPT_FLAG("json-stream", 0, struct common_opts, json_stream,
+		 "JSON lines while running, then the document (same as --format jsonl)"),
+	OPT_CHOICE("format", 0, struct common_opts, format, formats, "FMT",
+		   "output format: table (default), json, csv (a row per step) or jsonl (a JSON line "
+		   "per sampling interval, then the document)"),
 	OPT_FLAG("quiet", 'q', struct common_opts, quiet, "no progress line"),
 	OPT_DURATION("time", 0, struct common_opts, time_ns, 1, 24 * 3600 * NS_PER_SEC,
 		     "how long each step measures (N steps take N times as long; default: the benchmark's own)"),
@@ -81,11 +87,149 @@ static size_t common_index(const char *name)
 struct runner {
 	struct bench_env env;
 	const struct common_opts *common;
+	struct bench_call *call;	/* the call being run: its stream and CSV columns */
 };
+
+static const struct runner *env_runner(const struct bench_env *env)
+{
+	return (const struct runner *)((const char *)env - offsetof(struct runner, env));
+}
 
 static const struct common_opts *env_common(const struct bench_env *env)
 {
-	return ((const struct runner *)((const char *)env - offsetof(struct runner, env)))->common;
+	return env_runner(env)->common;
+}
+
+/*
+ * --format jsonl: the sampler hands each interval to stream_on_sample() in
+ * its own thread; the record waits in a bounded queue for the writer
+ * thread, which writes and flushes one line per record. The sampling
+ * thread only copies a record under a lock nobody holds across I/O, so a
+ * stalled reader of stdout delays no snapshot: with the queue full the
+ * record is dropped and counted (said on stderr at the end).
+ */
+#define STREAM_QUEUE 64
+
+struct stream {
+	FILE *f;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool stop;
+	struct stream_interval q[STREAM_QUEUE];	/* ring: n records from head */
+	size_t head, n;
+	unsigned long dropped;
+	/* What the next records carry; the runner sets them at each step (under mu). */
+	unsigned step;
+	char bench[32];
+	struct progress *progress;
+};
+
+static void copy_name(char *dst, size_t len, const char *src)
+{
+	snprintf(dst, len, "%s", src ? src : "");
+}
+
+/* sampler_config.on_sample: queue the interval X, or count it dropped. */
+static void stream_on_sample(void *arg, const struct sample *x)
+{
+	struct stream *st = arg;
+	struct stream_interval *rec;
+
+	pthread_mutex_lock(&st->mu);
+	if (st->n == STREAM_QUEUE) {
+		st->dropped++;
+	} else {
+		rec = &st->q[(st->head + st->n++) % STREAM_QUEUE];
+		rec->step = st->step;
+		rec->time_ns = clock_wall_ns();
+		copy_name(rec->bench, sizeof(rec->bench), st->bench);
+		rec->progress_pct = st->progress ? progress_percent(st->progress) : NAN;
+		rec->sample = *x;
+		rec->sample.cpu_pct = NULL;
+		copy_name(rec->disk, sizeof(rec->disk), x->disk);
+		copy_name(rec->iface, sizeof(rec->iface), x->iface);
+		pthread_cond_signal(&st->cv);
+	}
+	pthread_mutex_unlock(&st->mu);
+}
+
+/* The writer: one line per queued record, each flushed, until stopped and drained. */
+static void *stream_thread(void *arg)
+{
+	struct stream *st = arg;
+	struct stream_interval rec;
+
+	pthread_mutex_lock(&st->mu);
+	for (;;) {
+		while (!st->n && !st->stop)
+			pthread_cond_wait(&st->cv, &st->mu);
+		if (!st->n)
+			break;
+		rec = st->q[st->head];
+		st->head = (st->head + 1) % STREAM_QUEUE;
+		st->n--;
+		pthread_mutex_unlock(&st->mu);
+		rec.sample.disk = rec.disk[0] ? rec.disk : NULL;
+		rec.sample.iface = rec.iface[0] ? rec.iface : NULL;
+		/* Whole lines: the runner's own events (result, end) lock the stream too. */
+		flockfile(st->f);
+		render_json_interval(st->f, &rec);
+		funlockfile(st->f);
+		pthread_mutex_lock(&st->mu);
+	}
+	pthread_mutex_unlock(&st->mu);
+	return NULL;
+}
+
+/* Starts the writer on F (signals blocked in it: they are the main thread's). NULL when it cannot start. */
+static struct stream *stream_start(FILE *f)
+{
+	struct stream *st = xcalloc(1, sizeof(*st));
+	sigset_t all, old;
+	int r;
+
+	st->f = f;
+	pthread_mutex_init(&st->mu, NULL);
+	pthread_cond_init(&st->cv, NULL);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	r = pthread_create(&st->thread, NULL, stream_thread, st);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r) {
+		pthread_cond_destroy(&st->cv);
+		pthread_mutex_destroy(&st->mu);
+		free(st);
+		return NULL;
+	}
+	return st;
+}
+
+/* Writes what is queued, stops the writer and frees it; returns the records dropped. */
+static unsigned long stream_stop(struct stream *st)
+{
+	unsigned long dropped;
+
+	pthread_mutex_lock(&st->mu);
+	st->stop = true;
+	pthread_cond_signal(&st->cv);
+	pthread_mutex_unlock(&st->mu);
+	pthread_join(st->thread, NULL);
+	dropped = st->dropped;
+	pthread_cond_destroy(&st->cv);
+	pthread_mutex_destroy(&st->mu);
+	free(st);
+	return dropped;
+}
+
+/* The step the next intervals belong to: its index in the command's run, its benchmark. */
+static void stream_step(struct stream *st, unsigned step, const char *bench, struct progress *p)
+{
+	pthread_mutex_lock(&st->mu);
+	st->step = step;
+	copy_name(st->bench, sizeof(st->bench), bench);
+	st->progress = p;
+	pthread_mutex_unlock(&st->mu);
 }
 
 /* Runs the repetitions of one step; returns the merged result (caller owns). */
@@ -249,6 +393,10 @@ static struct result *run_step(const struct bench *b, struct bench_env *env, con
 	cfg.others = true;
 	lcfg.pid = cfg.work_pid;
 	cfg.limits = &lcfg;
+	if (env_runner(env)->call->stream) {
+		cfg.on_sample = stream_on_sample;
+		cfg.on_sample_arg = env_runner(env)->call->stream;
+	}
 	env->window = window_new(&cfg, !c->no_sample);
 	if ((b->flags & BENCH_NETWORK) && sigaction(SIGPIPE, &ign, &pipe_old) < 0)
 		pipe_old.sa_handler = SIG_ERR;	/* nothing to restore */
@@ -283,12 +431,29 @@ static int prom_check(const char *file)
 	return r;
 }
 
-static void render(const struct common_opts *c, const struct run *run)
+static void render(const struct bench_call *call, const struct run *run)
 {
-	if (c->json || c->format == FORMAT_JSON)
+	const struct common_opts *c = &call->common;
+
+	switch (c->format) {
+	case FORMAT_JSON:
 		render_json(stdout, run, true, true);
-	else
+		break;
+	case FORMAT_CSV:
+		/* After emitted results: their header's rows, not a second header. */
+		if (call->csv)
+			for (size_t i = 0; i < run->nresults; i++)
+				csv_row(stdout, run, run->results[i], call->csv);
+		else
+			render_csv(stdout, run);
+		break;
+	case FORMAT_JSONL:
+		render_json_event(stdout, "end", run, true);
+		break;
+	default:
 		render_table(stdout, run);
+		break;
+	}
 	fflush(stdout);
 }
 
@@ -296,16 +461,39 @@ static void render(const struct common_opts *c, const struct run *run)
 static void emit_now(const struct bench_env *env, struct result *r)
 {
 	const struct common_opts *c = env_common(env);
+	struct bench_call *call = env_runner(env)->call;
 	struct run *run = run_new(ENGPASS_VERSION, 0, NULL);
 
 	attach_window(r, window_take(env->window));
 	if (!r->time_ns)
 		r->time_ns = clock_wall_ns();
 	run_add(run, r);
-	if (c->json || c->format == FORMAT_JSON)
+	switch (c->format) {
+	case FORMAT_JSON:
 		render_json(stdout, run, false, false);
-	else
+		break;
+	case FORMAT_JSONL:
+		flockfile(stdout);
+		render_json_event(stdout, "result", run, false);
+		funlockfile(stdout);
+		break;
+	case FORMAT_CSV:
+		/*
+		 * The header of the first result's columns, once; a later
+		 * result's other figures, and those of the command's closing
+		 * result (render_rows), are left out.
+		 */
+		if (!call->csv) {
+			call->csv = xcalloc(1, sizeof(*call->csv));
+			csv_cols_init(call->csv, run);
+			csv_header(stdout, call->csv);
+		}
+		csv_row(stdout, run, r, call->csv);
+		break;
+	default:
 		render_table(stdout, run);
+		break;
+	}
 	fflush(stdout);
 	run_free(run);
 }
@@ -407,6 +595,17 @@ int bench_parse(const struct bench *b, int argc, char **argv, void *opts, struct
 	}
 	if (b->verbs && pick_verb(b, &seen, pos, npos, &verb, err, errlen))
 		return -EINVAL;
+	/* --json and --json-stream are spellings of --format: two that disagree are a mistake. */
+	if ((c->json && c->json_stream) ||
+	    ((c->json || c->json_stream) && opt_was_seen(&seen, ng - 1, common_index("format")) &&
+	     c->format != (c->json ? FORMAT_JSON : FORMAT_JSONL))) {
+		snprintf(err, errlen, "options '--json', '--json-stream' and '--format' name different formats");
+		return -EINVAL;
+	}
+	if (c->json)
+		c->format = FORMAT_JSON;
+	if (c->json_stream)
+		c->format = FORMAT_JSONL;
 	c->pin_set = opt_was_seen(&seen, ng - 1, common_index("pin"));
 	if ((b->flags & BENCH_NO_TIME) && opt_was_seen(&seen, ng - 1, common_index("time"))) {
 		snprintf(err, errlen, "option '--time': %s steps take as long as their size costs; "
@@ -429,6 +628,11 @@ void bench_call_release(struct bench_call *c)
 {
 	free(c->opts);
 	c->opts = NULL;
+	if (c->csv) {
+		csv_cols_release(c->csv);
+		free(c->csv);
+		c->csv = NULL;
+	}
 }
 
 int bench_call_prepare(struct bench_call *c, const struct bench *b, int argc, char **argv, char *err,
@@ -488,7 +692,7 @@ int bench_call_run(struct bench_call *c, struct tmpfile_reg *tmp, volatile sig_a
 	progress_init(&progress, stderr, !c->common.quiet && isatty(2), b->name);
 	progress.say = !c->common.quiet;
 	/* What bench_parse() gave check(), and what a run needs besides. */
-	rn = (struct runner){ .env = c->env, .common = &c->common };
+	rn = (struct runner){ .env = c->env, .common = &c->common, .call = c };
 	env->tmp = (b->flags & BENCH_NO_IO) ? NULL : tmp;
 	env->progress = &progress;
 	env->ncpu = c->ncpu;
@@ -506,8 +710,14 @@ int bench_call_run(struct bench_call *c, struct tmpfile_reg *tmp, volatile sig_a
 	}
 	for (size_t i = 0, n = b->nsteps ? b->nsteps(c->opts) : 1; set_up && i < n && !*stop; i++) {
 		env->step = (unsigned)i;
+		progress_percent_reset(&progress);
+		if (c->stream)
+			stream_step(c->stream, (unsigned)run->nresults, b->name, &progress);
 		run_add(run, run_step(b, env, c->opts));
 	}
+	/* The progress line goes with this call: later intervals carry none. */
+	if (c->stream)
+		stream_step(c->stream, (unsigned)run->nresults, b->name, NULL);
 	progress_finish(&progress);
 	/*
 	 * What the benchmark left behind goes now, not when the caller's
@@ -572,7 +782,23 @@ int cmd_bench(const struct bench *b, int argc, char **argv)
 	}
 	tmpfile_set_stop_flag(tmp, &stop);
 	run = run_new(ENGPASS_VERSION, argc + 1, argv - 1);
-	if (bench_call_run(&call, tmp, &stop, run, err, sizeof(err)) < 0) {
+	if (call.common.format == FORMAT_JSONL) {
+		render_json_start(stdout, run);
+		/* Without its writer the stream still ends with the document; the intervals are missing. */
+		if (!call.common.no_sample && !(call.stream = stream_start(stdout)))
+			fprintf(stderr, "engpass %s: cannot start the interval writer; only the document follows\n",
+				b->name);
+	}
+	r = bench_call_run(&call, tmp, &stop, run, err, sizeof(err));
+	if (call.stream) {
+		unsigned long dropped = stream_stop(call.stream);
+
+		call.stream = NULL;
+		if (dropped)
+			fprintf(stderr, "engpass %s: %lu intervals not streamed: stdout was not read fast enough\n",
+				b->name, dropped);
+	}
+	if (r < 0) {
 		run_free(run);
 		tmpfile_reg_free(tmp);
 		bench_call_release(&call);
@@ -584,14 +810,14 @@ int cmd_bench(const struct bench *b, int argc, char **argv)
 	run_collect_info(run);
 	for (size_t i = 0; i < run->nresults; i++)
 		nfailed += run->results[i]->status == RESULT_FAILED;
-	table = !call.common.json && call.common.format != FORMAT_JSON;
+	table = call.common.format == FORMAT_TABLE;
 	/*
 	 * A table of nothing but failures would repeat the reasons said on
-	 * stderr below: a run that only failed is its error lines. JSON is
-	 * always written whole.
+	 * stderr below: a run that only failed is its error lines. JSON, CSV
+	 * and the stream's end are always written whole.
 	 */
 	if (!table || !run->nresults || nfailed < run->nresults)
-		render(&call.common, run);
+		render(&call, run);
 	if (call.common.prom && (r = prom_write(call.common.prom, run)) < 0) {
 		fprintf(stderr, "engpass %s: cannot write '%s': %s\n", b->name, call.common.prom, strerror(-r));
 		failed = true;

@@ -8,6 +8,7 @@
  */
 #include "progress.h"
 
+#include <math.h>
 #include <string.h>
 
 void progress_init(struct progress *p, FILE *f, bool enabled,
@@ -16,6 +17,7 @@ void progress_init(struct progress *p, FILE *f, bool enabled,
 	memset(p, 0, sizeof(*p));
 	p->f = f;
 	p->enabled = enabled && f;
+	atomic_store_explicit(&p->done_bp, -1, memory_order_relaxed);
 	snprintf(p->label, sizeof(p->label), "%s", label ? label : "");
 }
 
@@ -105,6 +107,9 @@ static void draw(struct progress *p, mono_ns now, uint64_t done,
 void progress_update(struct progress *p, mono_ns now, uint64_t done,
 		     uint64_t total, const char *extra)
 {
+	if (total)
+		atomic_store_explicit(&p->done_bp, done >= total ? 10000 : (int)((double)done / (double)total * 10000),
+				      memory_order_relaxed);
 	if (!p->enabled)
 		return;
 	if (!p->started) {
@@ -159,4 +164,16 @@ void progress_finish(struct progress *p)
 {
 	progress_clear(p);
 	p->enabled = false;
+}
+
+double progress_percent(const struct progress *p)
+{
+	int bp = atomic_load_explicit(&p->done_bp, memory_order_relaxed);
+
+	return bp < 0 ? NAN : bp / 100.0;
+}
+
+void progress_percent_reset(struct progress *p)
+{
+	atomic_store_explicit(&p->done_bp, -1, memory_order_relaxed);
 }

@@ -23,6 +23,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -43,6 +44,7 @@ struct progress {
 	mono_ns last_draw;
 	size_t width;			/* characters now on the line, 0 if none */
 	char label[PROGRESS_LABEL_MAX + 1];
+	_Atomic int done_bp;		/* last done/total of progress_update in 1/10000, -1 none; any thread reads */
 };
 
 /*
@@ -88,6 +90,15 @@ void progress_say(struct progress *p, const char *line);
  * a message; the next progress_update() draws again at once.
  */
 void progress_clear(struct progress *p);
+
+/*
+ * The share of the step done at the last progress_update() with a known
+ * total, in percent (kept whether or not the line is drawn), or NaN when
+ * none was given since init or progress_percent_reset(). Unlike the rest,
+ * safe to call from any thread (--format jsonl reads it in its writer).
+ */
+double progress_percent(const struct progress *p);
+void progress_percent_reset(struct progress *p);
 
 /*
  * Erase the line for good: later updates do nothing until progress_init()

@@ -242,6 +242,9 @@ struct sampler {
 	/* heat: sensors at each snapshot, throttle counters at the edges */
 	struct thermal *heat;
 
+	void (*on_sample)(void *arg, const struct sample *x);	/* cfg.on_sample */
+	void *on_sample_arg;
+
 	/* thread */
 	pthread_t thread;
 	pthread_mutex_t mu;
@@ -1126,7 +1129,10 @@ static int sample_once(struct sampler *s)
 		s->count++;
 	} else {
 		s->dropped++;
+		x.cpu_pct = s->row;
 	}
+	if (s->on_sample)
+		s->on_sample(s->on_sample_arg, &x);
 	s->prev = b;
 	s->cur = a;
 	return 0;
@@ -1324,6 +1330,8 @@ int sampler_new(struct sampler **out, const struct sampler_config *cfg)
 		s->page_size = 4096;
 	s->now = cfg->now;
 	s->now_arg = cfg->now_arg;
+	s->on_sample = cfg->on_sample;
+	s->on_sample_arg = cfg->on_sample_arg;
 	for (int i = 0; i < SRC_N; i++)
 		s->fd[i] = -1;
 	s->work_fd = -1;

@@ -50,6 +50,7 @@
 #include "core/sysview.h"
 
 struct sampler;
+struct sample;
 
 #define SAMPLER_DEFAULT_INTERVAL_NS	250000000ULL	/* 250 ms */
 #define SAMPLER_MIN_INTERVAL_NS		10000000ULL	/* 10 ms */
@@ -106,6 +107,17 @@ struct sampler_config {
 	const char *sys_root;
 	/* The limits to discover at the first start and whose counters to read at each edge; NULL = none. */
 	const struct limits_config *limits;
+	/*
+	 * Called with each new sample (the interval that just ended), in the
+	 * thread that took it: the sampling thread, or the caller of
+	 * sampler_start(), sampler_stop() or sampler_sample_now(). X and
+	 * what it points at are valid during the call only. The call delays
+	 * the next snapshot: it must not block or do slow I/O (copy what it
+	 * needs and return; the runner's --format jsonl queues a record for
+	 * its writer thread). NULL = none.
+	 */
+	void (*on_sample)(void *arg, const struct sample *x);
+	void *on_sample_arg;
 };
 
 /* Flags of a sample: why some of its values are NaN. */

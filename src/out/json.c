@@ -153,9 +153,9 @@ static void view_object(struct jw *w, const struct sysview *v)
 }
 
 /* One sampling interval; unknown figures are null. */
-static void sample_object(struct jw *w, const struct sample *x)
+static void sample_object(struct jw *w, const char *key, const struct sample *x)
 {
-	jw_obj_begin(w, NULL);
+	jw_obj_begin(w, key);
 	jw_num(w, "t_seconds", x->t_s);
 	jw_num(w, "interval_seconds", x->interval_s);
 	jw_num(w, "cpu_busy_percent", x->cpu_busy_pct);
@@ -167,10 +167,13 @@ static void sample_object(struct jw *w, const struct sample *x)
 	else
 		jw_null(w, "busiest_cpu");
 	jw_num(w, "busiest_cpu_busy_percent", x->busiest_cpu_pct);
-	jw_arr_begin(w, "cpu_busy_percent_by_cpu");
-	for (int i = 0; i < x->ncpu_slots; i++)
-		jw_num(w, NULL, x->cpu_pct ? (double)x->cpu_pct[i] : NAN);
-	jw_arr_end(w);
+	/* A streamed interval carries no per-CPU row (stream_interval). */
+	if (x->cpu_pct) {
+		jw_arr_begin(w, "cpu_busy_percent_by_cpu");
+		for (int i = 0; i < x->ncpu_slots; i++)
+			jw_num(w, NULL, (double)x->cpu_pct[i]);
+		jw_arr_end(w);
+	}
 	if (x->procs_running >= 0)
 		jw_int(w, "procs_running", x->procs_running);
 	else
@@ -204,7 +207,7 @@ static void series_array(struct jw *w, const struct sampler *s)
 {
 	jw_arr_begin(w, "series");
 	for (size_t i = 0; i < sampler_count(s); i++)
-		sample_object(w, sampler_get(s, i));
+		sample_object(w, NULL, sampler_get(s, i));
 	jw_arr_end(w);
 }
 
@@ -320,33 +323,90 @@ static void result_object(struct jw *w, const struct result *r, bool series)
 	jw_obj_end(w);
 }
 
-void render_json(FILE *f, const struct run *run, bool pretty, bool series)
+/* The run's header: the schema, the tool, when, where and what was run. */
+static void run_header(struct jw *w, const struct run *run)
 {
-	struct jw w = JW_INIT(f, pretty);
 	char when[40] = "";
 	time_t t = (time_t)(run->time_ns / 1000000000);
 	struct tm tm;
 
 	if (gmtime_r(&t, &tm))
 		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	jw_obj_begin(&w, NULL);
-	jw_str(&w, "schema", "engpass/1");
-	jw_obj_begin(&w, "tool");
-	jw_str(&w, "name", "engpass");
-	jw_str(&w, "version", run->tool_version);
-	jw_obj_end(&w);
-	jw_str(&w, "time", when);
-	jw_int(&w, "time_unix_ns", run->time_ns);
-	jw_str(&w, "host", run->host);
-	jw_str(&w, "command", run->command);
+	jw_str(w, "schema", "engpass/1");
+	jw_obj_begin(w, "tool");
+	jw_str(w, "name", "engpass");
+	jw_str(w, "version", run->tool_version);
+	jw_obj_end(w);
+	jw_str(w, "time", when);
+	jw_int(w, "time_unix_ns", run->time_ns);
+	jw_str(w, "host", run->host);
+	jw_str(w, "command", run->command);
+}
+
+/* The whole document of RUN as the value of KEY (NULL at the top level). */
+static void run_object(struct jw *w, const char *key, const struct run *run, bool series)
+{
+	jw_obj_begin(w, key);
+	run_header(w, run);
 	if (run->info)
-		info_render_json(&w, "info", run->info);
+		info_render_json(w, "info", run->info);
 	else
-		jw_null(&w, "info");
-	jw_arr_begin(&w, "results");
+		jw_null(w, "info");
+	jw_arr_begin(w, "results");
 	for (size_t i = 0; i < run->nresults; i++)
-		result_object(&w, run->results[i], series);
-	jw_arr_end(&w);
+		result_object(w, run->results[i], series);
+	jw_arr_end(w);
+	jw_obj_end(w);
+}
+
+void render_json(FILE *f, const struct run *run, bool pretty, bool series)
+{
+	struct jw w = JW_INIT(f, pretty);
+
+	run_object(&w, NULL, run, series);
+	jw_finish(&w);
+}
+
+void render_json_start(FILE *f, const struct run *run)
+{
+	struct jw w = JW_INIT(f, false);
+
+	jw_obj_begin(&w, NULL);
+	jw_str(&w, "event", "start");
+	jw_obj_begin(&w, "data");
+	run_header(&w, run);
+	jw_obj_end(&w);
 	jw_obj_end(&w);
 	jw_finish(&w);
+	fflush(f);
+}
+
+void render_json_interval(FILE *f, const struct stream_interval *x)
+{
+	struct jw w = JW_INIT(f, false);
+
+	jw_obj_begin(&w, NULL);
+	jw_str(&w, "event", "interval");
+	jw_obj_begin(&w, "data");
+	jw_uint(&w, "step_index", x->step);
+	jw_str(&w, "bench", x->bench);
+	jw_int(&w, "time_unix_ns", x->time_ns);
+	jw_num(&w, "progress_percent", x->progress_pct);
+	sample_object(&w, "sample", &x->sample);
+	jw_obj_end(&w);
+	jw_obj_end(&w);
+	jw_finish(&w);
+	fflush(f);
+}
+
+void render_json_event(FILE *f, const char *event, const struct run *run, bool series)
+{
+	struct jw w = JW_INIT(f, false);
+
+	jw_obj_begin(&w, NULL);
+	jw_str(&w, "event", event);
+	run_object(&w, "data", run, series);
+	jw_obj_end(&w);
+	jw_finish(&w);
+	fflush(f);
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "core/result.h"
+#include "core/sampler.h"
 
 /* Human-readable text: the box (if collected) and each result. */
 void render_table(FILE *f, const struct run *run);
@@ -20,6 +21,50 @@ void render_table(FILE *f, const struct run *run);
  * SERIES includes the sampled time series of each result.
  */
 void render_json(FILE *f, const struct run *run, bool pretty, bool series);
+
+/*
+ * JSON lines (--format jsonl, --json-stream): events in the shape of
+ * iperf3 3.17's --json-stream, one object per line, {"event": NAME,
+ * "data": {...}}: "start" (the run's header), "interval" (one sampling
+ * interval while a step runs), "result" (a result a long-running command
+ * emits), "end" (the whole document, as --format json gives it). Each
+ * line is written whole and flushed. docs/json.md has the schema.
+ */
+struct stream_interval {
+	unsigned step;		/* index of the step in the command's run, from 0 */
+	char bench[32];
+	int64_t time_ns;	/* wall clock when the interval was handed over (its end), ns since the epoch */
+	double progress_pct;	/* of the step, as its progress line shows it; NaN = none */
+	struct sample sample;	/* cpu_pct NULL; disk and iface point at the copies below, or NULL */
+	char disk[32], iface[32];
+};
+void render_json_start(FILE *f, const struct run *run);
+void render_json_interval(FILE *f, const struct stream_interval *x);
+/* EVENT ("result", "end") with RUN's whole document as its data; SERIES as for render_json(). */
+void render_json_event(FILE *f, const char *event, const struct run *run, bool series);
+
+/*
+ * CSV: a header row, then one row per step (docs/json.md lists the
+ * columns). Steps of different benchmarks share the header: the union of
+ * their metric columns, empty cells where a step has no such figure.
+ */
+void render_csv(FILE *f, const struct run *run);
+/*
+ * The parts of render_csv(), for a caller that writes rows as results
+ * come (a server's tests): the metric columns of a run (csv_cols_init;
+ * release with csv_cols_release()), the header row, one step's row (a
+ * metric without a column is left out).
+ */
+struct csv_cols {
+	char **name;		/* "read_bytes_per_second", ...; owned */
+	size_t n;
+};
+void csv_cols_init(struct csv_cols *c, const struct run *run);
+void csv_cols_release(struct csv_cols *c);
+void csv_header(FILE *f, const struct csv_cols *c);
+void csv_row(FILE *f, const struct run *run, const struct result *r, const struct csv_cols *c);
+/* Writes S (NULL: nothing) as one CSV field, quoted as RFC 4180 says when it must be. */
+void csv_field(FILE *f, const char *s);
 
 /*
  * Prometheus text exposition format (node_exporter textfile collector):

@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -270,10 +271,29 @@ static void test_show_own_line(void **state)
 	sink_close(&s);
 }
 
+/* The share done is kept for --format jsonl whether or not the line is drawn; a total of 0 leaves it. */
+static void test_percent(void **state)
+{
+	struct progress p;
+
+	(void)state;
+	progress_init(&p, NULL, false, "x");
+	assert_true(isnan(progress_percent(&p)));
+	progress_update(&p, 0, 25, 100, NULL);
+	assert_true(progress_percent(&p) == 25);
+	progress_update(&p, 1, 7, 0, NULL);
+	assert_true(progress_percent(&p) == 25);
+	progress_update(&p, 2, 150, 100, NULL);
+	assert_true(progress_percent(&p) == 100);
+	progress_percent_reset(&p);
+	assert_true(isnan(progress_percent(&p)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_disabled_writes_nothing),
+		cmocka_unit_test(test_percent),
 		cmocka_unit_test(test_rate_limited),
 		cmocka_unit_test(test_content),
 		cmocka_unit_test(test_unknown_total),

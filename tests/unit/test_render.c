@@ -301,6 +301,77 @@ static void test_values(void **state)
 	}
 }
 
+/* S written as one CSV field. Caller frees. */
+static char *csv_of(const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	csv_field(f, s);
+	fclose(f);
+	return buf;
+}
+
+static void test_csv_field(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "plain", "plain" },
+		{ "", "" },
+		{ "a,b", "\"a,b\"" },
+		{ "say \"hi\"", "\"say \"\"hi\"\"\"" },
+		{ "two\nlines", "\"two\nlines\"" },
+		{ "cr\r", "\"cr\r\"" },
+		{ "\"", "\"\"\"\"" },
+		{ "no quote needed: 12 % (pid 3)", "no quote needed: 12 % (pid 3)" },
+	};
+	char *s;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		s = csv_of(cases[i].in);
+		assert_string_equal(s, cases[i].out);
+		free(s);
+	}
+	s = csv_of(NULL);
+	assert_string_equal(s, "");
+	free(s);
+}
+
+/* Two benchmarks in one run: one header, the union of their columns, empty cells where a step has no figure. */
+static void test_csv_union(void **state)
+{
+	struct run *run = sample_run(1);
+	struct result *r = result_new("cpu", "aes,gcm");
+	char *buf = NULL, *line2, *line3;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	result_metric(r, "ops", UNIT_PER_S, 2.5e6, NULL);
+	result_metric(r, "read", UNIT_BYTES_PER_S, 1e9, NULL);
+	result_headline(r, "ops");
+	run_add(run, r);
+	f = open_memstream(&buf, &len);
+	render_csv(f, run);
+	fclose(f);
+	line2 = strchr(buf, '\n') + 1;
+	line3 = strchr(line2, '\n') + 1;
+	assert_memory_equal(buf, "host,time,bench,step,sweep,status,reason,incomplete,repetitions,duration_seconds,"
+			    "headline,read_bytes_per_second,unknown_ns,ops_per_second,verdict_resource,"
+			    "verdict_evidence,verdict_next_step\n", (size_t)(line2 - buf));
+	/* disk: its read, an unknown figure as an empty cell, no ops; its verdict. */
+	assert_non_null(strstr(line2, ",disk,seq-read,,ok,,false,1,0,,104857600,,,one core,cpu1 98 % busy,\n"));
+	/* cpu: the step's comma quoted, read in the shared column, ops in its own. */
+	assert_non_null(strstr(line3, ",cpu,\"aes,gcm\",,ok,,false,1,0,ops_per_second,1000000000,,2500000,,,\n"));
+	/* Two rows and nothing after them. */
+	assert_ptr_equal(strchr(line3, '\n') + 1, buf + len);
+	free(buf);
+	run_free(run);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -311,6 +382,8 @@ int main(void)
 		cmocka_unit_test(test_prom_time_labels),
 		cmocka_unit_test(test_table_failed),
 		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_csv_field),
+		cmocka_unit_test(test_csv_union),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -423,6 +423,48 @@ static void test_max_samples(void **state)
 	sampler_free(s);
 }
 
+/* What on_sample saw: how many calls, and the last one's times and busy share. */
+struct seen {
+	int calls;
+	double t_s, interval_s, busy;
+	bool per_cpu;
+};
+
+static void note_sample(void *arg, const struct sample *x)
+{
+	struct seen *seen = arg;
+
+	seen->calls++;
+	seen->t_s = x->t_s;
+	seen->interval_s = x->interval_s;
+	seen->busy = x->cpu_busy_pct;
+	seen->per_cpu = x->cpu_pct != NULL;
+}
+
+/* on_sample: one call per interval (not for the baseline), stored or not, with the interval's figures. */
+static void test_on_sample(void **state)
+{
+	struct tree *t = *state;
+	struct sampler_config cfg = tree_config(t);
+	struct seen seen = { 0 };
+	struct sampler *s;
+
+	cfg.max_samples = 1;
+	cfg.on_sample = note_sample;
+	cfg.on_sample_arg = &seen;
+	assert_int_equal(sampler_new(&s, &cfg), 0);
+	run_tree(s, t);
+	assert_int_equal(seen.calls, (int)sampler_count(s) + 1);	/* run_tree's second sample was not stored */
+	assert_true(seen.per_cpu);
+	t->now += NS_PER_SEC;
+	assert_int_equal(sampler_sample_now(s), 0);
+	assert_int_equal(seen.calls, 3);
+	eq(seen.interval_s, 1, "interval");
+	eq(seen.t_s, 3, "t");
+	assert_true(isnan(seen.busy) || (seen.busy >= 0 && seen.busy <= 100));
+	sampler_free(s);
+}
+
 /* A configured disk and interface are reported even when not the busiest. */
 static void test_configured_devices(void **state)
 {
@@ -978,6 +1020,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fixture_series, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_heat, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_no_pressure, setup_tree_nopsi, teardown_tree),
+		cmocka_unit_test_setup_teardown(test_on_sample, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_max_samples, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_resume, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_configured_devices, setup_tree, teardown_tree),
