@@ -492,6 +492,14 @@ bool svg_spans_decades(double lo, double hi, double decades)
 	return lo > 0 && isfinite(hi) && hi / lo >= pow(10, decades);
 }
 
+/* The domain [LO, HI] of S: on a log scale widened by the factor PAD at both ends; a linear one never empty. */
+static void set_domain(struct svg_scale *s, bool log, double lo, double hi, double pad)
+{
+	s->log = log;
+	s->lo = log ? lo / pad : lo;
+	s->hi = log ? hi * pad : hi > lo ? hi : lo + 1;
+}
+
 /*
  * A line chart of NC curves against a shared numeric x (log scale when
  * XLOG), in XUNIT with the axis title XTITLE. Y in unit U: from 0, or on a
@@ -521,22 +529,11 @@ void svg_curves(FILE *f, const char *cls, const char *id, const struct svg_curve
 		labels[k] = c[k].label;
 	rows = svg_legend_rows(labels, nc < SVG_MAX_LINES ? nc : SVG_MAX_LINES);
 	svg_frame_init(&fr, 240 + svg_legend_mt(rows), svg_legend_mt(rows), 40);
-	if (xlog) {
-		fr.x.log = true;
-		fr.x.lo = xlo / 1.15;
-		fr.x.hi = xhi * 1.15;
-	} else {
-		fr.x.lo = xlo;
-		fr.x.hi = xhi > xlo ? xhi : xlo + 1;
-	}
-	if (svg_spans_decades(ymin, ymax, 1)) {
-		fr.y.log = true;
-		fr.y.lo = ymin / 1.3;
-		fr.y.hi = ymax * 1.3;
-	} else {
-		fr.y.lo = ylo;
-		fr.y.hi = ymax > ylo ? ymax : ylo + 1;
-	}
+	set_domain(&fr.x, xlog, xlo, xhi, 1.15);
+	if (svg_spans_decades(ymin, ymax, 1))
+		set_domain(&fr.y, true, ymin, ymax, 1.3);
+	else
+		set_domain(&fr.y, false, ylo, ymax, 1);
 	svg_begin(f, cls, id, &fr);
 	if (fr.y.log)
 		nt = svg_log_ticks(fr.y.lo, fr.y.hi, u, t);
