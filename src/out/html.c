@@ -925,11 +925,34 @@ static bool task_load_grid(FILE *f, json_t *results, size_t i0, size_t m, size_t
 }
 
 /*
+ * A sweep's combination of one numeric option, "--OPT VALUE" (the value a
+ * plain number): true with *X and the option in OPT (LEN bytes), which it
+ * must match when OPT is not empty. Anything else (two options, a word) is
+ * not a real axis: false.
+ */
+static bool sweep_value(const char *sw, char *opt, size_t len, double *x)
+{
+	const char *sp = sw ? strchr(sw, ' ') : NULL;
+	char *end;
+
+	if (!sp || strncmp(sw, "--", 2) || (size_t)(sp - sw) >= len || strchr(sp + 1, ' '))
+		return false;
+	*x = strtod(sp + 1, &end);
+	if (end == sp + 1 || *end || !isfinite(*x))
+		return false;
+	if (!*opt)
+		snprintf(opt, len, "%.*s", (int)(sp - sw), sw);
+	return strlen(opt) == (size_t)(sp - sw) && !strncmp(opt, sw, (size_t)(sp - sw));
+}
+
+/*
  * Charts across the steps of one benchmark: results [I0, I1) of the run,
  * all of bench BENCH.
- *   - Over size (every step has a growing "size_bytes": the swap ladder):
+ *   - Over size (every step has a growing "size_bytes": the swap ladder),
+ *     or over a swept numeric option ("--threads 1", "--threads 2", ...):
  *     a line per rate or latency metric two or more steps share, over the
- *     size on a log axis; log y when the figures span a decade.
+ *     size on a log axis (the option's value: log when it spans a decade);
+ *     log y when the figures span a decade.
  *   - A task x load grid (every step names its task and load): a table.
  *   - Otherwise the steps are categories: bars of each step's headline
  *     figure, one chart per unit, each bar named by its own step's label.
@@ -940,9 +963,9 @@ static void step_charts(FILE *f, json_t *results, size_t i0, size_t i1, const ch
 	size_t m = i1 - i0, nkeys = 0, cap = 0;
 	const char **keys = NULL, **cat = xcalloc(m, sizeof(char *));
 	size_t *count = NULL;
-	bool bysize = true;
-	double prev = 0;
-	char id[160], part[64];
+	bool bysize = true, byopt = true;
+	double prev = 0, *xs = xcalloc(m, sizeof(double)), *xo = xcalloc(m, sizeof(double));
+	char id[160], part[64], opt[48] = "";
 
 	for (size_t i = 0; i < m; i++) {
 		json_t *r = json_array_get(results, i0 + i), *mt = json_object_get(r, "metrics"), *v;
@@ -952,7 +975,8 @@ static void step_charts(FILE *f, json_t *results, size_t i0, size_t i1, const ch
 		cat[i] = jstr(r, "sweep") ?: jstr(r, "step");	/* a sweep's combination is shorter */
 		if (!(sz > prev))
 			bysize = false;
-		prev = sz;
+		prev = xs[i] = sz;
+		byopt = byopt && sweep_value(jstr(r, "sweep"), opt, sizeof(opt), &xo[i]) && (!i || xo[i] > xo[i - 1]);
 		if (!json_is_object(mt))
 			continue;
 		json_object_foreach(mt, key, v) {
@@ -975,8 +999,15 @@ static void step_charts(FILE *f, json_t *results, size_t i0, size_t i1, const ch
 		}
 	}
 	svg_idpart(part, sizeof(part), bench);
-	if (!bysize && task_load_grid(f, results, i0, m, gi))
+	if (bysize) {
+		byopt = false;
+	} else if (byopt) {
+		/* A sweep of one numeric option (threads, depth): a real axis, drawn like the sizes. */
+		bysize = true;
+		memcpy(xs, xo, m * sizeof(double));
+	} else if (task_load_grid(f, results, i0, m, gi)) {
 		goto out;
+	}
 	for (size_t ui = 0; ui < ARRAY_SIZE(unit_order); ui++) {
 		enum unit u = unit_order[ui];
 		struct svg_curve c[SVG_MAX_LINES];
@@ -1036,7 +1067,7 @@ static void step_charts(FILE *f, json_t *results, size_t i0, size_t i1, const ch
 
 				if (!c[nc].label && json_object_get(json_object_get(r, "metrics"), keys[k]))
 					c[nc].label = metric_label(r, keys[k]);
-				c[nc].p[i].x = jnum(json_object_get(r, "metrics"), "size_bytes");
+				c[nc].p[i].x = xs[i];
 				c[nc].p[i].y = jnum(json_object_get(r, "metrics"), keys[k]);
 				c[nc].p[i].tip = cat[i] ? cat[i] : "?";
 			}
@@ -1049,20 +1080,31 @@ static void step_charts(FILE *f, json_t *results, size_t i0, size_t i1, const ch
 		snprintf(id, sizeof(id), "steps%zu-%s-%s", gi, part, unit_id(u));
 		fig_begin(f, "steps");
 		svg_esc(f, bench);
-		fputs(", ", f);
-		svg_esc(f, cat[0]);
-		fputs(" to ", f);
-		svg_esc(f, cat[m - 1]);
-		fprintf(f, ": %s over the size (%zu sizes)", unit_name(u), m);
+		if (byopt) {
+			fprintf(f, ": %s over ", unit_name(u));
+			svg_esc(f, opt);
+			fprintf(f, " (%zu values)", m);
+		} else {
+			fputs(", ", f);
+			svg_esc(f, cat[0]);
+			fputs(" to ", f);
+			svg_esc(f, cat[m - 1]);
+			fprintf(f, ": %s over the size (%zu sizes)", unit_name(u), m);
+		}
 		if (more)
 			fprintf(f, " (%zu more metric%s in the tables)", more, more == 1 ? "" : "s");
 		fig_caption_end(f);
-		svg_curves(f, "steps curve", id, c, nc, u, true, UNIT_BYTES, "size (log scale)");
+		if (byopt)
+			svg_curves(f, "steps curve", id, c, nc, u, svg_spans_decades(xs[0], xs[m - 1], 1), UNIT_COUNT, opt);
+		else
+			svg_curves(f, "steps curve", id, c, nc, u, true, UNIT_BYTES, "size (log scale)");
 		fig_end(f);
 		for (size_t k = 0; k < nc; k++)
 			free(c[k].p);
 	}
 out:
+	free(xs);
+	free(xo);
 	free(keys);
 	free(count);
 	free(cat);

@@ -87,6 +87,17 @@ check "a run with several steps renders" [ "$RC" = 0 ]
 check "... with a chart across the steps, over size on log axes" \
 	grep -q 'class="chart steps curve" id="steps0-null-bytes_per_second" [^>]*data-x-scale="log" data-y-scale="log"' "$H/steps.html"
 check "... and a curve over the sizes named in metric keys" grep -q 'class="chart curve" id="r3-curve-lat"' "$H/steps.html"
+# A sweep of one numeric option is a real axis: lines over its values.
+jq '.results[0] as $r | .results = [1, 2, 4, 8 | . as $t | $r | .sweep = "--threads \($t)" |
+	.step = "null --threads \($t)" | .headline = "read_bytes_per_second" | .metrics = {"read_bytes_per_second": (1e8 * $t)}]' \
+	"$T_TMP/f.json" >"$T_TMP/sweep.json"
+run report "$T_TMP/sweep.json" --html "$H/sweep.html"
+check "a sweep over --threads is a line over the thread count" \
+	sh -c "[ '$RC' = 0 ] && grep -q 'class=\"chart steps curve\" id=\"steps0-null-bytes_per_second\"' '$H/sweep.html' &&
+		grep -q '<figcaption>null: B/s over --threads (4 values)' '$H/sweep.html'"
+jq '.results[1].sweep = "--workload torrent"' "$T_TMP/sweep.json" >"$T_TMP/sweep2.json"
+run report "$T_TMP/sweep2.json" --html "$H/sweep2.html"
+check "... a sweep over words is bars" grep -q 'class="chart steps bars" id="steps0-null-bytes_per_second"' "$H/sweep2.html"
 
 # The report of a quick run (a stored `engpass quick --json` document from
 # the development VM: trimmed series, paths and other processes' names
