@@ -8,16 +8,20 @@
  *   - the run (host, time, command, the box in one line) and a summary
  *     table: one row per result with its status, headline metric and
  *     verdict, linked to the result's section;
- *   - "across steps" charts: for consecutive results of one benchmark, a
- *     line per metric they share, one chart per unit (the swap ladder,
- *     interbench's task/load grid, a sweep's combinations);
+ *   - "across steps" charts: for consecutive results of one benchmark,
+ *     lines over size when the steps grow in size (the swap ladder), a
+ *     task x load table with colour (interbench's cells), else bars of
+ *     each step's headline (ciphers x libraries, disk steps, rr depths):
+ *     lines only along a real axis, never between categories;
  *   - per result: parameters, method, metrics (with --repeat spreads),
  *     notes, verdict, and the charts its document carries: a curve over
  *     size for a family of metrics named PREFIX_<N>k|m|g (the memory
  *     latency curve), throughput and CPU busy over time from the sampled
- *     series with a heat strip of every core's busy share under them, and
- *     for each histogram its buckets on a log axis and bars for p50, p90,
- *     p99, p99.9 and max.
+ *     series (spans not measured shaded) with a heat strip of every
+ *     core's busy share under them, and for each histogram its buckets
+ *     and its cumulative distribution on a log axis, side by side;
+ *   - print CSS: the PDF keeps the summary, the charts across steps and
+ *     per step its verdict, curves and distributions.
  *
  * Renderers never invent numbers: every figure printed is one of the
  * document's, formatted; what is computed is geometry (pixel positions,
@@ -87,10 +91,14 @@ static void fmt_exact(char *buf, size_t len, double v)
 
 /* ---- figures ------------------------------------------------------------ */
 
-/* <figure> with a caption: the caller writes the caption text, then calls fig_caption_end() and draws. */
-static void fig_begin(FILE *f)
+/*
+ * <figure> of KIND (a class: the print style sheet keeps or drops figures
+ * by it) with a caption: the caller writes the caption text, then calls
+ * fig_caption_end() and draws.
+ */
+static void fig_begin(FILE *f, const char *kind)
 {
-	fputs("<figure class=\"fig\"><figcaption>", f);
+	fprintf(f, "<figure class=\"fig %s\"><figcaption>", kind);
 }
 
 /* Ends the caption of fig_begin(): the chart comes next. */
@@ -111,6 +119,7 @@ struct samples {
 	size_t n;
 	double *t0, *t1;
 	json_t **o;
+	const json_t *phases;	/* the result's "phases", or NULL */
 };
 
 static void samples_load(struct samples *s, json_t *series)
@@ -151,6 +160,45 @@ static void time_scale(struct svg_frame *fr, const struct samples *s)
 	fr->x.hi = s->t1[s->n - 1];
 	if (!(fr->x.hi > fr->x.lo))
 		fr->x.hi = fr->x.lo + 1;
+}
+
+/* A shaded span [A, B] seconds of a time chart with its NAME written at its top. */
+static void time_span(FILE *f, const struct svg_frame *fr, double a, double b, const char *cls, const char *name)
+{
+	double x0 = svg_px(&fr->x, fmax(a, fr->x.lo)), x1 = svg_px(&fr->x, fmin(b, fr->x.hi));
+
+	if (!(x1 > x0))
+		return;
+	fprintf(f, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"><title>", cls, x0,
+		fr->y.p1, x1 - x0, fr->y.p0 - fr->y.p1);
+	svg_esc(f, name);
+	fprintf(f, "</title></rect><text class=\"span-label\" x=\"%.1f\" y=\"%.1f\">", x0 + 3, fr->y.p1 + 11);
+	if (x1 - x0 > 40)
+		svg_esc_trunc(f, name, (size_t)((x1 - x0) / 6.5));
+	fputs("</text>\n", f);
+}
+
+/*
+ * What the time axis knows of the measured window: the result's "phases"
+ * (each {"name", "from_seconds", "to_seconds", "measured"} on the series'
+ * clock; the ones not measured, such as setup and warm-up, are shaded),
+ * and the spans the sampler was stopped (a sample starting after the
+ * previous one ended: between the measured spans of repetitions).
+ */
+static void time_marks(FILE *f, const struct svg_frame *fr, const struct samples *s)
+{
+	const json_t *ph;
+	size_t i;
+
+	json_array_foreach(s->phases, i, ph) {
+		double a = jnum(ph, "from_seconds"), b = jnum(ph, "to_seconds");
+
+		if (isfinite(a) && isfinite(b) && jstr(ph, "name") && json_is_false(json_object_get(ph, "measured")))
+			time_span(f, fr, a, b, "phase", jstr(ph, "name"));
+	}
+	for (i = 1; i < s->n; i++)
+		if (s->t0[i] > s->t1[i - 1] + 1e-3)
+			time_span(f, fr, s->t1[i - 1], s->t0[i], "unsampled", "not measured (sampling stopped)");
 }
 
 struct tsline {
@@ -195,7 +243,7 @@ static void chart_time(FILE *f, const char *id, const char *title, const struct 
 	time_scale(&fr, s);
 	fr.y.lo = 0;
 	fr.y.hi = pct ? 100 : max > 0 ? max : 1;
-	fig_begin(f);
+	fig_begin(f, "time");
 	svg_esc(f, title);
 	fig_caption_end(f);
 	svg_begin(f, "timeseries", id, &fr);
@@ -208,6 +256,7 @@ static void chart_time(FILE *f, const char *id, const char *title, const struct 
 	}
 	svg_axis_x(f, &fr, t, nt, UNIT_SECONDS, "time since the step started");
 	svg_legend(f, &fr, labels, nuse);
+	time_marks(f, &fr, s);
 	/* Each sample is a rate over its interval: a level from t0 to t1. */
 	tt = xcalloc(2 * s->n, sizeof(double));
 	vv = xcalloc(2 * s->n, sizeof(double));
@@ -266,7 +315,7 @@ static void chart_heat(FILE *f, const char *id, const struct samples *s)
 	if (cols * ncpu > HEAT_RECT_BUDGET)
 		cols = HEAT_RECT_BUDGET / ncpu > 60 ? HEAT_RECT_BUDGET / ncpu : 60;
 	step = s->n > cols ? (s->n + cols - 1) / cols : 1;
-	fig_begin(f);
+	fig_begin(f, "time");
 	fprintf(f, "Busy share of each CPU over time (%zu CPU%s, a row each)", ncpu, ncpu == 1 ? "" : "s");
 	fig_caption_end(f);
 	svg_begin(f, "heatstrip", id, &fr);
@@ -362,6 +411,7 @@ static void series_charts(FILE *f, size_t ri, const json_t *r)
 	char id[64], dl[160], dw[160], nr[160], nt[160], disk[120], iface[120];
 
 	samples_load(&s, json_object_get(r, "series"));
+	s.phases = json_is_array(json_object_get(r, "phases")) ? json_object_get(r, "phases") : NULL;
 	if (!s.n) {
 		samples_release(&s);
 		return;
@@ -397,17 +447,25 @@ static void series_charts(FILE *f, size_t ri, const json_t *r)
 	samples_release(&s);
 }
 
+/* A frame half as wide: the histogram and its distribution sit side by side. */
+static void half_width(struct svg_frame *fr)
+{
+	fr->w = SVG_W / 2;
+	fr->x.p1 = fr->w - 2 * SVG_MR;	/* the last tick's label stays inside */
+}
+
 /* ---- histograms ------------------------------------------------------------ */
 
 struct bucket {
 	double lo, hi, count;
 };
 
-/* The percentile marks drawn on the histogram and as bars. */
+/* The percentile marks drawn on the histogram and its cumulative distribution. */
 static const struct {
 	const char *key, *label;
+	double share;	/* % of values at or below it */
 } pcts[] = {
-	{ "p50", "p50" }, { "p90", "p90" }, { "p99", "p99" }, { "p99_9", "p99.9" },
+	{ "p50", "p50", 50 }, { "p90", "p90", 90 }, { "p99", "p99", 99 }, { "p99_9", "p99.9", 99.9 },
 };
 
 /*
@@ -448,6 +506,7 @@ static void chart_hist(FILE *f, const char *id, const char *name, enum unit u, c
 		return;
 	}
 	svg_frame_init(&fr, 290, 14 + 12 * (int)ARRAY_SIZE(pcts), 40);
+	half_width(&fr);
 	fr.x.log = true;
 	fr.x.lo = xlo;
 	fr.x.hi = xhi;
@@ -457,7 +516,7 @@ static void chart_hist(FILE *f, const char *id, const char *name, enum unit u, c
 	svg_fmt_short(s2, sizeof(s2), jnum(h, "min"), u);
 	svg_fmt_short(s3, sizeof(s3), jnum(h, "mean"), u);
 	svg_fmt_short(s4, sizeof(s4), jnum(h, "max"), u);
-	fig_begin(f);
+	fig_begin(f, "dist");
 	fputs("Histogram ", f);
 	svg_esc(f, name);
 	fprintf(f, ": %s values, min %s, mean %s, max %s", s1, s2, s3, s4);
@@ -501,56 +560,102 @@ static void chart_hist(FILE *f, const char *id, const char *name, enum unit u, c
 	free(b);
 }
 
-/* Horizontal bars for p50, p90, p99, p99.9 and max on a log axis, each with its value. */
-static void chart_pcts(FILE *f, const char *id, const char *name, enum unit u, const json_t *h)
+/*
+ * The cumulative distribution of one histogram: the share of values at or
+ * below each bucket's top, on a log x axis (the same as the histogram's),
+ * 0-100 %. A point per bucket with values; p50, p90, p99 and p99.9 from
+ * the document are marked with their value.
+ */
+static void chart_cdf(FILE *f, const char *id, const char *name, enum unit u, const json_t *h)
 {
-	json_t *pc = json_object_get(h, "percentiles");
-	const char *lab[ARRAY_SIZE(pcts) + 1];
-	double val[ARRAY_SIZE(pcts) + 1], lo = INFINITY, hi = 0, mn = jnum(h, "min"), t[SVG_MAXTICKS];
-	size_t n = 0, nt;
+	json_t *bk = json_object_get(h, "buckets"), *pc = json_object_get(h, "percentiles"), *e;
+	size_t nb = json_array_size(bk), n = 0, i, nt;
+	double *x = xcalloc(2 * nb + 2, sizeof(double)), *y = xcalloc(2 * nb + 2, sizeof(double));
+	double total = 0, cum = 0, xlo = INFINITY, xhi = 0, t[SVG_MAXTICKS];
 	struct svg_frame fr;
-	char s[48];
+	char s1[48];
 
-	for (size_t i = 0; i <= ARRAY_SIZE(pcts); i++) {
-		double v = i < ARRAY_SIZE(pcts) ? jnum(pc, pcts[i].key) : jnum(h, "max");
+	json_array_foreach(bk, i, e) {
+		double c = json_number_value(json_array_get(e, 2));
 
-		if (!isfinite(v) || v <= 0)
-			continue;
-		lab[n] = i < ARRAY_SIZE(pcts) ? pcts[i].label : "max";
-		val[n++] = v;
-		lo = fmin(lo, v);
-		hi = fmax(hi, v);
+		if (json_is_number(json_array_get(e, 2)) && isfinite(c) && c > 0)
+			total += c;
 	}
-	if (!n)
-		return;
-	/* Bars start at the smallest value seen (or a bit below the shortest bar). */
-	lo = isfinite(mn) && mn > 0 && mn < lo ? mn : lo / 2;
-	svg_frame_init(&fr, 16 + (int)n * 28 + 40, 16, 40);
-	fr.x.log = true;
-	fr.x.lo = lo;
-	fr.x.hi = hi;
-	fr.x.p1 -= 80;	/* room for the longest bar's value */
-	fig_begin(f);
-	fputs("Percentiles of ", f);
-	svg_esc(f, name);
-	svg_fmt_short(s, sizeof(s), lo, u);
-	fprintf(f, " (bars start at %s%s)", isfinite(mn) && mn > 0 && mn <= lo ? "the minimum, " : "", s);
-	fig_caption_end(f);
-	svg_begin(f, "percentiles", id, &fr);
-	nt = svg_log_ticks(fr.x.lo, fr.x.hi, u, t);
-	svg_axis_x(f, &fr, t, nt, u, "value (log scale)");
-	for (size_t i = 0; i < n; i++) {
-		double y = fr.mt + 6 + (double)i * 28, x = svg_px(&fr.x, val[i]);
+	json_array_foreach(bk, i, e) {
+		json_t *a = json_array_get(e, 0), *z = json_array_get(e, 1), *c = json_array_get(e, 2);
+		double lo, hi, cnt;
 
-		svg_fmt_short(s, sizeof(s), val[i], u);
-		fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>"
-			   "<rect class=\"pbar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"18\"><title>%s: %s</title></rect>"
-			   "<text class=\"value\" x=\"%.1f\" y=\"%.1f\">%s</text>\n",
-			fr.x.p0 - 6, y + 13, lab[i], fr.x.p0, y, x - fr.x.p0 > 1 ? x - fr.x.p0 : 1, lab[i], s, x + 4,
-			y + 13, s);
+		if (!json_is_number(a) || !json_is_number(z) || !json_is_number(c) || !(total > 0))
+			continue;
+		lo = json_number_value(a);
+		hi = json_number_value(z);
+		cnt = json_number_value(c);
+		if (!isfinite(lo) || !isfinite(hi) || !(hi > 0) || lo < 0 || !(hi > lo) || !isfinite(cnt) || !(cnt > 0))
+			continue;
+		if (lo == 0)
+			lo = hi / 2;
+		if (!n) {
+			x[n] = lo;
+			y[n++] = 0;
+		}
+		cum += cnt;
+		x[n] = hi;
+		y[n++] = 100 * cum / total;
+		xlo = fmin(xlo, lo);
+		xhi = fmax(xhi, hi);
+	}
+	if (n < 2) {
+		free(x);
+		free(y);
+		return;
+	}
+	svg_frame_init(&fr, 290, 14 + 12 * (int)ARRAY_SIZE(pcts), 40);
+	half_width(&fr);
+	fr.x.log = true;
+	fr.x.lo = xlo;
+	fr.x.hi = xhi;
+	fr.y.lo = 0;
+	fr.y.hi = 100;
+	fig_begin(f, "dist");
+	fputs("Cumulative share of ", f);
+	svg_esc(f, name);
+	fputs(" values at or below a value", f);
+	fig_caption_end(f);
+	svg_begin(f, "cdf", id, &fr);
+	nt = svg_lin_ticks(0, &fr.y.hi, UNIT_PERCENT, false, t);
+	svg_axis_y(f, &fr, t, nt, UNIT_PERCENT, "share of values");
+	nt = svg_log_ticks(xlo, xhi, u, t);
+	svg_axis_x(f, &fr, t, nt, u, "value (log scale)");
+	svg_polyline(f, &fr, x, y, n, svg_color(0), name);
+	for (i = 0; i < ARRAY_SIZE(pcts); i++) {
+		double v = jnum(pc, pcts[i].key), px, py;
+
+		if (!isfinite(v) || v < xlo || v > xhi)
+			continue;
+		px = svg_px(&fr.x, v);
+		py = svg_px(&fr.y, pcts[i].share);
+		svg_fmt_short(s1, sizeof(s1), v, u);
+		/* the points on the curve; their values listed in the empty lower right */
+		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"#d62728\"><title>%s %s</title></circle>"
+			   "<text class=\"pct-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s %s</text>\n", px, py,
+			pcts[i].label, s1, fr.x.p1 - 8, fr.y.p0 - 8 - 13.0 * (double)(ARRAY_SIZE(pcts) - 1 - i),
+			pcts[i].label, s1);
 	}
 	svg_end(f);
 	fig_end(f);
+	free(x);
+	free(y);
+}
+
+/* The buckets of histogram H that hold values. */
+static size_t filled_buckets(const json_t *h)
+{
+	json_t *e;
+	size_t i, n = 0;
+
+	json_array_foreach(json_object_get(h, "buckets"), i, e)
+		n += json_number_value(json_array_get(e, 2)) > 0;
+	return n;
 }
 
 static void hist_charts(FILE *f, size_t ri, json_t *r)
@@ -568,11 +673,25 @@ static void hist_charts(FILE *f, size_t ri, json_t *r)
 		if (!json_is_object(h))
 			continue;
 		snprintf(name, sizeof(name), "%.*s", (int)(nlen < 63 ? nlen : 63), key);
+		if (filled_buckets(h) < 2) {
+			/* One bucket has no shape to draw: its figures say it all. */
+			char a[48], b[48];
+
+			svg_fmt_short(a, sizeof(a), jnum(h, "min"), u);
+			svg_fmt_short(b, sizeof(b), jnum(h, "max"), u);
+			fputs("<p class=\"meta\">", f);
+			svg_esc(f, name);
+			fprintf(f, ": %.0f value%s, min %s, max %s (one bucket: no histogram)</p>\n", jnum(h, "count"),
+				jnum(h, "count") == 1 ? "" : "s", a, b);
+			continue;
+		}
 		svg_idpart(part, sizeof(part), key);
 		snprintf(id, sizeof(id), "r%zu-hist-%s", ri, part);
+		fputs("<div class=\"pair\">\n", f);
 		chart_hist(f, id, name, u, h);
-		snprintf(id, sizeof(id), "r%zu-pct-%s", ri, part);
-		chart_pcts(f, id, name, u, h);
+		snprintf(id, sizeof(id), "r%zu-cdf-%s", ri, part);
+		chart_cdf(f, id, name, u, h);
+		fputs("</div>\n", f);
 	}
 }
 
@@ -609,6 +728,21 @@ static int point_cmp(const void *a, const void *b)
 	const struct svg_point *p = a, *q = b;
 
 	return (p->x > q->x) - (p->x < q->x);
+}
+
+/*
+ * The name of a family of metrics over size: the label of one member up
+ * to its first comma ("load latency, 4.00 KiB working set" -> "load
+ * latency") when that is a label and not a key, else the PREFIX.
+ */
+static void curve_name(char *buf, size_t len, const char *label, const char *prefix)
+{
+	const char *comma = label ? strchr(label, ',') : NULL;
+
+	if (comma && comma > label && !strchr(label, '_'))
+		snprintf(buf, len, "%.*s", (int)(comma - label), label);
+	else
+		snprintf(buf, len, "%s", prefix);
 }
 
 /*
@@ -662,46 +796,176 @@ static void size_curves(FILE *f, size_t ri, json_t *r)
 				done[ndone++] = k2;
 		}
 		if (n >= 3) {
+			char what[96], title[96];
+
 			qsort(p, n, sizeof(*p), point_cmp);
-			c.label = prefix;
+			curve_name(what, sizeof(what), p[0].tip, prefix);
+			c.label = what;
 			c.p = p;
 			c.n = n;
 			svg_idpart(part, sizeof(part), prefix);
 			snprintf(id, sizeof(id), "r%zu-curve-%s", ri, part);
-			fig_begin(f);
-			svg_esc(f, prefix);
-			fprintf(f, " by size (%zu metrics named ", n);
-			svg_esc(f, prefix);
-			fprintf(f, "_&lt;size&gt;, %s)", unit_name(u));
+			fig_begin(f, "curve");
+			snprintf(title, sizeof(title), "%s", what);
+			if (title[0] >= 'a' && title[0] <= 'z')
+				title[0] = (char)(title[0] - 'a' + 'A');
+			svg_esc(f, title);
+			fprintf(f, " by size, %s (%zu sizes)", unit_name(u), n);
 			fig_caption_end(f);
-			svg_curves(f, "curve", id, &c, 1, u, true, UNIT_BYTES, "size (log scale)", NULL, 0);
+			svg_curves(f, "curve", id, &c, 1, u, true, UNIT_BYTES, "size (log scale)");
 			fig_end(f);
 		}
 		free(p);
 	}
 }
 
-/* The order of the charts across steps: rates first, the figures that explain them after. */
+/* The units charted across steps, in this order: rates, then latency. Other figures are table rows. */
 static const enum unit unit_order[] = {
-	UNIT_BYTES_PER_S, UNIT_BITS_PER_S, UNIT_PER_S, UNIT_NS, UNIT_PERCENT, UNIT_SECONDS,
-	UNIT_RATIO, UNIT_MHZ, UNIT_COUNT, UNIT_BYTES,
+	UNIT_BYTES_PER_S, UNIT_BITS_PER_S, UNIT_PER_S, UNIT_NS,
 };
+
+/* The id suffix of unit U: "bytes_per_second", ..., "count". */
+static const char *unit_id(enum unit u)
+{
+	return u == UNIT_COUNT ? "count" : unit_suffix(u) + 1;
+}
+
+/*
+ * The task x load grid of interbench-like steps (every step of the group
+ * has the string parameters "task" and "load"): a table, a row per task, a
+ * column per load, each cell the step's headline latency with its deadlines
+ * met, coloured from pale (the grid's lowest) to dark red (its highest) on
+ * a log scale. Returns false (and draws nothing) when the steps are not
+ * such a grid.
+ */
+static bool task_load_grid(FILE *f, json_t *results, size_t i0, size_t m, size_t gi)
+{
+	const char **task = xcalloc(m, sizeof(char *)), **load = xcalloc(m, sizeof(char *));
+	size_t nt = 0, nl = 0;
+	double lo = INFINITY, hi = 0;
+	const char *hl = NULL;
+
+	for (size_t i = 0; i < m; i++) {
+		json_t *r = json_array_get(results, i0 + i), *pa = json_object_get(r, "parameters");
+		const char *t = jstr(pa, "task"), *l = jstr(pa, "load"), *h = jstr(r, "headline");
+		double v = jnum(json_object_get(r, "metrics"), h ? h : "");
+		size_t k;
+
+		if (!t || !l || !h || (hl && strcmp(h, hl))) {
+			free(task);
+			free(load);
+			return false;
+		}
+		hl = h;
+		for (k = 0; k < nt && strcmp(task[k], t); k++)
+			;
+		if (k == nt)
+			task[nt++] = t;
+		for (k = 0; k < nl && strcmp(load[k], l); k++)
+			;
+		if (k == nl)
+			load[nl++] = l;
+		if (v > 0 && isfinite(v)) {
+			lo = fmin(lo, v);
+			hi = fmax(hi, v);
+		}
+	}
+	fig_begin(f, "grid");
+	svg_esc(f, metric_label(json_array_get(results, i0), hl));
+	fprintf(f, " of each task under each load (%zu tasks &times; %zu loads; darker is worse)", nt, nl);
+	fig_caption_end(f);
+	fprintf(f, "<table class=\"grid tasks-loads\" id=\"steps%zu-grid\">\n<tr><th>task \\ load</th>", gi);
+	for (size_t l = 0; l < nl; l++) {
+		fputs("<th>", f);
+		svg_esc(f, load[l]);
+		fputs("</th>", f);
+	}
+	fputs("</tr>\n", f);
+	for (size_t t = 0; t < nt; t++) {
+		fputs("<tr><th>", f);
+		svg_esc(f, task[t]);
+		fputs("</th>", f);
+		for (size_t l = 0; l < nl; l++) {
+			json_t *cell = NULL;
+
+			for (size_t i = 0; i < m && !cell; i++) {
+				json_t *r = json_array_get(results, i0 + i), *pa = json_object_get(r, "parameters");
+
+				if (!strcmp(jstr(pa, "task"), task[t]) && !strcmp(jstr(pa, "load"), load[l]))
+					cell = r;
+			}
+			if (!cell) {
+				fputs("<td class=\"num\">&mdash;</td>", f);
+				continue;
+			}
+			{
+				double v = jnum(json_object_get(cell, "metrics"), hl);
+				double met = jnum(json_object_get(cell, "metrics"), "deadlines_met_percent");
+				double share = hi > lo && v > 0 ? 100 * log(v / lo) / log(hi / lo) : 0;
+				char col[8], b[64];
+
+				svg_heat_color(share, col, sizeof(col));
+				render_value(b, sizeof(b), v, unit_from_key(hl, NULL));
+				fprintf(f, "<td class=\"num cell\" style=\"background:%s;color:%s\"><b>%s</b>", col,
+					share > 60 ? "#fff" : "#222", b);
+				if (isfinite(met)) {
+					svg_num3(b, sizeof(b), met);
+					fprintf(f, "<br><small>%s %% deadlines met</small>", b);
+				}
+				fputs("</td>", f);
+			}
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n", f);
+	fig_end(f);
+	free(task);
+	free(load);
+	return true;
+}
+
+/*
+ * A sweep's combination of one numeric option, "--OPT VALUE" (the value a
+ * plain number): true with *X and the option in OPT (LEN bytes), which it
+ * must match when OPT is not empty. Anything else (two options, a word) is
+ * not a real axis: false.
+ */
+static bool sweep_value(const char *sw, char *opt, size_t len, double *x)
+{
+	const char *sp = sw ? strchr(sw, ' ') : NULL;
+	char *end;
+
+	if (!sp || strncmp(sw, "--", 2) || (size_t)(sp - sw) >= len || strchr(sp + 1, ' '))
+		return false;
+	*x = strtod(sp + 1, &end);
+	if (end == sp + 1 || *end || !isfinite(*x))
+		return false;
+	if (!*opt)
+		snprintf(opt, len, "%.*s", (int)(sp - sw), sw);
+	return strlen(opt) == (size_t)(sp - sw) && !strncmp(opt, sw, (size_t)(sp - sw));
+}
 
 /*
  * Charts across the steps of one benchmark: results [I0, I1) of the run,
- * all of bench BENCH. A metric present in two or more of them becomes a
- * line; one chart per unit. The x axis is the "size_bytes" metric when
- * every step has one and they grow (the swap ladder), else the steps in
- * order.
+ * all of bench BENCH.
+ *   - Over size (every step has a growing "size_bytes": the swap ladder),
+ *     or over a swept numeric option ("--threads 1", "--threads 2", ...):
+ *     a line per rate or latency metric two or more steps share, over the
+ *     size on a log axis (the option's value: log when it spans a decade);
+ *     log y when the figures span a decade.
+ *   - A task x load grid (every step names its task and load): a table.
+ *   - Otherwise the steps are categories: bars of each step's headline
+ *     figure, one chart per unit, each bar named by its own step's label.
+ * Parameters and counts (frequency, packets, bytes) are table rows only.
  */
 static void step_charts(FILE *f, json_t *results, size_t i0, size_t i1, const char *bench, size_t gi)
 {
 	size_t m = i1 - i0, nkeys = 0, cap = 0;
 	const char **keys = NULL, **cat = xcalloc(m, sizeof(char *));
 	size_t *count = NULL;
-	bool bysize = true;
-	double prev = 0;
-	char id[160], part[64];
+	bool bysize = true, byopt = true;
+	double prev = 0, *xs = xcalloc(m, sizeof(double)), *xo = xcalloc(m, sizeof(double));
+	char id[160], part[64], opt[48] = "";
 
 	for (size_t i = 0; i < m; i++) {
 		json_t *r = json_array_get(results, i0 + i), *mt = json_object_get(r, "metrics"), *v;
@@ -711,7 +975,8 @@ static void step_charts(FILE *f, json_t *results, size_t i0, size_t i1, const ch
 		cat[i] = jstr(r, "sweep") ?: jstr(r, "step");	/* a sweep's combination is shorter */
 		if (!(sz > prev))
 			bysize = false;
-		prev = sz;
+		prev = xs[i] = sz;
+		byopt = byopt && sweep_value(jstr(r, "sweep"), opt, sizeof(opt), &xo[i]) && (!i || xo[i] > xo[i - 1]);
 		if (!json_is_object(mt))
 			continue;
 		json_object_foreach(mt, key, v) {
@@ -734,14 +999,61 @@ static void step_charts(FILE *f, json_t *results, size_t i0, size_t i1, const ch
 		}
 	}
 	svg_idpart(part, sizeof(part), bench);
+	if (bysize) {
+		byopt = false;
+	} else if (byopt) {
+		/* A sweep of one numeric option (threads, depth): a real axis, drawn like the sizes. */
+		bysize = true;
+		memcpy(xs, xo, m * sizeof(double));
+	} else if (task_load_grid(f, results, i0, m, gi)) {
+		goto out;
+	}
 	for (size_t ui = 0; ui < ARRAY_SIZE(unit_order); ui++) {
 		enum unit u = unit_order[ui];
 		struct svg_curve c[SVG_MAX_LINES];
-		size_t nc = 0, more = 0;
+		struct svg_bar *bars;
+		size_t nc = 0, more = 0, nb = 0;
 
+		if (!bysize) {
+			/* Categories: each step's headline in this unit, a bar each. */
+			bars = xcalloc(m, sizeof(*bars));
+			for (size_t i = 0; i < m; i++) {
+				json_t *r = json_array_get(results, i0 + i);
+				const char *hl = jstr(r, "headline");
+
+				if (!hl || unit_from_key(hl, NULL) != u ||
+				    !json_is_number(json_object_get(json_object_get(r, "metrics"), hl)))
+					continue;
+				bars[nb].group = cat[i] ? cat[i] : "?";
+				bars[nb].label = metric_label(r, hl);
+				bars[nb++].v = jnum(json_object_get(r, "metrics"), hl);
+			}
+			if (nb >= 2) {
+				snprintf(id, sizeof(id), "steps%zu-%s-%s", gi, part, unit_id(u));
+				bool same = true;
+
+				for (size_t i = 1; i < nb; i++)
+					same = same && !strcmp(bars[i].label, bars[0].label);
+				fig_begin(f, "steps");
+				svg_esc(f, bench);
+				fprintf(f, ", %zu steps: ", nb);
+				if (same)
+					svg_esc(f, bars[0].label);
+				else
+					fputs("each step's headline figure", f);
+				fprintf(f, ", %s", unit_name(u));
+				if (nb < m)
+					fprintf(f, " (%zu step%s with a headline in another unit: in the summary)", m - nb,
+						m - nb == 1 ? "" : "s");
+				fig_caption_end(f);
+				svg_bars(f, "steps bars", id, bars, nb, u);
+				fig_end(f);
+			}
+			free(bars);
+			continue;
+		}
 		for (size_t k = 0; k < nkeys; k++) {
-			if (count[k] < 2 || unit_from_key(keys[k], NULL) != u ||
-			    (bysize && !strcmp(keys[k], "size_bytes")))
+			if (count[k] < 2 || unit_from_key(keys[k], NULL) != u)
 				continue;
 			if (nc == SVG_MAX_LINES) {
 				more++;
@@ -755,7 +1067,7 @@ static void step_charts(FILE *f, json_t *results, size_t i0, size_t i1, const ch
 
 				if (!c[nc].label && json_object_get(json_object_get(r, "metrics"), keys[k]))
 					c[nc].label = metric_label(r, keys[k]);
-				c[nc].p[i].x = bysize ? jnum(json_object_get(r, "metrics"), "size_bytes") : (double)i;
+				c[nc].p[i].x = xs[i];
 				c[nc].p[i].y = jnum(json_object_get(r, "metrics"), keys[k]);
 				c[nc].p[i].tip = cat[i] ? cat[i] : "?";
 			}
@@ -765,18 +1077,34 @@ static void step_charts(FILE *f, json_t *results, size_t i0, size_t i1, const ch
 		}
 		if (!nc)
 			continue;
-		snprintf(id, sizeof(id), "steps%zu-%s-%s", gi, part, u == UNIT_COUNT ? "count" : unit_suffix(u) + 1);
-		fig_begin(f);
+		snprintf(id, sizeof(id), "steps%zu-%s-%s", gi, part, unit_id(u));
+		fig_begin(f, "steps");
 		svg_esc(f, bench);
-		fprintf(f, " across %zu steps: %s", m, u == UNIT_COUNT ? "counts" : unit_name(u));
+		if (byopt) {
+			fprintf(f, ": %s over ", unit_name(u));
+			svg_esc(f, opt);
+			fprintf(f, " (%zu values)", m);
+		} else {
+			fputs(", ", f);
+			svg_esc(f, cat[0]);
+			fputs(" to ", f);
+			svg_esc(f, cat[m - 1]);
+			fprintf(f, ": %s over the size (%zu sizes)", unit_name(u), m);
+		}
 		if (more)
 			fprintf(f, " (%zu more metric%s in the tables)", more, more == 1 ? "" : "s");
 		fig_caption_end(f);
-		svg_curves(f, "steps", id, c, nc, u, bysize, UNIT_BYTES, "size (log scale)", cat, m);
+		if (byopt)
+			svg_curves(f, "steps curve", id, c, nc, u, svg_spans_decades(xs[0], xs[m - 1], 1), UNIT_COUNT, opt);
+		else
+			svg_curves(f, "steps curve", id, c, nc, u, true, UNIT_BYTES, "size (log scale)");
 		fig_end(f);
 		for (size_t k = 0; k < nc; k++)
 			free(c[k].p);
 	}
+out:
+	free(xs);
+	free(xo);
 	free(keys);
 	free(count);
 	free(cat);
@@ -807,7 +1135,22 @@ static const char css[] =
 	"svg .axis-title{fill:#333;font-size:12px}svg .line{fill:none;stroke-width:1.7}\n"
 	"svg .bar{fill:#4a78b5}svg .pbar{fill:#7ea6d8}svg .value{fill:#222}\n"
 	"svg .pct{stroke:#d62728;stroke-dasharray:4 3}svg .pct-label{fill:#b01c1c}\n"
-	"details summary{cursor:pointer;color:#335}\n";
+	"details summary{cursor:pointer;color:#335}\n"
+	".pair{display:flex;gap:12px}.pair figure.fig{flex:1 1 0;min-width:0}\n"
+	"svg .phase{fill:#e9e9e9}svg .unsampled{fill:#f3f3f3}svg .span-label{fill:#777;font-size:10px}\n"
+	"svg .group{fill:#222;font-weight:600}svg .what{fill:#666}\n"
+	"table.grid td.cell{text-align:center;line-height:1.25}table.grid{width:auto}table.grid td,table.grid th{"
+	"padding:4px 12px}\n"
+	".print-note{display:none}\n"
+	/* Printed (the PDF): the summary, the charts across steps, and per step its verdict, curves and
+	 * distributions, two charts a row; the tables, time series and heat strips are the screen's. */
+	"@media print{@page{size:A4;margin:11mm 10mm}\n"
+	"body{max-width:none;padding:0;font-size:10.5px}h1{font-size:17px}h2{font-size:13.5px;margin:10px 0 4px;"
+	"break-after:avoid}h3{font-size:11px}\n"
+	".detail,figure.time,details{display:none}.print-note{display:block;color:#555}\n"
+	"figure.fig{break-inside:avoid;margin:4px 0 8px}figcaption{font-size:10px}\n"
+	"table{margin:4px 0 8px}th,td{padding:1px 5px}.verdict{padding:3px 8px;margin:4px 0}\n"
+	"a{color:inherit;text-decoration:none}section.result{break-inside:auto}}\n";
 
 /* Writes a status badge for result R: ok / skipped / failed, and incomplete. */
 static void badge(FILE *f, const json_t *r)
@@ -1022,6 +1365,7 @@ static void result_section(FILE *f, size_t ri, json_t *r)
 	size_curves(f, ri, r);
 	series_charts(f, ri, r);
 	hist_charts(f, ri, r);
+	fputs("<div class=\"detail\">\n", f);
 	metrics_table(f, r);
 	if (json_array_size(notes)) {
 		fputs("<h3>Notes</h3>\n<ul class=\"note\">\n", f);
@@ -1041,7 +1385,7 @@ static void result_section(FILE *f, size_t ri, json_t *r)
 		kv_table(f, "System", json_object_get(r, "system"));
 		fputs("</details>\n", f);
 	}
-	fputs("</section>\n", f);
+	fputs("</div>\n</section>\n", f);
 }
 
 /* Whether results A and B share at least half of the numeric metrics of the one with more. */
@@ -1096,6 +1440,9 @@ int render_html(FILE *f, json_t *doc, const char *source)
 	}
 	fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", css);
 	header(f, doc, source);
+	fputs("<p class=\"print-note\">Printed: the summary, the charts across steps, and each step's verdict, "
+	      "curves and distributions. The metrics, time series, heat strips, notes, parameters and method are "
+	      "on the page on screen.</p>\n", f);
 	summary(f, results);
 	/* Groups of two or more consecutive results of one benchmark with mostly the same metrics. */
 	for (i = 0; i < n;) {
@@ -1227,7 +1574,7 @@ static void host_chart(FILE *f, json_t **docs, size_t n, const struct host_step 
 	fr.x.p1 -= 80;	/* room for the longest bar's value */
 	nt = svg_lin_ticks(0, &fr.x.hi, u, true, t);
 	snprintf(id, sizeof(id), "hosts-%zu", si);
-	fig_begin(f);
+	fig_begin(f, "hosts");
 	fputs("<a id=\"", f);
 	fputs(id, f);
 	fputs("\"></a>", f);

@@ -279,7 +279,8 @@ void svg_frame_init(struct svg_frame *fr, int h, int mt, int mb)
 void svg_begin(FILE *f, const char *cls, const char *id, const struct svg_frame *fr)
 {
 	fprintf(f, "<svg class=\"chart %s\" id=\"%s\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
-		   "role=\"img\">\n", cls, id, fr->w, fr->h, fr->w, fr->h);
+		   "data-x-scale=\"%s\" data-y-scale=\"%s\" role=\"img\">\n", cls, id, fr->w, fr->h, fr->w, fr->h,
+		fr->x.log ? "log" : "linear", fr->y.log ? "log" : "linear");
 	fprintf(f, "<rect class=\"plot\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n", fr->x.p0, fr->y.p1,
 		fr->x.p1 - fr->x.p0, fr->y.p0 - fr->y.p1);
 }
@@ -485,17 +486,31 @@ void svg_heat_color(double p, char *buf, size_t len)
 
 /* ---- a line chart of curves ---------------------------------------------- */
 
+/* Whether the positive values V span at least DECADES powers of ten (and none is <= 0): a log axis shows them. */
+bool svg_spans_decades(double lo, double hi, double decades)
+{
+	return lo > 0 && isfinite(hi) && hi / lo >= pow(10, decades);
+}
+
+/* The domain [LO, HI] of S: on a log scale widened by the factor PAD at both ends; a linear one never empty. */
+static void set_domain(struct svg_scale *s, bool log, double lo, double hi, double pad)
+{
+	s->log = log;
+	s->lo = log ? lo / pad : lo;
+	s->hi = log ? hi * pad : hi > lo ? hi : lo + 1;
+}
+
 /*
- * A line chart of NC curves against a shared x: numeric (log scale, in
- * XUNIT) when XLOG, else categories CAT[0..NCAT) with the points at their
- * index. Y from 0 in unit U.
+ * A line chart of NC curves against a shared numeric x (log scale when
+ * XLOG), in XUNIT with the axis title XTITLE. Y in unit U: from 0, or on a
+ * log scale when every value is positive and they span two decades.
  */
 void svg_curves(FILE *f, const char *cls, const char *id, const struct svg_curve *c, size_t nc, enum unit u,
-		bool xlog, enum unit xunit, const char *xtitle, const char *const *cat, size_t ncat)
+		bool xlog, enum unit xunit, const char *xtitle)
 {
 	struct svg_frame fr;
-	double ymax = 0, xlo = INFINITY, xhi = 0, t[SVG_MAXTICKS], ylo = 0;
-	const char *labels[SVG_MAX_LINES];
+	double ymax = 0, ymin = INFINITY, xlo = INFINITY, xhi = -INFINITY, t[SVG_MAXTICKS], ylo = 0;
+	const char *labels[SVG_MAX_LINES] = { 0 };
 	size_t nt;
 	char s[48];
 	int rows;
@@ -504,6 +519,7 @@ void svg_curves(FILE *f, const char *cls, const char *id, const struct svg_curve
 		for (size_t i = 0; i < c[k].n; i++) {
 			if (isfinite(c[k].p[i].y)) {
 				ymax = fmax(ymax, c[k].p[i].y);
+				ymin = fmin(ymin, c[k].p[i].y);
 				ylo = fmin(ylo, c[k].p[i].y);
 			}
 			xlo = fmin(xlo, c[k].p[i].x);
@@ -512,38 +528,38 @@ void svg_curves(FILE *f, const char *cls, const char *id, const struct svg_curve
 	for (size_t k = 0; k < nc && k < SVG_MAX_LINES; k++)
 		labels[k] = c[k].label;
 	rows = svg_legend_rows(labels, nc < SVG_MAX_LINES ? nc : SVG_MAX_LINES);
-	svg_frame_init(&fr, (xlog ? 240 : 300) + svg_legend_mt(rows), svg_legend_mt(rows), xlog ? 40 : 100);
-	if (xlog) {
-		fr.x.log = true;
-		fr.x.lo = xlo / 1.15;
-		fr.x.hi = xhi * 1.15;
-	} else {
-		fr.x.lo = -0.5;
-		fr.x.hi = (double)ncat - 0.5;
-	}
-	fr.y.lo = ylo;
-	fr.y.hi = ymax > ylo ? ymax : ylo + 1;
+	svg_frame_init(&fr, 240 + svg_legend_mt(rows), svg_legend_mt(rows), 40);
+	set_domain(&fr.x, xlog, xlo, xhi, 1.15);
+	if (svg_spans_decades(ymin, ymax, 1))
+		set_domain(&fr.y, true, ymin, ymax, 1.3);
+	else
+		set_domain(&fr.y, false, ylo, ymax, 1);
 	svg_begin(f, cls, id, &fr);
-	nt = svg_lin_ticks(fr.y.lo, &fr.y.hi, u, true, t);
-	svg_axis_y(f, &fr, t, nt, u, NULL);
-	if (xlog) {
-		nt = svg_log_ticks(fr.x.lo, fr.x.hi, xunit, t);
-		svg_axis_x(f, &fr, t, nt, xunit, xtitle);
-	} else {
-		for (size_t i = 0; i < ncat; i++) {
-			double x = svg_px(&fr.x, (double)i);
+	if (fr.y.log)
+		nt = svg_log_ticks(fr.y.lo, fr.y.hi, u, t);
+	else
+		nt = svg_lin_ticks(fr.y.lo, &fr.y.hi, u, true, t);
+	svg_axis_y(f, &fr, t, nt, u, fr.y.log ? "log scale" : NULL);
+	nt = 0;
+	for (size_t k = 0; k < nc && k < SVG_MAX_LINES && nt <= 8; k++)
+		for (size_t i = 0; i < c[k].n && nt <= 8; i++) {
+			size_t j;
 
-			fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x, fr.y.p1, x,
-				fr.y.p0);
-			if (ncat <= 48 || i % ((ncat + 47) / 48) == 0) {
-				fprintf(f, "<text class=\"tick\" transform=\"translate(%.1f %.1f) rotate(-35)\" "
-					   "text-anchor=\"end\">", x + 3, fr.y.p0 + 12);
-				svg_esc_trunc(f, cat[i], 22);
-				fputs("</text>", f);
-			}
-			fputc('\n', f);
+			for (j = 0; j < nt && t[j] != c[k].p[i].x; j++)
+				;
+			if (j == nt)
+				t[nt++] = c[k].p[i].x;
 		}
+	if (nt <= 8) {
+		/* Few points: the ticks are the points' own x, so each is labelled. */
+	} else if (xlog) {
+		nt = svg_log_ticks(fr.x.lo, fr.x.hi, xunit, t);
+	} else {
+		double hi = fr.x.hi;
+
+		nt = svg_lin_ticks(fr.x.lo, &hi, xunit, false, t);
 	}
+	svg_axis_x(f, &fr, t, nt, xunit, xtitle);
 	for (size_t k = 0; k < nc && k < SVG_MAX_LINES; k++) {
 		double *x = xcalloc(c[k].n + 1, sizeof(double)), *y = xcalloc(c[k].n + 1, sizeof(double));
 
@@ -567,5 +583,117 @@ void svg_curves(FILE *f, const char *cls, const char *id, const struct svg_curve
 		free(y);
 	}
 	svg_legend(f, &fr, labels, nc < SVG_MAX_LINES ? nc : SVG_MAX_LINES);
+	svg_end(f);
+}
+
+/* ---- a bar chart of categories ------------------------------------------ */
+
+#define BAR_ROW 20		/* pixels per bar */
+#define BAR_HEAD 18		/* pixels of a group's heading row */
+#define BAR_LABEL_W 300		/* the label column left of the bars, at most */
+#define BAR_WHAT 44		/* characters of a bar's own label after its value */
+
+/* Whether bar I starts a group of more than one bar (it gets a heading row). */
+static bool bar_heading(const struct svg_bar *b, size_t n, size_t i)
+{
+	bool starts = i == 0 || strcmp(b[i].group, b[i - 1].group);
+
+	return starts && i + 1 < n && !strcmp(b[i].group, b[i + 1].group);
+}
+
+/*
+ * Horizontal bars, one per B[i], grouped by B[i].group (consecutive bars
+ * of one group share a heading; a group of one bar is labelled by the
+ * group). Each bar carries its own label and value as text, so no legend
+ * is needed; the colour follows the label. X from 0 in unit U, or a log
+ * scale when every value is positive and they span two decades. A bar
+ * with a non-finite value shows "n/a" and no bar.
+ */
+void svg_bars(FILE *f, const char *cls, const char *id, const struct svg_bar *b, size_t n, enum unit u)
+{
+	struct svg_frame fr;
+	const char *seen[SVG_MAX_LINES];
+	double lo = INFINITY, hi = 0, y, t[SVG_MAXTICKS];
+	size_t nseen = 0, nt;
+	int h = 0;
+	char v[48];
+	bool same = n > 0;
+	double right = 0, left = SVG_ML;
+
+	for (size_t i = 0; i < n; i++) {
+		h += BAR_ROW + (bar_heading(b, n, i) ? BAR_HEAD : 0);
+		if (isfinite(b[i].v)) {
+			lo = fmin(lo, b[i].v);
+			hi = fmax(hi, b[i].v);
+		}
+	}
+	/* One label for every bar: the caller's caption says it, the bars only their values. */
+	for (size_t i = 1; i < n && same; i++)
+		same = !strcmp(b[i].label, b[0].label);
+	/* Room left of the bars for the longest row label, right of them for the longest value and label. */
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(b[i].label), glen = strlen(b[i].group);
+
+		right = fmax(right, 10 + 6.4 * (same ? 11 : 12 + (double)(len < BAR_WHAT ? len : BAR_WHAT)));
+		left = fmax(left, 14 + 6.6 * (double)(glen < 42 ? glen : 42));
+	}
+	svg_frame_init(&fr, 12 + h + 40, 12, 40);
+	fr.x.p0 = fmin(left, BAR_LABEL_W);
+	fr.x.p1 = SVG_W - right;
+	if (svg_spans_decades(lo, hi, 2)) {
+		fr.x.log = true;
+		fr.x.lo = lo / 2;
+		fr.x.hi = hi;
+	} else {
+		fr.x.lo = 0;
+		fr.x.hi = hi > 0 ? hi : 1;
+	}
+	svg_begin(f, cls, id, &fr);
+	if (fr.x.log) {
+		nt = svg_log_ticks(fr.x.lo, fr.x.hi, u, t);
+	} else {
+		nt = svg_lin_ticks(0, &fr.x.hi, u, true, t);
+	}
+	svg_axis_x(f, &fr, t, nt, u, fr.x.log ? "log scale" : NULL);
+	y = fr.mt;
+	for (size_t i = 0; i < n; i++) {
+		bool head = bar_heading(b, n, i), grouped = head || (i > 0 && !strcmp(b[i].group, b[i - 1].group));
+		size_t ci;
+		double x;
+
+		if (head) {
+			fprintf(f, "<text class=\"group\" x=\"6\" y=\"%.1f\">", y + 13);
+			svg_esc_trunc(f, b[i].group, 60);
+			fputs("</text>\n", f);
+			y += BAR_HEAD;
+		}
+		for (ci = 0; ci < nseen && strcmp(seen[ci], b[i].label); ci++)
+			;
+		if (ci == nseen && nseen < SVG_MAX_LINES)
+			seen[nseen++] = b[i].label;
+		fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", fr.x.p0 - 6, y + 14);
+		svg_esc_trunc(f, grouped ? b[i].label : b[i].group, 42);
+		fputs("</text>", f);
+		svg_fmt_short(v, sizeof(v), b[i].v, u);
+		if (!isfinite(b[i].v)) {
+			fprintf(f, "<text class=\"value\" x=\"%.1f\" y=\"%.1f\">n/a</text>\n", fr.x.p0 + 4, y + 14);
+			y += BAR_ROW;
+			continue;
+		}
+		x = svg_px(&fr.x, b[i].v);
+		fprintf(f, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"14\" fill=\"%s\"><title>",
+			fr.x.p0, y + 3, x - fr.x.p0 > 1 ? x - fr.x.p0 : 1, palette[ci % SVG_MAX_LINES]);
+		svg_esc(f, b[i].group);
+		fputs(": ", f);
+		svg_esc(f, b[i].label);
+		fprintf(f, " = %s</title></rect><text class=\"value\" x=\"%.1f\" y=\"%.1f\">%s", v, x + 4, y + 14, v);
+		if (!grouped && !same) {
+			fputs(" <tspan class=\"what\">", f);
+			svg_esc_trunc(f, b[i].label, BAR_WHAT);
+			fputs("</tspan>", f);
+		}
+		fputs("</text>\n", f);
+		y += BAR_ROW;
+	}
 	svg_end(f);
 }

@@ -2,8 +2,9 @@
 /*
  * SVG drawing for the HTML report (out/html.c): escaping, short number
  * labels in a unit, linear and log scales with round ticks, a chart frame
- * with axes and a legend, lines, a line chart of curves and the heat
- * colour scale. It draws plain numbers and strings and knows nothing of
+ * with axes and a legend, lines, a line chart of curves along a real
+ * axis, a bar chart of categories and the heat colour scale. Every chart
+ * says its axes' scales (data-x-scale, data-y-scale: "linear" or "log"). It draws plain numbers and strings and knows nothing of
  * the JSON document; the report decides which chart shows what.
  *
  * Every function writes to a FILE the caller owns and keeps open; write
@@ -137,14 +138,37 @@ struct svg_curve {
 	size_t n;
 };
 
+/* Whether [LO, HI] is positive and spans at least DECADES powers of ten: such figures get a log axis. */
+bool svg_spans_decades(double lo, double hi, double decades);
+
 /*
  * A chart of class "chart CLS" and id ID, with the first SVG_MAX_LINES of
- * the NC curves C against a shared x: numeric (log scale, in XUNIT, axis
- * title XTITLE) when XLOG, else categories CAT[0..NCAT) with the points at
- * their index. Y from 0 (or the lowest value below it) in unit U. Only
- * reads C.
+ * the NC curves C against a shared numeric x, a real axis (size, depth,
+ * threads): log scale when XLOG, in XUNIT, axis title XTITLE. Y in unit U
+ * from 0, or on a log scale when every value is positive and they span a
+ * decade or more. Lines are only for a real x axis: categories are bars
+ * (svg_bars()). Only reads C.
  */
 void svg_curves(FILE *f, const char *cls, const char *id, const struct svg_curve *c, size_t nc, enum unit u,
-		bool xlog, enum unit xunit, const char *xtitle, const char *const *cat, size_t ncat);
+		bool xlog, enum unit xunit, const char *xtitle);
+
+/* ---- a bar chart of categories ---- */
+
+struct svg_bar {
+	const char *group;	/* the category: a step */
+	const char *label;	/* what the bar is: a metric's label */
+	double v;
+};
+
+/*
+ * Horizontal bars of class "chart CLS" and id ID, one per B[i] in order;
+ * consecutive bars of one group share a heading, a group of one bar is
+ * labelled by its group with the bar's label after its value (unless every
+ * bar has the same label: the caller's caption says it). Every bar is
+ * named by its own label (no shared legend). X in unit U from 0, or on a
+ * log scale (data-x-scale="log") when every value is positive and they
+ * span two decades or more.
+ */
+void svg_bars(FILE *f, const char *cls, const char *id, const struct svg_bar *b, size_t n, enum unit u);
 
 #endif

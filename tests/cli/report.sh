@@ -5,7 +5,11 @@
 # script), that strings from the document are escaped, that it is written
 # atomically, that headless Chromium parses it into a DOM with every
 # expected chart, and keeps a screenshot next to the binary as an artefact
-# (report.png, report-steps.png). Bad input: one line, exit 2.
+# (report.png). The report of a stored quick run is read
+# as a person would: bars for categories, lines only along a real axis, log
+# axes where the figures span decades, a task x load grid, a CDF per
+# histogram; its screenshots and PDF (at most 12 pages) are kept under
+# report-screens/. Bad input: one line, exit 2.
 . "$(dirname "$0")/lib.sh"
 needs_feature sqlite jansson
 DB="$T_TMP/h/history.db"
@@ -44,7 +48,7 @@ for f in out.html out2.html; do
 	check "$f fetches nothing (no http(s) or protocol-relative src/href/url)" \
 		sh -c "! grep -Eiq '(src|href)[[:space:]]*=[[:space:]]*[\"'\'']?[[:space:]]*(https?:|//)|url\\([[:space:]]*[\"'\'']?(https?:|//)|@import' '$H/$f'"
 	check "$f has no script" sh -c "! grep -qi '<script' '$H/$f'"
-	for c in timeseries heatstrip histogram percentiles; do
+	for c in timeseries heatstrip histogram cdf; do
 		check "$f has a chart $c" grep -q "class=\"chart $c\"" "$H/$f"
 	done
 done
@@ -80,8 +84,64 @@ jq '.results[0] as $r | .results = [
 	"$T_TMP/f.json" >"$T_TMP/steps.json"
 run report "$T_TMP/steps.json" --html "$H/steps.html"
 check "a run with several steps renders" [ "$RC" = 0 ]
-check "... with a chart across the steps, over size" grep -q 'class="chart steps" id="steps0-null-bytes_per_second"' "$H/steps.html"
+check "... with a chart across the steps, over size on log axes" \
+	grep -q 'class="chart steps curve" id="steps0-null-bytes_per_second" [^>]*data-x-scale="log" data-y-scale="log"' "$H/steps.html"
 check "... and a curve over the sizes named in metric keys" grep -q 'class="chart curve" id="r3-curve-lat"' "$H/steps.html"
+# A sweep of one numeric option is a real axis: lines over its values.
+jq '.results[0] as $r | .results = [1, 2, 4, 8 | . as $t | $r | .sweep = "--threads \($t)" |
+	.step = "null --threads \($t)" | .headline = "read_bytes_per_second" | .metrics = {"read_bytes_per_second": (1e8 * $t)}]' \
+	"$T_TMP/f.json" >"$T_TMP/sweep.json"
+run report "$T_TMP/sweep.json" --html "$H/sweep.html"
+check "a sweep over --threads is a line over the thread count" \
+	sh -c "[ '$RC' = 0 ] && grep -q 'class=\"chart steps curve\" id=\"steps0-null-bytes_per_second\"' '$H/sweep.html' &&
+		grep -q '<figcaption>null: B/s over --threads (4 values)' '$H/sweep.html'"
+jq '.results[1].sweep = "--workload torrent"' "$T_TMP/sweep.json" >"$T_TMP/sweep2.json"
+run report "$T_TMP/sweep2.json" --html "$H/sweep2.html"
+check "... a sweep over words is bars" grep -q 'class="chart steps bars" id="steps0-null-bytes_per_second"' "$H/sweep2.html"
+
+# The report of a quick run (a stored `engpass quick --json` document from
+# the development VM: trimmed series, paths and other processes' names
+# replaced) as a reader meets it: the charts fit the data.
+Q="$(dirname "$0")/../fixtures/report/quick.json"
+run report "$Q" --html "$H/quick.html"
+check "the report of a quick run renders" [ "$RC" = 0 ]
+# One line per chart: its class, x scale, y scale, and "line" if it draws a line.
+awk '/<svg class="chart /{c=$0; sub(/.*<svg class="chart /, "", c); sub(/".*/, "", c); x=$0; sub(/.*data-x-scale="/, "", x);
+	sub(/".*/, "", x); y=$0; sub(/.*data-y-scale="/, "", y); sub(/".*/, "", y); l="-"}
+	/<polyline class="line"/{l="line"}
+	/<\/svg>/{print c "|" x "|" y "|" l}' "$H/quick.html" >"$T_TMP/charts"
+check "... every chart says its axis scales" sh -c "[ -s '$T_TMP/charts' ] && ! grep -q '||' '$T_TMP/charts'"
+check "... no line over categories: lines only along time, size or value" \
+	sh -c "! grep '|line\$' '$T_TMP/charts' | grep -Ev '^(timeseries|heatstrip)\||^(curve|steps curve|cdf)\|log\|'"
+check "... the steps of one benchmark (ciphers, disk steps, rr depths) are bars" \
+	sh -c "[ \$(grep -c '^steps bars|linear|linear|-\$' '$T_TMP/charts') -ge 3 ]"
+check "... the memory latency curve is on log-log axes" \
+	grep -q 'class="chart curve" id="r4-curve-lat" [^>]*data-x-scale="log" data-y-scale="log"' "$H/quick.html"
+check "... the swap ladder is on log-log axes" \
+	grep -q 'class="chart steps curve" id="steps[0-9]*-mem-bytes_per_second" [^>]*data-x-scale="log" data-y-scale="log"' "$H/quick.html"
+check "... every latency histogram and distribution has a log value axis" \
+	sh -c "grep -E '^(histogram|cdf)\|' '$T_TMP/charts' >'$T_TMP/dist' && [ -s '$T_TMP/dist' ] && ! grep -v '^[a-z]*|log|' '$T_TMP/dist'"
+check "... a latency CDF for each histogram with a shape" \
+	sh -c "[ \$(grep -c '^cdf|' '$T_TMP/charts') = \$(grep -c '^histogram|' '$T_TMP/charts') ] && [ \$(grep -c '^cdf|' '$T_TMP/charts') -ge 10 ]"
+check "... the latency cells are a task x load grid (2 tasks x 2 loads)" \
+	sh -c "sed -n '/<table class=\"grid tasks-loads\"/,/<\/table>/p' '$H/quick.html' >'$T_TMP/grid' &&
+		[ \$(grep -o '<td class=\"num cell\"' '$T_TMP/grid' | wc -l) = 4 ] && grep -q '<th>burn</th>' '$T_TMP/grid'"
+check "... no chart of a parameter or count (frequency, packets) across steps" \
+	sh -c "! grep -Eq 'id=\"steps[0-9]+-[a-z_]+-(mhz|count|bytes|percent|ratio|seconds)\"' '$H/quick.html'"
+check "... captions are words, not key patterns" sh -c "! grep -Eq 'metrics named|&lt;size&gt;' '$H/quick.html'"
+check "... each disk bar names its own figure (no legend borrowed from another step)" \
+	sh -c "grep -A8 'id=\"steps[0-9]*-disk-bytes_per_second\"' '$H/quick.html' | grep -q 'device: device read (O_DIRECT) = '"
+check "... there is print CSS" grep -q '@media print' "$H/quick.html"
+
+# A time chart marks the spans the series says were not measured: a
+# document's "phases" (setup, warm-up) and the sampler's stops.
+jq '.results[0].phases = [{"name": "warm-up", "from_seconds": 0, "to_seconds": 0.1, "measured": false},
+	{"name": "measured", "from_seconds": 0.1, "to_seconds": 0.3, "measured": true}] |
+    .results[0].series[2].interval_seconds = 0.01' "$T_TMP/f.json" >"$T_TMP/phases.json"
+run report "$T_TMP/phases.json" --html "$H/phases.html"
+check "a warm-up phase is shaded on the time charts" grep -q '<rect class="phase" [^>]*><title>warm-up</title>' "$H/phases.html"
+check "... a span the sampler was stopped is shaded too" grep -q '<rect class="unsampled" ' "$H/phases.html"
+check "... a measured phase is not" sh -c "! grep -q '<title>measured</title>' '$H/phases.html'"
 
 # Headless Chromium: parses the pages (the DOM has every chart) and takes
 # a screenshot. CHROME ARGS...: runs it under a timeout in its own session,
@@ -115,14 +175,15 @@ png() {
 		[ "$(stat -c %s "$1")" -gt 10000 ]
 }
 if [ -z "$CHROME_BIN" ]; then
-	for t in "DOM of a stored run's page" "DOM of a page with steps" "screenshot" "screenshot of steps"; do
+	for t in "DOM of a stored run's page" "DOM of a page with steps" "DOM of the hostile document" "screenshot of the quick report" \
+		"screenshot of two steps" "printed quick report" "screenshot"; do
 		skip "$t" "chromium is not installed (scripts/deps installs it)"
 	done
 else
 	chrome --dump-dom "file://$H/out.html"
 	cp "$T_TMP/chrome.out" "$T_TMP/dom.html"
 	dom=yes
-	for c in timeseries heatstrip histogram percentiles; do
+	for c in timeseries heatstrip histogram cdf; do
 		grep -q "<svg class=\"chart $c\"" "$T_TMP/dom.html" || dom="no $c"
 	done
 	[ "$(grep -o '<svg ' "$T_TMP/dom.html" | wc -l)" = "$(grep -o '<svg ' "$H/out.html" | wc -l)" ] || dom="svg count differs"
@@ -133,7 +194,7 @@ else
 		not_ok "Chromium's DOM of a stored run's page has the summary and every chart" "$dom" "$(why)"
 	fi
 	chrome --dump-dom "file://$H/steps.html"
-	if grep -q '<svg class="chart steps"' "$T_TMP/chrome.out" && grep -q '<svg class="chart curve"' "$T_TMP/chrome.out"; then
+	if grep -q '<svg class="chart steps curve"' "$T_TMP/chrome.out" && grep -q '<svg class="chart curve"' "$T_TMP/chrome.out"; then
 		ok "Chromium's DOM of a page with steps has the step and curve charts"
 	else
 		not_ok "Chromium's DOM of a page with steps has the step and curve charts" "$(why)"
@@ -144,11 +205,31 @@ else
 	else
 		not_ok "Chromium's DOM of the hostile document has the page and no script element" "$(why)"
 	fi
+	# The quick run's page as a reader sees it: screenshots kept under
+	# build/report-screens/, and the PDF a browser prints (at most 12 pages).
+	SHOTS="$ART/report-screens"
+	mkdir -p "$SHOTS"
+	rm -f "$SHOTS"/*.png "$SHOTS"/*.pdf
+	jq '.results = [.results[5], .results[4]]' "$Q" >"$T_TMP/quick-part.json"
+	"$ENGPASS" report "$T_TMP/quick-part.json" --html "$H/quick-part.html" >/dev/null
+	chrome --screenshot="$SHOTS/quick-top.png" --window-size=1200,2400 "file://$H/quick.html"
+	check "a screenshot of the quick run's report is a PNG ($SHOTS/quick-top.png)" png "$SHOTS/quick-top.png"
+	chrome --screenshot="$SHOTS/quick-steps.png" --window-size=1200,3000 "file://$H/quick-part.html"
+	check "a screenshot of two of its steps is a PNG ($SHOTS/quick-steps.png)" png "$SHOTS/quick-steps.png"
+	chrome --no-pdf-header-footer --print-to-pdf="$SHOTS/quick.pdf" "file://$H/quick.html"
+	if ! command -v pdfinfo >/dev/null; then
+		skip "the printed quick report has at most 12 pages" "pdfinfo is not installed (poppler-utils; scripts/deps installs it)"
+	else
+		pages=$(pdfinfo "$SHOTS/quick.pdf" 2>/dev/null | awk '/^Pages:/{print $2}')
+		if [ -n "$pages" ] && [ "$pages" -ge 2 ] && [ "$pages" -le 12 ]; then
+			ok "the printed quick report has at most 12 pages ($pages, $SHOTS/quick.pdf)"
+		else
+			not_ok "the printed quick report has at most 12 pages" "pages: ${pages:-none}" "$(why)"
+		fi
+	fi
 	rm -f "$ART/report.png" "$ART/report-steps.png"
 	chrome --screenshot="$ART/report.png" --window-size=1200,2000 "file://$H/out.html"
 	check "a screenshot of the report is a PNG ($ART/report.png)" png "$ART/report.png"
-	chrome --screenshot="$ART/report-steps.png" --window-size=1200,2000 "file://$H/steps.html"
-	check "a screenshot of the steps report is a PNG ($ART/report-steps.png)" png "$ART/report-steps.png"
 fi
 
 bad() {

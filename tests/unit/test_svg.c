@@ -244,6 +244,66 @@ static void test_axis_labels(void **state)
 	free(buf);
 }
 
+/* Categories are bars, each named by its own label; two decades or more put them on a log axis. */
+static void test_bars(void **state)
+{
+	static const struct {
+		double v[3];
+		const char *scale;
+	} cases[] = {
+		{ { 100, 250, 180 }, "data-x-scale=\"linear\"" },
+		{ { 1e3, 2e5, 5e4 }, "data-x-scale=\"log\"" },
+		{ { 0, 2e5, 5e4 }, "data-x-scale=\"linear\"" },	/* a zero has no place on a log axis */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct svg_bar b[] = {
+			{ "cached", "cached read", cases[i].v[0] },
+			{ "device", "device read", cases[i].v[1] },
+			{ "seq-write", "write", cases[i].v[2] },
+		};
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		assert_non_null(f);
+		svg_bars(f, "steps bars", "b1", b, 3, UNIT_BYTES_PER_S);
+		assert_int_equal(fclose(f), 0);
+		assert_non_null(strstr(buf, cases[i].scale));
+		assert_null(strstr(buf, "<polyline"));
+		assert_non_null(strstr(buf, "<title>device: device read = "));
+		assert_non_null(strstr(buf, ">write</tspan>"));
+		free(buf);
+	}
+}
+
+/* A curve whose values span a decade gets a log y axis; a flat one stays linear from 0. */
+static void test_curves_scale(void **state)
+{
+	struct svg_point steep[] = { { 4096, 1.2, "4k" }, { 65536, 4.1, "64k" }, { 16777216, 95, "16m" } };
+	struct svg_point flat[] = { { 1, 10, "1" }, { 2, 12, "2" }, { 4, 15, "4" } };
+	struct svg_curve c[] = { { "load latency", steep, 3 }, { "threads", flat, 3 } };
+	char *buf = NULL, *c1, *c2;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(f);
+	svg_curves(f, "curve", "c1", &c[0], 1, UNIT_NS, true, UNIT_BYTES, "size");
+	svg_curves(f, "curve", "c2", &c[1], 1, UNIT_PER_S, false, UNIT_COUNT, "threads");
+	assert_int_equal(fclose(f), 0);
+	c1 = strstr(buf, "id=\"c1\"");
+	c2 = strstr(buf, "id=\"c2\"");
+	assert_non_null(c1);
+	assert_non_null(c2);
+	assert_ptr_equal(strstr(c1, "data-x-scale"), strstr(c1, "data-x-scale=\"log\" data-y-scale=\"log\""));
+	assert_true(strstr(c1, "data-x-scale") < c2);
+	assert_ptr_equal(strstr(c2, "data-x-scale"), strstr(c2, "data-x-scale=\"linear\" data-y-scale=\"linear\""));
+	assert_non_null(strstr(buf, ">16 MiB</text>"));	/* few points: each x is a tick */
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -255,6 +315,8 @@ int main(void)
 		cmocka_unit_test(test_lin_ticks),
 		cmocka_unit_test(test_log_ticks),
 		cmocka_unit_test(test_axis_labels),
+		cmocka_unit_test(test_bars),
+		cmocka_unit_test(test_curves_scale),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
