@@ -4,7 +4,7 @@
 # `make run` the build set only, `make test` (and `make fuzz`) the test set
 # too. `make` and `make build` install nothing: they stop and name what is
 # missing.
-.PHONY: all run test deps build clean cross test-cross
+.PHONY: all run test deps build clean cross test-cross compare
 
 all: build
 
@@ -43,6 +43,13 @@ cross:
 
 test-cross:
 	@scripts/cross --test
+
+# Every compare/ script against its anchor tool, bounded to 15 minutes, ending
+# with the table of targets (ratio, 95 % interval, met or not); the full log
+# goes under reports/. FOOTPRINT=1 adds compare/footprint (cross builds, longer).
+compare: DEPS = test
+compare: build
+	@scripts/compare
 
 # Every parser of outside input under libFuzzer, FUZZ_SECONDS (default 60) each.
 .PHONY: fuzz

@@ -337,10 +337,16 @@ static const struct history_metric *find(const struct history_metrics *m, const 
 	return NULL;
 }
 
-/* Whether A and B differ beyond the noise their repetitions measured. */
+/* Whether A and B differ beyond the noise their repetitions measured (intervals of the medians). */
 static enum noise noise(const struct history_metric *a, const struct history_metric *b)
 {
-	return compare_noise(a->min, a->max, a->reps, b->min, b->max, b->reps);
+	return compare_noise(a->ci_lo, a->ci_hi, b->ci_lo, b->ci_hi);
+}
+
+/* True when M's interval covers less than 95 % ([min, max] of 3 to 5 repetitions). */
+static bool short_coverage(const struct history_metric *m)
+{
+	return !isnan(m->ci_coverage) && m->ci_coverage < 0.95;
 }
 
 /* Metrics of SETS[0] that set S also has. */
@@ -432,14 +438,15 @@ int cmd_compare(int argc, char **argv)
 	struct history_metrics sets[8];
 	char *pos[8], err[256], prev[160] = "";
 	size_t npos, nsets = 0, namew = 6;
-	bool judged = false;
+	bool judged = false, short_cov = false;
 	int rc;
 
 	if ((rc = parse("compare", argc, argv, &o, pos, 8, &npos, "RUN|FILE.json RUN|FILE.json ... [--db PATH]",
 			"Puts runs side by side per metric of the first (A): which direction is better, each\n"
-			"input's value, the ratio to A, whether B is better or worse and, where --repeat\n"
-			"measured the spread, whether the difference is beyond the noise (min..max ranges\n"
-			"that do not overlap). Warns on inputs with nothing in common, incomplete or failed.")) >= 0)
+			"input's value, the ratio to A and, where --repeat N gave both runs an interval of\n"
+			"the median (N >= 6 for 95 %), whether the difference is beyond the noise (the\n"
+			"intervals do not overlap; then B is better or worse) or not distinguishable.\n"
+			"Warns on inputs with nothing in common, incomplete or failed.")) >= 0)
 		return rc;
 	if (npos < 2)
 		return usage_error("compare", "needs at least two runs or JSON files");
@@ -523,6 +530,7 @@ int cmd_compare(int argc, char **argv)
 			const char *ch = b ? compare_change(a->value, b->value, dir, nj) : "";
 
 			judged |= *nz != 0;
+			short_cov |= *nz && (short_coverage(a) || short_coverage(b));
 			/* No trailing blanks. */
 			if (*nz)
 				printf("  %-6s  %s", ch, nz);
@@ -532,7 +540,9 @@ int cmd_compare(int argc, char **argv)
 		putchar('\n');
 	}
 	if (nsets == 2 && !judged && common_metrics(sets, 1))
-		printf("noise: not judged; it needs --repeat N (N >= 2) on both runs\n");
+		printf("noise: no interval: run with --repeat 6 or more (both runs)\n");
+	else if (short_cov)
+		printf("noise: some intervals are [min, max] of fewer than 6 repetitions, covering less than 95 %%\n");
 	rc = EXIT_OK;
 out:
 	for (size_t s = 0; s < nsets; s++)

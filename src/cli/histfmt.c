@@ -123,23 +123,23 @@ char *compare_ratio(char *buf, size_t len, double a, double b)
 	return buf;
 }
 
-enum noise compare_noise(double amin, double amax, unsigned areps, double bmin, double bmax, unsigned breps)
+enum noise compare_noise(double alo, double ahi, double blo, double bhi)
 {
-	if (areps < 2 || breps < 2 || isnan(amin) || isnan(amax) || isnan(bmin) || isnan(bmax))
+	if (isnan(alo) || isnan(ahi) || isnan(blo) || isnan(bhi))
 		return NOISE_UNKNOWN;
-	return amax < bmin || bmax < amin ? NOISE_BEYOND : NOISE_WITHIN;
+	return ahi < blo || bhi < alo ? NOISE_BEYOND : NOISE_WITHIN;
 }
 
 const char *noise_name(enum noise n)
 {
-	return n == NOISE_BEYOND ? "beyond noise" : n == NOISE_WITHIN ? "within noise" : "";
+	return n == NOISE_BEYOND ? "beyond noise" : n == NOISE_WITHIN ? "not distinguishable" : "";
 }
 
 const char *compare_change(double a, double b, enum better dir, enum noise n)
 {
 	if (isnan(a) || isnan(b))
 		return "";
-	if (a == b || n == NOISE_WITHIN)
+	if (a == b)
 		return "same";
 	if (dir == BETTER_UNKNOWN || n != NOISE_BEYOND)
 		return "";

@@ -56,27 +56,27 @@ const char *better_name(enum better b);
 char *compare_ratio(char *buf, size_t len, double a, double b);
 
 enum noise {
-	NOISE_UNKNOWN,		/* a side lacks repetitions (--repeat N, N >= 2) or a spread */
-	NOISE_WITHIN,		/* the min..max ranges overlap */
+	NOISE_UNKNOWN,		/* a side has no interval (fewer than 3 repetitions, or an older run) */
+	NOISE_WITHIN,		/* the intervals overlap: not distinguishable */
 	NOISE_BEYOND,		/* they do not */
 };
 
 /*
- * Whether two figures differ beyond the noise that repetitions measured:
- * judged only when both sides have at least two repetitions and a
- * min..max range (not NaN).
+ * Whether two figures differ beyond the noise their repetitions measured:
+ * the intervals of the medians [ALO, AHI] and [BLO, BHI] (struct metric's
+ * ci_lo, ci_hi) must not overlap. NaN on either side: not judged.
  */
-enum noise compare_noise(double amin, double amax, unsigned areps, double bmin, double bmax, unsigned breps);
+enum noise compare_noise(double alo, double ahi, double blo, double bhi);
 
-/* "beyond noise", "within noise" or "" for N. */
+/* "beyond noise", "not distinguishable" or "" for N. */
 const char *noise_name(enum noise n);
 
 /*
  * Whether B is better or worse than A, for a metric whose better direction
  * is DIR, given the noise judgement N: "better" or "worse" only for a
- * difference beyond the noise; "same" when within it or equal; "" when it
- * cannot be said (direction unknown, a figure missing, or noise not
- * judged: without repetitions a difference is not evidence).
+ * difference beyond the noise; "same" when the figures are equal; "" when
+ * it cannot be said (direction unknown, a figure missing, the intervals
+ * overlap or there are none: without them a difference is not evidence).
  */
 const char *compare_change(double a, double b, enum better dir, enum noise n);
 

@@ -45,7 +45,7 @@ const struct opt common_opts_table[] = {
 	OPT_DURATION("time", 0, struct common_opts, time_ns, 1, 24 * 3600 * NS_PER_SEC,
 		     "how long each step measures (N steps take N times as long; default: the benchmark's own)"),
 	OPT_INT("repeat", 0, struct common_opts, repeat, 1, 1000, "N",
-		"run N times and report median, min and max (default 1)"),
+		"run N times: each median with its interval (95 % from N = 6) (default 1)"),
 	OPT_CPULIST("pin", 0, struct common_opts, pin, "run on these CPUs only"),
 	OPT_DURATION("interval", 0, struct common_opts, interval_ns, 10 * NS_PER_MS, 10 * NS_PER_SEC,
 		     "system sampling interval, 10ms..10s (default 250ms)"),

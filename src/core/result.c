@@ -270,6 +270,7 @@ struct metric *result_metric(struct result *r, const char *name, enum unit unit,
 	m->name = xstrdup(name);
 	m->unit = unit;
 	m->value = m->min = m->max = value;
+	m->ci_lo = m->ci_hi = m->ci_coverage = NAN;
 	m->reps = 1;
 	m->higher_is_better = true;
 	m->label = label ? xstrdup(label) : NULL;
@@ -323,6 +324,51 @@ double median_sort(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+size_t median_interval_rank(size_t n, double *coverage)
+{
+	double p = ldexp(1.0, -(int)(n < 1100 ? n : 1100)), cdf = 0, below = 0;	/* P(B = 0) = 2^-n */
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		cdf += p;
+		if (cdf > 0.025)
+			break;
+		k = i + 1;
+		below = cdf;
+		p = p * (double)(n - i) / (double)(i + 1);
+	}
+	*coverage = k ? 1 - 2 * below : NAN;
+	return k;
+}
+
+void median_interval(const double *v, size_t n, double *lo, double *hi, double *coverage)
+{
+	size_t k;
+
+	*lo = *hi = *coverage = NAN;
+	if (n < 3)
+		return;
+	k = median_interval_rank(n, coverage);
+	if (!k) {
+		*lo = v[0];
+		*hi = v[n - 1];
+		*coverage = 1 - ldexp(2.0, -(int)n);
+		return;
+	}
+	*lo = v[k - 1];
+	*hi = v[n - k];
+}
+
+bool metric_unstable(const struct metric *m)
+{
+	double reach;
+
+	if (isnan(m->ci_lo) || isnan(m->ci_hi) || isnan(m->value))
+		return false;
+	reach = fmax(m->value - m->ci_lo, m->ci_hi - m->value);
+	return reach > RESULT_UNSTABLE_SHARE * fabs(m->value);
+}
+
 static void copy_kv(struct kv **dst, size_t *dn, const struct kv *src, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -369,6 +415,7 @@ struct result *result_merge_reps(struct result **reps, size_t n)
 		if (k) {
 			dm->min = vals[0];
 			dm->max = vals[k - 1];
+			median_interval(vals, k, &dm->ci_lo, &dm->ci_hi, &dm->ci_coverage);
 		}
 	}
 	free(vals);

@@ -71,6 +71,12 @@ struct metric {
 	enum unit unit;
 	double value;		/* the figure; with repetitions, the median */
 	double min, max;	/* over repetitions; equal to value when reps == 1 */
+	/*
+	 * The interval of the median over repetitions (median_interval): NaN
+	 * when reps < 3. ci_coverage is its coverage, 0.95 or more from N = 6
+	 * on, less for [min, max] at N = 3..5.
+	 */
+	double ci_lo, ci_hi, ci_coverage;
 	unsigned reps;		/* repetitions that produced this metric */
 	bool higher_is_better;
 	char *label;		/* human label, e.g. "cached read"; may be NULL */
@@ -193,11 +199,31 @@ void result_attach_sampler(struct result *r, struct sampler *s);
 /*
  * Combines N repetitions of one step into DST (a new result copying the
  * first repetition's parameters, method and notes): each metric's value
- * becomes the median over the repetitions that have it, with min and max;
+ * becomes the median over the repetitions that have it, with min, max and
+ * the interval of the median (median_interval);
  * histograms are merged. A repetition that failed makes DST failed with
  * its reason. Caller frees DST with result_free().
  */
 struct result *result_merge_reps(struct result **reps, size_t n);
+
+/*
+ * The distribution-free interval of the median of the N ascending values V
+ * from order statistics: [V(k), V(N+1-k)] (ranks from 1), k the largest rank
+ * with P(B <= k-1) <= 0.025 for B ~ Binomial(N, 1/2); its coverage
+ * 1 - 2 P(B <= k-1) is at least 95 % whatever the distribution (docs/json.md).
+ * N = 3..5 has no such k: [min, max], coverage 1 - 2/2^N (75 %, 87.5 %,
+ * 93.75 %). N < 3: LO, HI and COVERAGE are NaN.
+ */
+void median_interval(const double *v, size_t n, double *lo, double *hi, double *coverage);
+
+/* The rank k of median_interval for N values (0 when N < 6) and its coverage (NaN when k == 0). */
+size_t median_interval_rank(size_t n, double *coverage);
+
+/* A figure is unstable when its interval reaches further than this share of the median from it. */
+#define RESULT_UNSTABLE_SHARE 0.05
+
+/* True when M has an interval that reaches beyond RESULT_UNSTABLE_SHARE of its median. */
+bool metric_unstable(const struct metric *m);
 
 /* The median of V[0..N), N > 0; sorts V. Even N: the mean of the middle two. */
 double median_sort(double *v, size_t n);

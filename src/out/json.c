@@ -256,6 +256,10 @@ static void result_object(struct jw *w, const struct result *r, bool series)
 			jw_num(w, "min", m->min);
 			jw_num(w, "max", m->max);
 			jw_uint(w, "n", m->reps);
+			jw_num(w, "ci_low", m->ci_lo);
+			jw_num(w, "ci_high", m->ci_hi);
+			jw_num(w, "ci_coverage", m->ci_coverage);
+			jw_bool(w, "unstable", metric_unstable(m));
 			jw_obj_end(w);
 		}
 		jw_obj_end(w);

@@ -70,29 +70,58 @@ static void kv_line(FILE *f, const char *title, const struct kv *kv, size_t n)
 		fprintf(f, "  %-10s  %s: %s\n", i ? "" : title, kv[i].key, kv[i].value);
 }
 
+/* The coverage column: "97 %" for an interval, "range" for min..max without one (N = 2). */
+static void coverage_cell(char *buf, size_t len, const struct metric *m)
+{
+	if (isnan(m->ci_coverage))
+		snprintf(buf, len, "range");
+	else
+		snprintf(buf, len, "%.1f %%", 100 * m->ci_coverage);
+}
+
+/*
+ * With repetitions, each metric's median, the interval of the median (low,
+ * high, its coverage) and n; "unstable" after a figure whose interval
+ * reaches beyond RESULT_UNSTABLE_SHARE of the median, and a key below.
+ */
 static void metrics_block(FILE *f, const struct result *r)
 {
-	bool reps = r->reps > 1;
+	bool reps = r->reps > 1, unstable = false, short_cov = false;
 
 	if (!r->nmetrics)
 		return;
 	fprintf(f, "\n  %-34s %16s", "metric", reps ? "median" : "value");
 	if (reps)
-		fprintf(f, "  %14s  %14s  %s", "min", "max", "n");
+		fprintf(f, "  %14s  %14s  %7s  %s", "low", "high", "cover", "n");
 	fputc('\n', f);
 	for (size_t i = 0; i < r->nmetrics; i++) {
 		const struct metric *m = &r->metrics[i];
-		char v[48], lo[48], hi[48];
+		bool have = !isnan(m->ci_lo);
+		char v[48], lo[48], hi[48], cov[16];
 
 		render_value(v, sizeof(v), m->value, m->unit);
 		fprintf(f, "  %-34s %16s", m->label ? m->label : m->name, v);
 		if (reps) {
-			render_value(lo, sizeof(lo), m->min, m->unit);
-			render_value(hi, sizeof(hi), m->max, m->unit);
-			fprintf(f, "  %14s  %14s  %u", lo, hi, m->reps);
+			render_value(lo, sizeof(lo), have ? m->ci_lo : m->min, m->unit);
+			render_value(hi, sizeof(hi), have ? m->ci_hi : m->max, m->unit);
+			coverage_cell(cov, sizeof(cov), m);
+			fprintf(f, "  %14s  %14s  %7s  %u", lo, hi, cov, m->reps);
+			if (metric_unstable(m)) {
+				fputs("  unstable", f);
+				unstable = true;
+			}
+			/* [min, max] of 3-5 repetitions, or a bare range of 2; not a figure none measured. */
+			short_cov |= have ? m->ci_coverage < 0.95 : m->reps == 2;
 		}
 		fputc('\n', f);
 	}
+	if (!reps)
+		return;
+	fprintf(f, "  low..high: the median's order-statistic interval%s",
+		short_cov ? " (95 % needs --repeat 6 or more; fewer: [min, max] at the coverage shown)" : "");
+	if (unstable)
+		fprintf(f, "; unstable: it reaches beyond %.0f %% of the median", 100 * RESULT_UNSTABLE_SHARE);
+	fputc('\n', f);
 }
 
 /* A percentage for the system view: "12 %", or "n/a" when unknown. */

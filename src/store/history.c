@@ -179,6 +179,11 @@ static const char *const migrations[] = {
 	 * names the file an imported run came from (NULL: measured and stored by this engpass). */
 	"ALTER TABLE runs ADD COLUMN source TEXT;"
 	"CREATE INDEX runs_identity ON runs(host, time_ns, command);",
+	/* 2 -> 3: the interval of the median over --repeat N (struct metric); NULL = none, as for
+	 * every run stored before. */
+	"ALTER TABLE metrics ADD COLUMN ci_low REAL;"
+	"ALTER TABLE metrics ADD COLUMN ci_high REAL;"
+	"ALTER TABLE metrics ADD COLUMN ci_coverage REAL;",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == HISTORY_SCHEMA_VERSION,
@@ -349,8 +354,8 @@ int history_store(struct history *h, const struct run *run, const char *doc, con
 					       " incomplete, resource, evidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
 					-1, &sres, NULL);
 	if (rc == SQLITE_OK)
-		rc = sqlite3_prepare_v2(h->db, "INSERT INTO metrics(result_id, name, unit, value, min, max, reps)"
-					       " VALUES (?, ?, ?, ?, ?, ?, ?)", -1, &smet, NULL);
+		rc = sqlite3_prepare_v2(h->db, "INSERT INTO metrics(result_id, name, unit, value, min, max, reps,"
+					       " ci_low, ci_high, ci_coverage) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &smet, NULL);
 	if (rc != SQLITE_OK)
 		goto fail;
 	sqlite3_bind_int64(srun, 1, run->time_ns);
@@ -390,6 +395,9 @@ int history_store(struct history *h, const struct run *run, const char *doc, con
 			sqlite3_bind_double(smet, 5, mt->min);
 			sqlite3_bind_double(smet, 6, mt->max);
 			sqlite3_bind_int(smet, 7, (int)mt->reps);
+			sqlite3_bind_double(smet, 8, mt->ci_lo);
+			sqlite3_bind_double(smet, 9, mt->ci_hi);
+			sqlite3_bind_double(smet, 10, mt->ci_coverage);
 			if ((rc = sqlite3_step(smet)) != SQLITE_DONE)
 				goto fail;
 		}
@@ -416,6 +424,12 @@ fail:
 #define CMD_MATCH(col)                                                                                     \
 	"(?1 IS NULL OR " col " = ?1 OR substr(" col ", 1, length(?1) + 1) = ?1 || ' ' OR " col            \
 	" = 'engpass ' || ?1 OR substr(" col ", 1, length(?1) + 9) = 'engpass ' || ?1 || ' ')"
+
+/* Column I as a number; NULL (NaN stored, or a column from before it existed) is NaN. */
+static double col_num(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
 
 static char *col_dup(sqlite3_stmt *st, int i)
 {
@@ -525,7 +539,8 @@ int history_metrics(struct history *h, int64_t id, struct history_metrics *out, 
 		return -ENOENT;
 	}
 	rc = sqlite3_prepare_v2(h->db,
-				"SELECT r.bench, r.step, m.name, m.unit, m.value, m.min, m.max, m.reps"
+				"SELECT r.bench, r.step, m.name, m.unit, m.value, m.min, m.max, m.reps,"
+				" m.ci_low, m.ci_high, m.ci_coverage"
 				" FROM results r JOIN metrics m ON m.result_id = r.id"
 				" WHERE r.run_id = ? ORDER BY r.idx, m.rowid",
 				-1, &st, NULL);
@@ -551,6 +566,9 @@ int history_metrics(struct history *h, int64_t id, struct history_metrics *out, 
 		m->min = sqlite3_column_type(st, 5) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 5);
 		m->max = sqlite3_column_type(st, 6) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 6);
 		m->reps = (unsigned)sqlite3_column_int(st, 7);
+		m->ci_lo = col_num(st, 8);
+		m->ci_hi = col_num(st, 9);
+		m->ci_coverage = col_num(st, 10);
 		m->label = NULL;
 	}
 	sqlite3_finalize(st);

@@ -21,7 +21,7 @@
 #include "lib/compiler.h"
 #include "core/result.h"
 
-#define HISTORY_SCHEMA_VERSION 2
+#define HISTORY_SCHEMA_VERSION 3
 
 struct history;
 
@@ -46,6 +46,7 @@ struct history_metric {
 	char *label;		/* the human label ("p99"), from a JSON document; NULL = none */
 	enum unit unit;
 	double value, min, max;
+	double ci_lo, ci_hi, ci_coverage;	/* the median's interval (struct metric); NaN = none */
 	unsigned reps;
 };
 

@@ -30,6 +30,11 @@ static enum unit split_key(const char *key, char **name)
 #if HAVE_JANSSON
 #include <jansson.h>
 
+static double num_or_nan(json_t *v)
+{
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
 int history_metrics_from_json(const char *text, const char *label, struct history_metrics *out, char *err,
 			      size_t errlen)
 {
@@ -87,8 +92,12 @@ int history_metrics_from_json(const char *text, const char *label, struct histor
 					   xstrdup(json_string_value(json_object_get(labels, key))) : NULL;
 			m->value = json_is_number(v) ? json_number_value(v) : NAN;
 			m->min = m->max = m->value;
+			m->ci_lo = m->ci_hi = m->ci_coverage = NAN;
 			m->reps = 1;
 			if (json_is_object(s)) {
+				m->ci_lo = num_or_nan(json_object_get(s, "ci_low"));
+				m->ci_hi = num_or_nan(json_object_get(s, "ci_high"));
+				m->ci_coverage = num_or_nan(json_object_get(s, "ci_coverage"));
 				json_t *lo = json_object_get(s, "min"), *hi = json_object_get(s, "max");
 				json_t *n = json_object_get(s, "n");
 
@@ -120,11 +129,6 @@ static void load_kv(struct result *r, json_t *obj, bool method)
 		else
 			result_param(r, key, "%s", json_string_value(v));
 	}
-}
-
-static double num_or_nan(json_t *v)
-{
-	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
 /* The verdict's ranked candidates, as json.c writes them; malformed entries are skipped. */
@@ -285,6 +289,9 @@ int run_from_json(const char *text, struct run **out, char *err, size_t errlen)
 				m->min = num_or_nan(json_object_get(sp, "min"));
 				m->max = num_or_nan(json_object_get(sp, "max"));
 				m->reps = (unsigned)json_integer_value(json_object_get(sp, "n"));
+				m->ci_lo = num_or_nan(json_object_get(sp, "ci_low"));
+				m->ci_hi = num_or_nan(json_object_get(sp, "ci_high"));
+				m->ci_coverage = num_or_nan(json_object_get(sp, "ci_coverage"));
 			}
 			free(name);
 		}

@@ -34,6 +34,8 @@ check "show starts with a header" sh -c "head -1 '$T_TMP/out' | grep -q '^run 1:
 check "show renders the run as the command did" grep -q "^  p99  *1.81 ms" "$T_TMP/out"
 run show 2 --json --db "$DB"
 jqt "show --json returns the stored document" '.schema == "engpass/1" and .results[0].parameters.values == "2000"' "$T_TMP/out"
+jqt "--repeat 3: each metric's interval is [min, max] at 75 %, stable" \
+	'.results[0].spread | to_entries | all(.value.ci_low == .value.min and .value.ci_high == .value.max and .value.ci_coverage == 0.75 and .value.unstable == false)' "$T_TMP/out"
 
 run compare 1 2 --db "$DB"
 check "compare exits 0" [ "$RC" = 0 ]
@@ -63,8 +65,8 @@ check "compare never cuts a name (a long one has its own line)" \
 # with host, time, version and the database path made stable.
 F="$T_TMP/failed.db"
 run null --no-sample --values 10 --outcome fail --db "$F"
-run null --no-sample --values 1000 --repeat 3 --db "$F"
-run null --no-sample --values 2000 --repeat 3 --db "$F"
+run null --no-sample --values 1000 --repeat 6 --db "$F"
+run null --no-sample --values 2000 --repeat 6 --db "$F"
 # history reads the runs table; show reads the document, its time line is
 # made stable by sed.
 sqlite3 "$F" "UPDATE runs SET host = 'testhost', time_ns = 0, command = replace(command, '$F', 'h.db'),
@@ -92,6 +94,28 @@ stable
 golden history-show.txt
 run compare 2 3 --db "$F"
 golden history-compare.txt
+# The same runs with their intervals widened until they overlap: the same
+# figures are not distinguishable, and neither better nor worse.
+WIDEN='.results[0].spread |= map_values(.ci_low = .median / 3 | .ci_high = .median * 3)'
+for id in 2 3; do
+	run show $id --json --db "$F"
+	jq "$WIDEN" "$T_TMP/out" >"$T_TMP/wide$id.json"
+done
+run compare "$T_TMP/wide2.json" "$T_TMP/wide3.json"
+sed "s|$T_TMP/||" "$T_TMP/out" >"$T_TMP/stable" && mv "$T_TMP/stable" "$T_TMP/out"
+golden history-compare-noise.txt
+check "overlapping intervals are not distinguishable, neither better nor worse" \
+	sh -c "[ \$(grep -c 'x  *not distinguishable\$' '$T_TMP/out') = 6 ] && ! grep -Eq 'x  *(better|worse)' '$T_TMP/out'"
+# Single runs have no interval: compare says how to get one.
+run null --no-sample --values 1000 --db "$T_TMP/single.db"
+run null --no-sample --values 2000 --db "$T_TMP/single.db"
+run compare 1 2 --db "$T_TMP/single.db"
+check "compare of single runs: no interval, and how to get one" \
+	sh -c "tail -1 '$T_TMP/out' | grep -qx 'noise: no interval: run with --repeat 6 or more (both runs)' && ! grep -Eq 'x  *(better|worse)|beyond' '$T_TMP/out'"
+# Three repetitions: [min, max] at 75 %, said under the table.
+run compare 1 2 --db "$DB"
+check "compare of --repeat 3 runs says their intervals cover less than 95 %" \
+	grep -q "^noise: some intervals are \[min, max\] of fewer than 6 repetitions, covering less than 95 %\$" "$T_TMP/out"
 sqlite3 "$F" "UPDATE results SET incomplete = 1, resource = 'disk' WHERE run_id = 3;
 	UPDATE runs SET document = replace(document, '\"incomplete\":false', '\"incomplete\":true') WHERE id = 3;
 	UPDATE results SET resource = 'none observed' WHERE run_id = 2"

@@ -82,7 +82,7 @@ sqlite3 "$V1" "INSERT INTO runs VALUES (1, $(grep -o '"time_unix_ns": *[0-9]*' "
 INSERT INTO results VALUES (1, 1, 0, 'null', 'null', 'ok', NULL, 0, 'unknown', NULL);
 INSERT INTO metrics VALUES (1, 'values', 0, 1000, 1000, 1000, 1);"
 run import "$T_TMP/beta.json" "$T_TMP/gamma.json" --db "$V1"
-check "a version 1 database is migrated to version 2" [ "$(sqlite3 "$V1" 'PRAGMA user_version')" = 2 ]
+check "a version 1 database is migrated to the current version (3)" [ "$(sqlite3 "$V1" 'PRAGMA user_version')" = 3 ]
 check "... its run is found by identity after the migration" grep -qx "already stored '$T_TMP/beta.json' as run 1" "$T_TMP/out"
 check "... and new runs import beside it" grep -qx "imported '$T_TMP/gamma.json' as run 2" "$T_TMP/out"
 run show 1 --db "$V1"

@@ -82,17 +82,20 @@ static void test_ratio(void **state)
 static void test_noise(void **state)
 {
 	(void)state;
-	assert_int_equal(compare_noise(1, 2, 3, 3, 4, 3), NOISE_BEYOND);
-	assert_int_equal(compare_noise(3, 4, 3, 1, 2, 3), NOISE_BEYOND);
-	assert_int_equal(compare_noise(1, 3, 3, 2, 4, 3), NOISE_WITHIN);
+	/* Intervals of the medians that do not overlap: beyond the noise, either way round. */
+	assert_int_equal(compare_noise(1, 2, 3, 4), NOISE_BEYOND);
+	assert_int_equal(compare_noise(3, 4, 1, 2), NOISE_BEYOND);
+	/* Overlapping, one inside the other, or touching: not distinguishable. */
+	assert_int_equal(compare_noise(1, 3, 2, 4), NOISE_WITHIN);
+	assert_int_equal(compare_noise(1, 10, 4, 5), NOISE_WITHIN);
+	assert_int_equal(compare_noise(1, 2, 2, 3), NOISE_WITHIN);
 	/* Equal points (a deterministic figure repeated) overlap. */
-	assert_int_equal(compare_noise(2, 2, 3, 2, 2, 3), NOISE_WITHIN);
-	/* One repetition on a side: not judged. */
-	assert_int_equal(compare_noise(1, 2, 1, 3, 4, 3), NOISE_UNKNOWN);
-	assert_int_equal(compare_noise(1, 2, 3, 3, 4, 0), NOISE_UNKNOWN);
-	assert_int_equal(compare_noise(NAN, NAN, 3, 3, 4, 3), NOISE_UNKNOWN);
+	assert_int_equal(compare_noise(2, 2, 2, 2), NOISE_WITHIN);
+	/* No interval on a side (single run, two repetitions, an older run): not judged. */
+	assert_int_equal(compare_noise(NAN, NAN, 3, 4), NOISE_UNKNOWN);
+	assert_int_equal(compare_noise(1, 2, NAN, NAN), NOISE_UNKNOWN);
 	assert_string_equal(noise_name(NOISE_BEYOND), "beyond noise");
-	assert_string_equal(noise_name(NOISE_WITHIN), "within noise");
+	assert_string_equal(noise_name(NOISE_WITHIN), "not distinguishable");
 	assert_string_equal(noise_name(NOISE_UNKNOWN), "");
 }
 
@@ -103,10 +106,11 @@ static void test_change(void **state)
 	assert_string_equal(compare_change(1, 2, BETTER_LOWER, NOISE_BEYOND), "worse");
 	assert_string_equal(compare_change(2, 1, BETTER_LOWER, NOISE_BEYOND), "better");
 	assert_string_equal(compare_change(2, 1, BETTER_HIGHER, NOISE_BEYOND), "worse");
-	/* Within the noise, or equal: the same. */
-	assert_string_equal(compare_change(1, 2, BETTER_HIGHER, NOISE_WITHIN), "same");
+	/* Equal figures are the same, judged or not. */
 	assert_string_equal(compare_change(2, 2, BETTER_LOWER, NOISE_UNKNOWN), "same");
-	/* Without repetitions a difference is not called better or worse. */
+	assert_string_equal(compare_change(2, 2, BETTER_LOWER, NOISE_WITHIN), "same");
+	/* Overlapping intervals, or none: a difference is not called better, worse or same. */
+	assert_string_equal(compare_change(1, 2, BETTER_HIGHER, NOISE_WITHIN), "");
 	assert_string_equal(compare_change(1, 2, BETTER_HIGHER, NOISE_UNKNOWN), "");
 	assert_string_equal(compare_change(1, 2, BETTER_UNKNOWN, NOISE_BEYOND), "");
 	assert_string_equal(compare_change(1, NAN, BETTER_HIGHER, NOISE_BEYOND), "");

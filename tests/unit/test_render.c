@@ -92,7 +92,35 @@ static void test_json_reps(void **state)
 
 	(void)state;
 	assert_non_null(strstr(s, "\"spread\":{\"read_bytes_per_second\":{\"median\":104857600,\"min\":100000000,"
-				  "\"max\":110000000,\"n\":3}"));
+				  "\"max\":110000000,\"n\":3,\"ci_low\":null,\"ci_high\":null,\"ci_coverage\":null,"
+				  "\"unstable\":false}"));
+	free(s);
+	run_free(run);
+}
+
+/* The interval of the median: its fields in JSON, low/high/cover and the unstable mark in the table. */
+static void test_interval(void **state)
+{
+	struct run *run = sample_run(6);
+	struct metric *m = &run->results[0]->metrics[0];
+	char *s;
+
+	(void)state;
+	m->ci_lo = 95e6;	/* 9.4 % below the median of 104857600: unstable */
+	m->ci_hi = 108e6;
+	m->ci_coverage = 0.96875;
+	s = to_string(run, true);
+	assert_non_null(strstr(s, "\"n\":6,\"ci_low\":95000000,\"ci_high\":108000000,\"ci_coverage\":0.96875,"
+				  "\"unstable\":true}"));
+	free(s);
+	s = to_string(run, false);
+	assert_non_null(strstr(s, "90.60 MiB/s    103.00 MiB/s   96.9 %  6  unstable\n"));
+	assert_non_null(strstr(s, "low..high: the median's order-statistic interval; unstable: it reaches beyond 5 % "
+				  "of the median\n"));
+	free(s);
+	m->ci_lo = 102e6;	/* within 5 % on both sides */
+	s = to_string(run, false);
+	assert_null(strstr(s, "unstable"));
 	free(s);
 	run_free(run);
 }
@@ -378,6 +406,7 @@ int main(void)
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_json_reps),
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_interval),
 		cmocka_unit_test(test_heat),
 		cmocka_unit_test(test_prom_time_labels),
 		cmocka_unit_test(test_table_failed),
