@@ -53,7 +53,7 @@ struct quick_opts {
 	bool help;
 };
 
-static const struct opt quick_options[] = {
+const struct opt quick_options[] = {
 	OPT_LIST("skip", 0, struct quick_opts, skip, 0, "LIST", "leave out these parts of the profile (listed above)"),
 	OPT_FLAG("no-net", 0, struct quick_opts, no_net,
 		 "leave out the steps of benchmarks that use the network"),
