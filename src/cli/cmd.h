@@ -13,13 +13,15 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "config.h"
 #include "bench/bench.h"
 
 #define EXIT_OK 0
 #define EXIT_MEASURE_FAILED 1
 #define EXIT_USAGE 2
 
-#define ENGPASS_VERSION "0.1.0"
+/* meson.build's project version (debian/changelog must match it: tests/cli/install.sh). */
+#define ENGPASS_VERSION ENGPASS_VERSION_STRING
 
 enum output_format {
 	FORMAT_TABLE,

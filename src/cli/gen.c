@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "config.h"
 #include "cli/cmd.h"
 
 /* One command as the generators see it: a row of cmd_table or a benchmark. */
@@ -289,7 +288,7 @@ static void man_page(FILE *f)
 		   "Short options bundle as getopt's do (\\fB\\-tT\\fR is \\fB\\-t \\-T\\fR); a long\n"
 		   "option takes its value as \\fB\\-\\-name value\\fR or \\fB\\-\\-name=value\\fR;\n"
 		   "\\fB\\-\\-\\fR ends the options.\n",
-		ENGPASS_VERSION_STRING);
+		ENGPASS_VERSION);
 	fputs(".SH COMMANDS\n", f);
 	for (size_t i = 0; i < ncmd; i++) {
 		struct gcmd c = gcmd_get(i);
@@ -400,7 +399,7 @@ static void bash_script(FILE *f)
 		   "\tif [[ $cur == = ]]; then\n\t\tcur=\n\telif [[ $prev == = ]] && ((cword > 1)); then\n"
 		   "\t\tprev=${COMP_WORDS[cword-2]}\n\tfi\n"
 		   "\tif ((cword == 1)); then\n\t\tCOMPREPLY=($(compgen -W \"",
-		ENGPASS_VERSION_STRING, "$1");
+		ENGPASS_VERSION, "$1");
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "%s ", gcmd_get(i).name);
 	fputs("--help -h --version -V\" -- \"$cur\"))\n\t\treturn\n\tfi\n"
@@ -468,13 +467,17 @@ static void bash_script(FILE *f)
 
 /* ---- zsh ---------------------------------------------------------------------- */
 
-/* Writes S for a single-quoted _arguments spec's [description]. */
-static void zsh_desc(FILE *f, const char *s)
+/*
+ * Writes S single-quoted for zsh: for an _arguments spec (SPEC) with its
+ * brackets, colons and backslashes quoted; else (a _describe description,
+ * after the name's colon) as it is.
+ */
+static void zsh_desc(FILE *f, const char *s, bool spec)
 {
 	for (; *s; s++) {
 		if (*s == '\'')
 			fputs("'\\''", f);
-		else if (*s == '[' || *s == ']' || *s == '\\' || *s == ':')
+		else if (spec && (*s == '[' || *s == ']' || *s == '\\' || *s == ':'))
 			fprintf(f, "\\%c", *s);
 		else if (*s == '\n')
 			fputc(' ', f);
@@ -505,11 +508,11 @@ static void zsh_opt(FILE *f, const struct gcmd *c, const struct opt *o)
 		bool is_short = spell[i] == shortbuf;
 
 		fprintf(f, " \\\n\t\t'%s%s%s[", is_short ? "" : "--", spell[i], val ? (is_short ? "+" : "=") : "");
-		zsh_desc(f, o->type == OPT_T_SAME ? o->target : o->help);
+		zsh_desc(f, o->type == OPT_T_SAME ? o->target : o->help, true);
 		fputc(']', f);
 		if (val) {
 			fputc(':', f);
-			zsh_desc(f, o->metavar ? o->metavar : "value");
+			zsh_desc(f, o->metavar ? o->metavar : "value", true);
 			fputc(':', f);
 			if (kind == 'c' && ch) {
 				fputc('(', f);
@@ -536,12 +539,12 @@ static void zsh_script(FILE *f)
 		   "_engpass() {\n"
 		   "\tlocal -a cmds\n"
 		   "\tcmds=(\n",
-		ENGPASS_VERSION_STRING);
+		ENGPASS_VERSION);
 	for (size_t i = 0; i < n; i++) {
 		struct gcmd c = gcmd_get(i);
 
 		fprintf(f, "\t\t'%s:", c.name);
-		zsh_desc(f, c.summary);
+		zsh_desc(f, c.summary, false);
 		fputs("'\n", f);
 	}
 	fputs("\t)\n"

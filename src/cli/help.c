@@ -180,7 +180,7 @@ void help_version(FILE *f)
 		{ "libmnl", HAVE_LIBMNL, ENGPASS_OFF_LIBMNL, NULL },
 	};
 
-	fprintf(f, "engpass %s\nfeatures:\n", ENGPASS_VERSION_STRING);
+	fprintf(f, "engpass %s\nfeatures:\n", ENGPASS_VERSION);
 	for (size_t i = 0; i < sizeof(feat) / sizeof(feat[0]); i++) {
 		char why[256] = "";
 
