@@ -37,7 +37,7 @@ test:
 	@scripts/test
 
 # The Debian package, built out of tree in build-deb/ (docs/build.md). Not
-# part of make test: it takes 5-6 minutes on the 2-core VM.
+# part of make test: it takes 3.5-6 minutes on the 2-core VM.
 deb:
 	@scripts/deb
 
