@@ -381,6 +381,13 @@ static void bash_values(FILE *f, const struct gcmd *c, const char *cmd, const st
 	}
 }
 
+/* Every command's name, space-separated. */
+static void cmd_names(FILE *f)
+{
+	for (size_t i = 0, n = gcmd_count(); i < n; i++)
+		fprintf(f, "%s%s", i ? " " : "", gcmd_get(i).name);
+}
+
 static void bash_script(FILE *f)
 {
 	size_t n = gcmd_count();
@@ -400,9 +407,8 @@ static void bash_script(FILE *f)
 		   "\t\tprev=${COMP_WORDS[cword-2]}\n\tfi\n"
 		   "\tif ((cword == 1)); then\n\t\tCOMPREPLY=($(compgen -W \"",
 		ENGPASS_VERSION, "$1");
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%s ", gcmd_get(i).name);
-	fputs("--help -h --version -V\" -- \"$cur\"))\n\t\treturn\n\tfi\n"
+	cmd_names(f);
+	fputs(" --help -h --version -V\" -- \"$cur\"))\n\t\treturn\n\tfi\n"
 	      "\tlocal cmd=${COMP_WORDS[1]} opts= verbs= verb= files= bench=\n"
 	      "\tcase $cmd in\n",
 	      f);
@@ -454,8 +460,7 @@ static void bash_script(FILE *f)
 	      "\telif [[ $cmd == help ]]; then\n"
 	      "\t\tCOMPREPLY=($(compgen -W \"",
 	      f);
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%s%s", i ? " " : "", gcmd_get(i).name);
+	cmd_names(f);
 	fputs("\" -- \"$cur\"))\n"
 	      "\telif [[ $files ]]; then\n"
 	      "\t\t_engpass_files -f\n"
