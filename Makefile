@@ -4,7 +4,7 @@
 # `make run` the build set only, `make test` (and `make fuzz`) the test set
 # too. `make` and `make build` install nothing: they stop and name what is
 # missing.
-.PHONY: all run test deps build clean cross test-cross compare
+.PHONY: all run test deps build clean cross test-cross compare deb
 
 all: build
 
@@ -36,6 +36,11 @@ run: build
 test:
 	@scripts/test
 
+# The Debian package, built out of tree in build-deb/ (docs/build.md). Not
+# part of make test: it takes 3.5-6 minutes on the 2-core VM.
+deb:
+	@scripts/deb
+
 # Cross builds (mipsel, armhf, aarch64, static mipsel on musl) and their
 # tests under qemu; see docs/embedded.md.
 cross:
@@ -57,4 +62,4 @@ fuzz: deps
 	@scripts/fuzz
 
 clean:
-	rm -rf build build-asan build-cross-* build-footprint
+	rm -rf build build-asan build-cross-* build-footprint build-deb

@@ -21,7 +21,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(name, "--help") || !strcmp(name, "-h"))
 		return cmd_help(0, NULL);
-	if (!strcmp(name, "--version"))
+	if (!strcmp(name, "--version") || !strcmp(name, "-V"))
 		return cmd_version(0, NULL);
 	for (size_t i = 0; cmd_table[i].name; i++)
 		if (!strcmp(cmd_table[i].name, name))

@@ -13,13 +13,15 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "config.h"
 #include "bench/bench.h"
 
 #define EXIT_OK 0
 #define EXIT_MEASURE_FAILED 1
 #define EXIT_USAGE 2
 
-#define ENGPASS_VERSION "0.1.0"
+/* meson.build's project version (debian/changelog must match it: tests/cli/install.sh). */
+#define ENGPASS_VERSION ENGPASS_VERSION_STRING
 
 enum output_format {
 	FORMAT_TABLE,
@@ -56,6 +58,13 @@ struct cmd {
 	int (*fn)(int argc, char **argv);
 	const char *usage;
 	const char *summary;
+	/*
+	 * Its option table, for the generated manual page and shell
+	 * completion (help --man, help --completion); NULL = none.
+	 */
+	const struct opt *opts;
+	/* Its positional arguments are files (completion offers them). */
+	bool files;
 };
 
 /* The top-level command table, NULL-name terminated (commands.c). */
@@ -172,6 +181,22 @@ void help_top(FILE *f);
  * b->verbs), `engpass NAME VERB --help`: that verb's options only.
  */
 void help_bench(FILE *f, const struct bench *b, const struct bench_verb *verb);
+
+/* The option tables of the commands in cmd_table (their cmd_*.c). */
+extern const struct opt quick_options[], info_options[], history_options[], import_options[], fleet_options[],
+	report_options[], exporter_options[];
+
+/*
+ * The hidden `engpass help --man` and `engpass help --completion bash|zsh`
+ * (gen.c): the manual page and the completion scripts, written to F from
+ * the command table, the registry and the option tables; the build runs
+ * them. Returns the exit status.
+ */
+int help_gen(FILE *f, const char *what, const char *arg);
+/* The units and exit-status lines of `engpass --help`, shared with the manual page. */
+extern const char help_units_text[], help_exit_text[];
+/* Prints `engpass --version`: the version and the build's optional libraries. */
+void help_version(FILE *f);
 
 /* Options every benchmark command takes (struct common_opts). */
 extern const struct opt common_opts_table[];

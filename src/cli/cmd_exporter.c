@@ -70,7 +70,7 @@ struct exporter_opts {
 	bool help;
 };
 
-static const struct opt exporter_options[] = {
+const struct opt exporter_options[] = {
 	OPT_STRING("listen", 0, struct exporter_opts, listen, "ADDR:PORT",
 		   "address to serve on (default 127.0.0.1:9808; [::1]:9808 for IPv6)"),
 	OPT_STRING("db", 0, struct exporter_opts, db, "PATH",

@@ -34,7 +34,7 @@ struct fleet_opts {
 	bool help;
 };
 
-static const struct opt fleet_options[] = {
+const struct opt fleet_options[] = {
 	OPT_STRING("command", 0, struct fleet_opts, command, "NAME",
 		   "the newest run of each host of this command as typed (quick, mem, ...)"),
 	OPT_INT("k", 'k', struct fleet_opts, k, 1, 100, "K",

@@ -51,7 +51,7 @@ struct history_opts {
 	bool help;
 };
 
-static const struct opt history_options[] = {
+const struct opt history_options[] = {
 	OPT_INT("limit", 'n', struct history_opts, limit, 1, 1000000, "N", "list at most N runs (default 20)"),
 	OPT_STRING("command", 0, struct history_opts, command, "NAME",
 		   "history: only runs of this command as typed (quick, disk, ...)"),

@@ -32,7 +32,7 @@ struct import_opts {
 	bool help;
 };
 
-static const struct opt import_options[] = {
+const struct opt import_options[] = {
 	OPT_STRING("db", 0, struct import_opts, db, "PATH",
 		   "history database (default $XDG_DATA_HOME/engpass/history.db; created when missing)"),
 	OPT_FLAG("quiet", 'q', struct import_opts, quiet, "print only refusals and errors"),

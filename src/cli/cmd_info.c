@@ -21,7 +21,7 @@ struct info_opts {
 
 static const char *const formats[] = { "table", "json", NULL };
 
-static const struct opt info_options[] = {
+const struct opt info_options[] = {
 	OPT_FLAG("json", 0, struct info_opts, json, "write one JSON document (same as --format json)"),
 	OPT_CHOICE("format", 0, struct info_opts, format, formats, "FMT", "output format (default table)"),
 	OPT_FLAG("no-calibrate", 0, struct info_opts, no_calibrate,

@@ -57,7 +57,7 @@ struct quick_opts {
 /* jsonl is not offered: quick's figures are composed when the whole profile ran. */
 static const char *const quick_formats[] = { "table", "json", "csv", NULL };
 
-static const struct opt quick_options[] = {
+const struct opt quick_options[] = {
 	OPT_LIST("skip", 0, struct quick_opts, skip, 0, "LIST", "leave out these parts of the profile (listed above)"),
 	OPT_FLAG("no-net", 0, struct quick_opts, no_net,
 		 "leave out the steps of benchmarks that use the network"),

@@ -39,7 +39,7 @@ struct report_opts {
 	bool help;
 };
 
-static const struct opt report_options[] = {
+const struct opt report_options[] = {
 	OPT_STRING("html", 0, struct report_opts, html, "FILE",
 		   "write the report to FILE (atomically: a temp file beside it, then rename)"),
 	OPT_STRING("db", 0, struct report_opts, db, "PATH",

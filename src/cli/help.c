@@ -9,7 +9,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "cli/cmd.h"
+#include "core/ossl.h"
+#include "store/sqlite_dl.h"
+
+const char help_units_text[] =
+	"Units are strict: sizes 4K 60KiB 1M 2G (K=1024; kB MB GB are decimal), rates 200K/s\n"
+	"500KB/s 1Gbit/s, durations 500ms 5s 2m, CPU lists 0 0,2 1-3.\n";
+const char help_exit_text[] = "Exit status: 0 ok or skipped, 1 measurement failed, 2 usage error.\n";
 
 int usage_error(const char *cmd, const char *fmt, ...)
 {
@@ -34,10 +42,10 @@ void help_top(FILE *f)
 	for (size_t i = 0; bench_table[i]; i++)
 		fprintf(f, "  %-10s %s%s\n", bench_table[i]->name, bench_table[i]->summary,
 			bench_table[i]->unsupported_reason ? " (not in this build)" : "");
-	fprintf(f, "\nRun 'engpass COMMAND --help' for the options of one command.\n"
-		   "Units are strict: sizes 4K 60KiB 1M 2G (K=1024; kB MB GB are decimal), rates 200K/s\n"
-		   "500KB/s 1Gbit/s, durations 500ms 5s 2m, CPU lists 0 0,2 1-3.\n"
-		   "Exit status: 0 ok or skipped, 1 measurement failed, 2 usage error.\n");
+	fprintf(f, "\nRun 'engpass COMMAND --help' for the options of one command, 'man engpass' for all.\n"
+		   "'engpass --version' (-V) names the optional libraries this build has.\n");
+	fputs(help_units_text, f);
+	fputs(help_exit_text, f);
 }
 
 void help_bench(FILE *f, const struct bench *b, const struct bench_verb *verb)
@@ -87,6 +95,10 @@ int cmd_help(int argc, char **argv)
 		help_top(stdout);
 		return EXIT_OK;
 	}
+	/* Hidden, for the build: the manual page and the completion scripts (gen.c). */
+	if (!strcmp(argv[0], "--man") || !strcmp(argv[0], "--completion"))
+		return argc > 2 ? usage_error("help", "unexpected argument '%s'", argv[2])
+				: help_gen(stdout, argv[0], argc > 1 ? argv[1] : NULL);
 	if (argc > 1)
 		return usage_error("help", "unexpected argument '%s'", argv[1]);
 	for (size_t i = 0; cmd_table[i].name; i++) {
@@ -141,6 +153,44 @@ int cmd_version(int argc, char **argv)
 	(void)argv;
 	if (argc > 0)
 		return usage_error("version", "unexpected argument");
-	printf("engpass %s\n", ENGPASS_VERSION);
+	help_version(stdout);
 	return EXIT_OK;
+}
+
+/*
+ * The optional libraries (meson_options.txt): in this build or not, and
+ * why not (meson.build writes the reason into config.h). libcrypto and
+ * SQLite are loaded when a step needs them: for those, whether they load
+ * on this machine now.
+ */
+void help_version(FILE *f)
+{
+	static const struct {
+		const char *name;
+		bool on;
+		const char *off;	/* why not in this build */
+		int (*load)(char *why, size_t whylen);	/* dlopen()ed at run time, or NULL */
+	} feat[] = {
+		{ "jansson", HAVE_JANSSON, ENGPASS_OFF_JANSSON, NULL },
+		{ "libsodium", HAVE_LIBSODIUM, ENGPASS_OFF_LIBSODIUM, NULL },
+		{ "openssl", HAVE_OPENSSL, ENGPASS_OFF_OPENSSL, ossl_load },
+		{ "sqlite", HAVE_SQLITE, ENGPASS_OFF_SQLITE, sqlite_load },
+		{ "liburing", HAVE_LIBURING, ENGPASS_OFF_LIBURING, NULL },
+		{ "http-parser", HAVE_HTTP_PARSER, ENGPASS_OFF_HTTP_PARSER, NULL },
+		{ "libmnl", HAVE_LIBMNL, ENGPASS_OFF_LIBMNL, NULL },
+	};
+
+	fprintf(f, "engpass %s\nfeatures:\n", ENGPASS_VERSION);
+	for (size_t i = 0; i < sizeof(feat) / sizeof(feat[0]); i++) {
+		char why[256] = "";
+
+		if (!feat[i].on)
+			fprintf(f, "  %-12s off: %s\n", feat[i].name, feat[i].off);
+		else if (!feat[i].load)
+			fprintf(f, "  %-12s on\n", feat[i].name);
+		else if (feat[i].load(why, sizeof(why)) == 0)
+			fprintf(f, "  %-12s on (dlopen: loads here)\n", feat[i].name);
+		else
+			fprintf(f, "  %-12s on (dlopen), but not here: %s\n", feat[i].name, why);
+	}
 }

@@ -14,7 +14,7 @@
 #include "units.h"
 
 /* True when O's name is its own long spelling (not an OPT_T_SAME's target, not a short-only "-x"). */
-static bool own_long(const struct opt *o)
+bool opt_own_long(const struct opt *o)
 {
 	return o->type != OPT_T_SAME && o->name[0] != '-';
 }
@@ -33,7 +33,7 @@ static const struct opt *find(const struct opt_group *groups, size_t ngroups, co
 			const struct opt *o = &groups[g].opts[i];
 			/* An OPT_T_SAME entry's name is its target's: not its own spelling. */
 			bool hit = shortc ? o->shortc == shortc
-					  : (own_long(o) && name_is(o->name, name, namelen)) ||
+					  : (opt_own_long(o) && name_is(o->name, name, namelen)) ||
 						    name_is(o->alias, name, namelen);
 			if (hit) {
 				*gi = g;
@@ -242,7 +242,7 @@ static void unknown(const struct opt_group *groups, size_t ngroups, const char *
 	opt_suggest_init(&sg, word);
 	for (size_t g = 0; namelen && g < ngroups; g++) {
 		for (size_t i = 0; groups[g].opts[i].name; i++) {
-			if (own_long(&groups[g].opts[i]))
+			if (opt_own_long(&groups[g].opts[i]))
 				opt_suggest_add(&sg, "--", groups[g].opts[i].name);
 			if (groups[g].opts[i].alias)
 				opt_suggest_add(&sg, "--", groups[g].opts[i].alias);
@@ -421,7 +421,7 @@ bool opt_was_seen(const struct opt_seen *seen, size_t group, size_t index)
 const struct opt *opt_find(const struct opt *opts, const char *name)
 {
 	for (size_t i = 0; opts[i].name; i++)
-		if ((own_long(&opts[i]) && !strcmp(opts[i].name, name)) ||
+		if ((opt_own_long(&opts[i]) && !strcmp(opts[i].name, name)) ||
 		    (opts[i].alias && !strcmp(opts[i].alias, name)))
 			return &opts[i];
 	return NULL;
@@ -497,11 +497,11 @@ void opt_help(FILE *f, const struct opt *opts)
 			n = (size_t)snprintf(left, sizeof(left), "  -%c", o->shortc);
 		else
 			n = (size_t)snprintf(left, sizeof(left), "    ");
-		if (own_long(o) && n < sizeof(left))
+		if (opt_own_long(o) && n < sizeof(left))
 			n += (size_t)snprintf(left + n, sizeof(left) - n, "%s--%s", o->shortc ? ", " : "  ", o->name);
 		if (o->alias && n < sizeof(left))
 			n += (size_t)snprintf(left + n, sizeof(left) - n, "%s--%s",
-					      o->shortc || own_long(o) ? ", " : "  ", o->alias);
+					      o->shortc || opt_own_long(o) ? ", " : "  ", o->alias);
 		if (o->metavar && n < sizeof(left))
 			snprintf(left + n, sizeof(left) - n, " %s", o->metavar);
 		if (strlen(left) > 28)

@@ -208,6 +208,12 @@ bool opt_was_seen(const struct opt_seen *seen, size_t group, size_t index);
 /* Writes the help lines of a table to F, one option per line (or two). */
 void opt_help(FILE *f, const struct opt *opts);
 
+/*
+ * True when O's name is its own long spelling: not an OPT_T_SAME's target
+ * (another table's option), not a short-only "-x" of OPT_REFUSED.
+ */
+bool opt_own_long(const struct opt *o);
+
 /* Looks up an option by long name (or its alias) in a table; NULL when absent. */
 const struct opt *opt_find(const struct opt *opts, const char *name);
 
