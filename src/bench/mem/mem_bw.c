@@ -450,6 +450,29 @@ static void phase_record(struct bw_phase *p, const struct bw_ctx *x, int k, unsi
 	}
 }
 
+/*
+ * One pass of every kernel, on the main thread alone or (MULTI) on all
+ * threads, recorded in P unless PASS is the warm-up (0). Returns false
+ * when a read sum differs from the data written.
+ */
+static bool run_phase(struct bw_ctx *x, struct bw_phase *p, unsigned pass, bool multi)
+{
+	bool ok = true;
+
+	for (int k = 0; k < K_N; k++) {
+		uint64_t ns, sum;
+
+		if (!kernel_present(x, k))
+			continue;
+		ns = multi ? timed_multi(x, k, &sum) : timed_single(x, k, &sum);
+		if (k == K_READ && sum != x->one_bits * (uint64_t)x->n)
+			ok = false;
+		if (pass > 0)
+			phase_record(p, x, k, pass - 1, ns, multi);
+	}
+	return ok;
+}
+
 static double rate(const struct bw_ctx *x, int k, uint64_t ns, size_t elems)
 {
 	(void)x;
@@ -548,7 +571,7 @@ void mem_bandwidth_run(const struct bench_env *env, const struct mem_bw_cfg *cfg
 	struct bw_phase *one = NULL, *all = NULL;
 	pthread_t tid[MAX_THREADS];
 	struct bw_worker w[MAX_THREADS];
-	uint64_t bytes, limit, one_bits, sum;
+	uint64_t bytes, limit, one_bits;
 	unsigned started = 1, passes_done = 0, nthreads, ncpus;
 	char why[160], b1[UNITS_FMT_LEN], b2[UNITS_FMT_LEN];
 	bool sum_ok = true, barriers = false, headline_multi = false;
@@ -672,32 +695,12 @@ void mem_bandwidth_run(const struct bench_env *env, const struct mem_bw_cfg *cfg
 	memcpy(&one_bits, &v1, sizeof(v1));
 	x->one_bits = one_bits;
 	for (unsigned pass = 0; pass <= cfg->passes && !*env->stop; pass++) {
-		for (int k = 0; k < K_N; k++) {
-			uint64_t ns;
-
-			if (!kernel_present(x, k))
-				continue;
-			ns = timed_single(x, k, &sum);
-			if (k == K_READ && sum != one_bits * (uint64_t)x->n)
-				sum_ok = false;
-			if (pass > 0)
-				phase_record(one, x, k, pass - 1, ns, false);
-		}
+		sum_ok &= run_phase(x, one, pass, false);
 		if (nthreads > 1) {
 			if (!restore)
 				restore = affinity_get_self(&saved) == 0;
 			pin_to(x->cpu[0]);
-			for (int k = 0; k < K_N; k++) {
-				uint64_t ns;
-
-				if (!kernel_present(x, k))
-					continue;
-				ns = timed_multi(x, k, &sum);
-				if (k == K_READ && sum != one_bits * (uint64_t)x->n)
-					sum_ok = false;
-				if (pass > 0)
-					phase_record(all, x, k, pass - 1, ns, true);
-			}
+			sum_ok &= run_phase(x, all, pass, true);
 			if (restore)
 				(void)!affinity_pin_self(&saved);
 		}

@@ -134,27 +134,44 @@ AVX2 static void avx2_write_nt(uint64_t *p, size_t n, uint64_t v)
 	scalar_write(p + i, n - i, v);
 }
 
+AVX2 static inline __attribute__((always_inline)) void avx2_stream(__m256i *d, __m256i x)
+{
+	_mm256_stream_si256(d, x);
+}
+
+AVX2 static inline __attribute__((always_inline)) void avx2_store(__m256i *d, __m256i x)
+{
+	_mm256_storeu_si256(d, x);
+}
+
+/* Copies 32 words (256 bytes) with eight 32-byte loads, then eight stores: streaming ones when NT. */
+AVX2 static inline __attribute__((always_inline)) void avx2_copy32(uint64_t *restrict dst,
+								   const uint64_t *restrict src, bool nt)
+{
+	const __m256i *s = (const __m256i *)(const void *)src;
+	__m256i *d = (__m256i *)(void *)dst;
+	__m256i x0 = _mm256_loadu_si256(s), x1 = _mm256_loadu_si256(s + 1);
+	__m256i x2 = _mm256_loadu_si256(s + 2), x3 = _mm256_loadu_si256(s + 3);
+	__m256i x4 = _mm256_loadu_si256(s + 4), x5 = _mm256_loadu_si256(s + 5);
+	__m256i x6 = _mm256_loadu_si256(s + 6), x7 = _mm256_loadu_si256(s + 7);
+	void (*st)(__m256i *, __m256i) = nt ? avx2_stream : avx2_store;
+
+	st(d, x0);
+	st(d + 1, x1);
+	st(d + 2, x2);
+	st(d + 3, x3);
+	st(d + 4, x4);
+	st(d + 5, x5);
+	st(d + 6, x6);
+	st(d + 7, x7);
+}
+
 AVX2 static void avx2_copy(uint64_t *restrict dst, const uint64_t *restrict src, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i + 32 <= n; i += 32) {
-		const __m256i *s = (const __m256i *)(const void *)(src + i);
-		__m256i *d = (__m256i *)(void *)(dst + i);
-		__m256i x0 = _mm256_loadu_si256(s), x1 = _mm256_loadu_si256(s + 1);
-		__m256i x2 = _mm256_loadu_si256(s + 2), x3 = _mm256_loadu_si256(s + 3);
-		__m256i x4 = _mm256_loadu_si256(s + 4), x5 = _mm256_loadu_si256(s + 5);
-		__m256i x6 = _mm256_loadu_si256(s + 6), x7 = _mm256_loadu_si256(s + 7);
-
-		_mm256_storeu_si256(d, x0);
-		_mm256_storeu_si256(d + 1, x1);
-		_mm256_storeu_si256(d + 2, x2);
-		_mm256_storeu_si256(d + 3, x3);
-		_mm256_storeu_si256(d + 4, x4);
-		_mm256_storeu_si256(d + 5, x5);
-		_mm256_storeu_si256(d + 6, x6);
-		_mm256_storeu_si256(d + 7, x7);
-	}
+	for (i = 0; i + 32 <= n; i += 32)
+		avx2_copy32(dst + i, src + i, false);
 	scalar_copy(dst + i, src + i, n - i);
 }
 
@@ -163,23 +180,8 @@ AVX2 static void avx2_copy_nt(uint64_t *restrict dst, const uint64_t *restrict s
 	size_t h = head_words(dst, n), i;
 
 	scalar_copy(dst, src, h);
-	for (i = h; i + 32 <= n; i += 32) {
-		const __m256i *s = (const __m256i *)(const void *)(src + i);
-		__m256i *d = (__m256i *)(void *)(dst + i);
-		__m256i x0 = _mm256_loadu_si256(s), x1 = _mm256_loadu_si256(s + 1);
-		__m256i x2 = _mm256_loadu_si256(s + 2), x3 = _mm256_loadu_si256(s + 3);
-		__m256i x4 = _mm256_loadu_si256(s + 4), x5 = _mm256_loadu_si256(s + 5);
-		__m256i x6 = _mm256_loadu_si256(s + 6), x7 = _mm256_loadu_si256(s + 7);
-
-		_mm256_stream_si256(d, x0);
-		_mm256_stream_si256(d + 1, x1);
-		_mm256_stream_si256(d + 2, x2);
-		_mm256_stream_si256(d + 3, x3);
-		_mm256_stream_si256(d + 4, x4);
-		_mm256_stream_si256(d + 5, x5);
-		_mm256_stream_si256(d + 6, x6);
-		_mm256_stream_si256(d + 7, x7);
-	}
+	for (i = h; i + 32 <= n; i += 32)
+		avx2_copy32(dst + i, src + i, true);
 	_mm_sfence();
 	scalar_copy(dst + i, src + i, n - i);
 }
