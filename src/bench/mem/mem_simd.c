@@ -58,10 +58,11 @@ MEM_NO_LIBCALLS static void scalar_copy(uint64_t *restrict dst, const uint64_t *
 static const struct mem_kernels k_scalar = {
 	MEM_SIMD_SCALAR, "scalar",
 #if defined(__x86_64__)
-	"plain C loop over 8-byte words (the compiler may vectorise it with the baseline SSE2, 16 bytes per "
-	"instruction)",
+	"plain C loop over 8-byte words (the compiler may vectorise parts of it with the baseline SSE2, 16 "
+	"bytes per instruction; its store loops stay 8 bytes per instruction here)",
 #else
-	"plain C loop over 8-byte words (the compiler may vectorise it with the baseline instruction set)",
+	"plain C loop over 8-byte words, 8 bytes per instruction (the compiler may vectorise parts of it "
+	"with the baseline instruction set)",
 #endif
 	scalar_read, scalar_write, NULL, scalar_copy, NULL,
 };
