@@ -47,6 +47,13 @@ bad "--order belongs to --ladder" "applies to --ladder" --bandwidth --order rand
 bad "--threads belongs to --bandwidth" "applies to --bandwidth" --latency --threads 2
 bad "--passes 0 is refused" "passes" --ladder --sizes 1M --passes 0
 bad "a positional argument is refused" "unexpected argument" --bandwidth extra
+bad "--threads takes a number or all" "'0' is not a number from 1 to 256 or 'all'" --bandwidth --threads 0
+bad "--simd belongs to --bandwidth" "applies to --bandwidth" --latency --simd scalar
+bad "--simd takes a known path" "simd" --bandwidth --simd sse9
+# The engpass under test may be a cross build under qemu: ask it, not uname.
+run mem --bandwidth --simd neon --size 64K --passes 1 --json --no-sample
+if [ "$RC" = 0 ]; then lacks=avx2; else lacks=neon; fi
+bad "--simd refuses a path this CPU lacks ($lacks)" "cannot run $lacks" --bandwidth --simd $lacks
 
 # ---- a small ladder outside a sandbox -----------------------------------
 run mem --ladder --sizes 16M,32M --order random --passes 2 --swaptest-format --json --no-sample
@@ -82,6 +89,20 @@ jqt "six kernels with rates" '.results[0].metrics | [.write_bytes_per_second, .r
 jqt "the method names STREAM-like and its byte counting" '.results[0].method | (.kernels | test("STREAM-like")) and
 	(.bytes | test("write-allocate"))' "$T_TMP/out"
 jqt "two threads are recorded" '.results[0].parameters.threads == "2"' "$T_TMP/out"
+jqt "the SIMD path is named, as a parameter and in the method" '.results[0] | (.parameters.simd |
+	test("^(scalar|avx2|avx512|neon)$")) and (.method.simd | test("bytes per instruction"))' "$T_TMP/out"
+jqt "two threads: totals beside one thread's, and per-thread figures" '.results[0].metrics |
+	.read_threads_bytes_per_second > 0 and .read_thread0_bytes_per_second > 0 and
+	.read_thread1_bytes_per_second > 0 and .copy_threads_bytes_per_second > 0 and .read_bytes_per_second > 0' "$T_TMP/out"
+jqt "the result says which is the memory's figure" '.results[0] | (.parameters.memory_figure |
+	test("read [0-9.]+x .*: (the threads.|one thread.s)")) and (.method.memory_figure | test("noise"))' "$T_TMP/out"
+run mem --bandwidth --size 4M --passes 1 --threads all --simd scalar --json --no-sample
+check "--threads all --simd scalar exits 0" [ "$RC" = 0 ]
+ncpu=$(getconf _NPROCESSORS_ONLN)
+jqt "--threads all: one per CPU, per-thread and total figures" ".results[0] | (.parameters.threads |
+	test(\"all\")) and .parameters.simd == \"scalar\" and ([.metrics | keys[] | select(test(\"^read_thread[0-9]+_\"))] |
+	length) == (.parameters.threads | split(\" \")[0] | tonumber) and (if $ncpu > 1 then
+	.metrics.read_threads_bytes_per_second > 0 else true end)" "$T_TMP/out"
 jqt "arrays that fit the (assumed 32 MiB) cache offer no memory bandwidth" \
 	'[.results[0].verdict.candidates[] | select(.resource == "memory bandwidth")] | length == 0' "$T_TMP/out"
 run mem --bandwidth --size 16M --passes 1 --json --no-sample

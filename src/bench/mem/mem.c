@@ -52,9 +52,11 @@ struct mem_opts {
 	const char *swap;	/* --swap file[:DIR] | dev:DEVICE | none */
 	bool mkswap_ok;
 	uint64_t size;
-	int64_t threads;
+	const char *threads_arg;	/* --threads N|all */
+	int simd;		/* enum mem_simd */
 	int64_t seed;
 	/* Filled by check(). */
+	unsigned threads;	/* 0 = all */
 	const char *swap_dev;	/* the DEVICE of --swap dev:DEVICE */
 	uint64_t swap_dev_new;	/* its size when it is not active swap already */
 	struct mem_size rungs[MEM_MAX_SIZES];
@@ -101,7 +103,12 @@ static const struct opt mem_options[] = {
 		 "--swap dev: write a swap signature to a device that has none (never over a file system)"),
 	OPT_SIZE("size", 0, struct mem_opts, size, 4096, INT64_MAX,
 		 "bandwidth: bytes per array; latency: largest working set (default 4 x LLC, at least 64M)"),
-	OPT_INT("threads", 0, struct mem_opts, threads, 1, 256, "N", "bandwidth: threads (default 1)"),
+	OPT_STRING("threads", 0, struct mem_opts, threads_arg, "N|all",
+		   "bandwidth: also run the kernels on N threads (1-256) or on all, one pinned per CPU, reported "
+		   "beside one thread's figures (default 1: one thread only)"),
+	OPT_CHOICE("simd", 0, struct mem_opts, simd, mem_simd_names, "auto|scalar|avx2|avx512|neon",
+		   "bandwidth: the read, write and copy kernels' instruction set (default auto: the widest this "
+		   "CPU runs)"),
 	OPT_INT("seed", 0, struct mem_opts, seed, 0, INT64_MAX, "N", "seed of the page keys and orders (default 1)"),
 	OPT_END,
 };
@@ -112,6 +119,7 @@ static void mem_defaults(void *p)
 
 	o->margin = 5;
 	o->threads = 1;
+	o->simd = MEM_SIMD_AUTO;
 	o->seed = 1;
 }
 
@@ -227,8 +235,23 @@ static int mem_check(void *p, const struct bench_env *env, char *err, size_t err
 		if (stray)
 			return fail(err, errlen, "option '%s' applies to --ladder only", stray);
 	}
-	if (!o->bandwidth && o->threads != 1)
+	if (!o->bandwidth && o->threads_arg)
 		return fail(err, errlen, "option '--threads' applies to --bandwidth only");
+	if (!o->bandwidth && o->simd != MEM_SIMD_AUTO)
+		return fail(err, errlen, "option '--simd' applies to --bandwidth only");
+	if (o->threads_arg && !strcmp(o->threads_arg, "all")) {
+		o->threads = 0;
+	} else if (o->threads_arg) {
+		uint64_t n;
+
+		if (units_parse_uint64(o->threads_arg, 1, 256, &n))
+			return fail(err, errlen, "option '--threads': '%s' is not a number from 1 to 256 or 'all'",
+				    o->threads_arg);
+		o->threads = (unsigned)n;
+	}
+	if (!mem_simd_supported((enum mem_simd)o->simd))
+		return fail(err, errlen, "option '--simd': this CPU (or this build for it) cannot run %s (auto picks %s "
+			    "here)", mem_simd_names[o->simd], mem_simd_kernels(MEM_SIMD_AUTO)->name);
 	if (o->size && !o->bandwidth && !o->latency)
 		return fail(err, errlen, "option '--size' applies to --bandwidth and --latency");
 	if ((o->swapfile || o->swap) && !o->sandbox)
@@ -297,7 +320,8 @@ static void mem_run(const struct bench_env *env, const void *p, struct result *r
 	if (o->bandwidth && step == 0) {
 		struct mem_bw_cfg c = {
 			.array_bytes = o->size,
-			.threads = (unsigned)o->threads,
+			.threads = o->threads,
+			.simd = (enum mem_simd)o->simd,
 			.passes = o->passes ? (unsigned)o->passes : 10,
 			.margin_pct = (unsigned)o->margin,
 			.force = o->force,
@@ -336,7 +360,11 @@ const struct bench bench_mem = {
 		"the limit), --swap dev:DEVICE a partition or loop device swapped on at top priority for\n"
 		"the run. All is undone afterwards, also on errors, Ctrl-C and SIGKILL (a guardian\n"
 		"process restores a device's previous swap state and priority).\n"
-		"--bandwidth runs STREAM-like kernels over arrays of 4 x the last-level cache;\n"
+		"--bandwidth runs STREAM-like kernels over arrays of 4 x the last-level cache, read,\n"
+		"write and copy with the widest SIMD path this CPU runs (--simd; the path is named in the\n"
+		"result), ordinary and non-temporal stores side by side; --threads N|all adds the same\n"
+		"kernels on N threads pinned one per CPU beside one thread's figures and says which of\n"
+		"the two is the memory's;\n"
 		"--latency a pointer chase from 4 KiB past the LLC. Without a mode: both.",
 	.flags = BENCH_NO_TIME,
 	.opts = mem_options,

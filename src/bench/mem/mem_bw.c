@@ -4,20 +4,24 @@
  *
  * Bandwidth. Three arrays a, b, c of doubles, each 4 x the last-level
  * cache or more, so every pass streams from and to DRAM. One pass runs
- * six kernels in this order, each timed on its own:
- *	write  a[i] = 1.0			 8 bytes per element
- *	read   sum of a[i] as 64-bit integers	 8
- *	copy   c[i] = a[i]			16
- *	scale  b[i] = 3.0 * c[i]		16
- *	add    c[i] = a[i] + b[i]		24
- *	triad  a[i] = b[i] + 3.0 * c[i]		24
- * The byte counts are STREAM's: what the source names, not the extra
- * read a write-allocate cache does before a store. The compiler is told
- * not to turn the loops into memset/memcpy calls (libc's may switch to
- * non-temporal stores, which would change what is measured). With
- * --threads N each thread runs its slice of every kernel; the time is
- * the wall time from releasing the workers to the last one done. After
- * the passes, a == 15, b == 3 and c == 4 everywhere and every read
+ * eight kernels in this order, each timed on its own:
+ *	write_nt  a[i] = 1.0, non-temporal stores	 8 bytes per element
+ *	write     a[i] = 1.0				 8
+ *	read      sum of a[i] as 64-bit integers	 8
+ *	copy_nt   c[i] = a[i], non-temporal stores	16
+ *	copy      c[i] = a[i]				16
+ *	scale     b[i] = 3.0 * c[i]			16
+ *	add       c[i] = a[i] + b[i]			24
+ *	triad     a[i] = b[i] + 3.0 * c[i]		24
+ * write, read and copy are mem_simd.c's kernels for the chosen
+ * instruction set (the _nt ones only where it has streaming stores); the
+ * last three are plain loops. The byte counts are STREAM's: what the
+ * source names, not the extra read a write-allocate cache does before a
+ * store. With --threads N > 1 every pass runs each kernel on one thread
+ * over the whole arrays, then on N threads pinned one per CPU, each on its
+ * slice: they leave a barrier together and each times itself; the total
+ * is all bytes over the window from the first start to the last end.
+ * After the passes, a == 15, b == 3 and c == 4 everywhere and every read
  * pass's sum is known: both are checked.
  *
  * Latency. For each working-set size, the 64-byte lines of the set are
@@ -42,19 +46,14 @@
 #include <unistd.h>
 
 #include "bench/mem/mem_ladder.h"
+#include "bench/mem/mem_simd.h"
+#include "core/affinity.h"
 #include "lib/units.h"
 #include "core/clock.h"
 #include "core/progress.h"
 #include "core/sysinfo.h"
 #include "lib/xalloc.h"
 
-#if defined(__clang__)
-#define NO_LIBCALLS __attribute__((no_builtin("memcpy", "memset")))
-#elif defined(__GNUC__)
-#define NO_LIBCALLS __attribute__((optimize("no-tree-loop-distribute-patterns")))
-#else
-#define NO_LIBCALLS
-#endif
 
 #define AUTO_FLOOR (64ull << 20)
 #define LLC_FALLBACK (32ull << 20)
@@ -206,15 +205,17 @@ static void thp_param(struct result *res)
 
 /* ---- bandwidth ------------------------------------------------------------- */
 
-enum kernel { K_WRITE, K_READ, K_COPY, K_SCALE, K_ADD, K_TRIAD, K_N };
+enum kernel { K_WRITE_NT, K_WRITE, K_READ, K_COPY_NT, K_COPY, K_SCALE, K_ADD, K_TRIAD, K_N };
 
 static const struct {
 	const char *name;
 	const char *label;
 	unsigned words;
 } kinfo[K_N] = {
+	{ "write_nt", "write, non-temporal stores: a = 1.0 (8 B/element)", 1 },
 	{ "write", "write: a = 1.0 (8 B/element)", 1 },
 	{ "read", "read: sum of a (8 B/element)", 1 },
+	{ "copy_nt", "copy, non-temporal stores: c = a (16 B/element)", 2 },
 	{ "copy", "copy: c = a (16 B/element)", 2 },
 	{ "scale", "scale: b = 3.0 * c (16 B/element)", 2 },
 	{ "add", "add: c = a + b (24 B/element)", 3 },
@@ -223,46 +224,50 @@ static const struct {
 
 #define SCALAR 3.0
 
+/* The kernels with a figure per thread and a single- vs multi-thread judgement: the three. */
+static bool per_thread_kernel(int k)
+{
+	return k == K_READ || k == K_WRITE || k == K_COPY;
+}
+
+struct bw_thread_times {
+	mono_ns t0, t1;
+	uint64_t sum;
+};
+
 struct bw_ctx {
 	double *a, *b, *c;
 	size_t n;
-	unsigned nthreads;	/* slices: the main thread plus the workers */
-	pthread_mutex_t mu;
-	pthread_cond_t go, done;
-	unsigned gen;		/* bumped by the main thread to start a kernel */
-	unsigned ndone;		/* workers finished with this generation */
+	const struct mem_kernels *kern;
+	uint64_t one_bits;	/* 1.0 as a 64-bit word: what the write kernels store */
+	unsigned nthreads;	/* of the multi-thread phase: the main thread plus the workers */
+	pthread_barrier_t start, stop;
 	int kernel;
 	bool quit;
-	uint64_t sums[MAX_THREADS];
+	int cpu[MAX_THREADS];	/* thread t's CPU; -1 unpinned */
+	struct bw_thread_times tt[MAX_THREADS];
 };
 
-NO_LIBCALLS static uint64_t run_kernel(struct bw_ctx *x, int k, size_t lo, size_t hi)
+MEM_NO_LIBCALLS static uint64_t run_kernel(const struct bw_ctx *x, int k, size_t lo, size_t hi)
 {
 	double *restrict a = x->a, *restrict b = x->b, *restrict c = x->c;
-	uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+	uint64_t one = x->one_bits;
 	size_t i;
 
 	switch (k) {
+	case K_WRITE_NT:
+		x->kern->write_nt((uint64_t *)(void *)(a + lo), hi - lo, one);
+		break;
 	case K_WRITE:
-		for (i = lo; i < hi; i++)
-			a[i] = 1.0;
+		x->kern->write((uint64_t *)(void *)(a + lo), hi - lo, one);
 		break;
-	case K_READ: {
-		const uint64_t *w = (const uint64_t *)(const void *)a;
-
-		for (i = lo; i + 3 < hi; i += 4) {
-			s0 += w[i];
-			s1 += w[i + 1];
-			s2 += w[i + 2];
-			s3 += w[i + 3];
-		}
-		for (; i < hi; i++)
-			s0 += w[i];
+	case K_READ:
+		return x->kern->read((const uint64_t *)(const void *)(a + lo), hi - lo);
+	case K_COPY_NT:
+		x->kern->copy_nt((uint64_t *)(void *)(c + lo), (const uint64_t *)(const void *)(a + lo), hi - lo);
 		break;
-	}
 	case K_COPY:
-		for (i = lo; i < hi; i++)
-			c[i] = a[i];
+		x->kern->copy((uint64_t *)(void *)(c + lo), (const uint64_t *)(const void *)(a + lo), hi - lo);
 		break;
 	case K_SCALE:
 		for (i = lo; i < hi; i++)
@@ -277,7 +282,12 @@ NO_LIBCALLS static uint64_t run_kernel(struct bw_ctx *x, int k, size_t lo, size_
 			a[i] = b[i] + SCALAR * c[i];
 		break;
 	}
-	return s0 + s1 + s2 + s3;
+	return 0;
+}
+
+static bool kernel_present(const struct bw_ctx *x, int k)
+{
+	return (k != K_WRITE_NT || x->kern->write_nt) && (k != K_COPY_NT || x->kern->copy_nt);
 }
 
 static void slice(const struct bw_ctx *x, unsigned t, size_t *lo, size_t *hi)
@@ -286,83 +296,87 @@ static void slice(const struct bw_ctx *x, unsigned t, size_t *lo, size_t *hi)
 	*hi = x->n * (t + 1) / x->nthreads;
 }
 
+/* Thread T's part of one multi-thread kernel: start barrier, own clock around its slice, stop barrier. */
+static void bw_slice_run(struct bw_ctx *x, unsigned t)
+{
+	size_t lo, hi;
+
+	slice(x, t, &lo, &hi);
+	x->tt[t].t0 = clock_mono();
+	x->tt[t].sum = run_kernel(x, x->kernel, lo, hi);
+	x->tt[t].t1 = clock_mono();
+}
+
 struct bw_worker {
 	struct bw_ctx *x;
 	unsigned t;
 };
 
-/* A worker: waits for a new generation, runs its slice of the kernel, reports done. */
+static void pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	(void)!affinity_pin_self(&set);	/* unpinned still measures; the param names the CPUs asked for */
+}
+
+/* A worker: pinned to its CPU, runs its slice of every kernel the main thread releases. */
 static void *bw_thread(void *arg)
 {
 	struct bw_worker *w = arg;
 	struct bw_ctx *x = w->x;
-	unsigned seen = 0;
-	size_t lo, hi;
 
-	slice(x, w->t, &lo, &hi);
+	pin_to(x->cpu[w->t]);
 	for (;;) {
-		int k;
-
-		pthread_mutex_lock(&x->mu);
-		while (x->gen == seen && !x->quit)
-			pthread_cond_wait(&x->go, &x->mu);
-		if (x->quit) {
-			pthread_mutex_unlock(&x->mu);
+		pthread_barrier_wait(&x->start);
+		if (x->quit)
 			break;
-		}
-		seen = x->gen;
-		k = x->kernel;
-		pthread_mutex_unlock(&x->mu);
-		x->sums[w->t] = run_kernel(x, k, lo, hi);
-		pthread_mutex_lock(&x->mu);
-		x->ndone++;
-		pthread_cond_signal(&x->done);
-		pthread_mutex_unlock(&x->mu);
+		bw_slice_run(x, w->t);
+		pthread_barrier_wait(&x->stop);
 	}
 	return NULL;
 }
 
 /*
- * Runs kernel K on all slices; returns the wall time in ns from releasing
- * the workers to the last one finishing, and the read sum in *SUM.
+ * Runs kernel K over the whole arrays on the main thread alone; returns the
+ * time in ns and the read sum in *SUM.
  */
-static uint64_t timed_kernel(struct bw_ctx *x, int k, uint64_t *sum)
+static uint64_t timed_single(struct bw_ctx *x, int k, uint64_t *sum)
 {
-	size_t lo, hi;
-	mono_ns t0, t1;
+	mono_ns t0 = clock_mono();
 
-	if (x->nthreads > 1) {
-		pthread_mutex_lock(&x->mu);
-		x->kernel = k;
-		x->ndone = 0;
-		x->gen++;
-		pthread_cond_broadcast(&x->go);
-		pthread_mutex_unlock(&x->mu);
-	}
-	t0 = clock_mono();
-	slice(x, 0, &lo, &hi);
-	x->sums[0] = run_kernel(x, k, lo, hi);
-	if (x->nthreads > 1) {
-		pthread_mutex_lock(&x->mu);
-		while (x->ndone < x->nthreads - 1)
-			pthread_cond_wait(&x->done, &x->mu);
-		pthread_mutex_unlock(&x->mu);
-	}
-	t1 = clock_mono();
-	*sum = 0;
-	for (unsigned t = 0; t < x->nthreads; t++)
-		*sum += x->sums[t];
-	return elapsed_ns(t0, t1);
+	*sum = run_kernel(x, k, 0, x->n);
+	return elapsed_ns(t0, clock_mono());
 }
 
-static void stop_workers(struct bw_ctx *x, pthread_t *tid, unsigned started)
+/*
+ * Runs kernel K on all x->nthreads slices at once (the main thread is
+ * slice 0): all threads leave a barrier together and each times its own
+ * slice. Returns the window from the first start to the last end in ns,
+ * and the read sum in *SUM; x->tt holds each thread's times.
+ */
+static uint64_t timed_multi(struct bw_ctx *x, int k, uint64_t *sum)
 {
-	pthread_mutex_lock(&x->mu);
-	x->quit = true;
-	pthread_cond_broadcast(&x->go);
-	pthread_mutex_unlock(&x->mu);
-	for (unsigned t = 1; t < started; t++)
-		pthread_join(tid[t], NULL);
+	mono_ns first, last;
+
+	x->kernel = k;
+	pthread_barrier_wait(&x->start);
+	bw_slice_run(x, 0);
+	pthread_barrier_wait(&x->stop);
+	first = x->tt[0].t0;
+	last = x->tt[0].t1;
+	*sum = 0;
+	for (unsigned t = 0; t < x->nthreads; t++) {
+		if (x->tt[t].t0 < first)
+			first = x->tt[t].t0;
+		if (x->tt[t].t1 > last)
+			last = x->tt[t].t1;
+		*sum += x->tt[t].sum;
+	}
+	return elapsed_ns(first, last);
 }
 
 static bool bw_check(const struct bw_ctx *x, size_t *bad)
@@ -376,49 +390,256 @@ static bool bw_check(const struct bw_ctx *x, size_t *bad)
 	return true;
 }
 
+/* The CPUs of this thread's affinity set in order into CPU (up to MAX); returns how many (0 unknown). */
+static unsigned allowed_cpus(int *cpu, unsigned max)
+{
+	cpu_set_t set;
+	unsigned n = 0;
+
+	if (affinity_get_self(&set))
+		return 0;
+	for (int c = 0; c < CPU_SETSIZE && n < max; c++)
+		if (CPU_ISSET(c, &set))
+			cpu[n++] = c;
+	return n;
+}
+
+unsigned mem_bandwidth_all_threads(void)
+{
+	int cpu[MAX_THREADS];
+	unsigned n = allowed_cpus(cpu, MAX_THREADS);
+
+	return n ? n : 1;
+}
+
+static int cmp_u64(const void *p, const void *q)
+{
+	uint64_t a = *(const uint64_t *)p, b = *(const uint64_t *)q;
+
+	return a < b ? -1 : a > b;
+}
+
+/* The relative spread of the passes' times NS[0..N): (median - best) / median; 0 for fewer than 2. */
+static double pass_spread(uint64_t *ns, unsigned n)
+{
+	uint64_t med;
+
+	if (n < 2)
+		return 0;
+	qsort(ns, n, sizeof(*ns), cmp_u64);
+	med = n % 2 ? ns[n / 2] : (ns[n / 2 - 1] + ns[n / 2]) / 2;
+	return med ? (double)(med - ns[0]) / (double)med : 0;
+}
+
+#define NOISE_FLOOR 0.02	/* below this a difference is never called beyond noise */
+
+struct bw_phase {
+	uint64_t best[K_N];
+	uint64_t *ns[K_N];	/* every timed pass's time */
+	struct bw_thread_times best_tt[K_N][MAX_THREADS];	/* the threads' times in the best pass */
+};
+
+/* Records pass NS of kernel K in phase P (pass index I); keeps the threads' times of the best. */
+static void phase_record(struct bw_phase *p, const struct bw_ctx *x, int k, unsigned i, uint64_t ns, bool multi)
+{
+	p->ns[k][i] = ns;
+	if (ns && ns < p->best[k]) {
+		p->best[k] = ns;
+		if (multi)
+			memcpy(p->best_tt[k], x->tt, sizeof(x->tt[0]) * x->nthreads);
+	}
+}
+
+/*
+ * One pass of every kernel, on the main thread alone or (MULTI) on all
+ * threads, recorded in P unless PASS is the warm-up (0). Returns false
+ * when a read sum differs from the data written.
+ */
+static bool run_phase(struct bw_ctx *x, struct bw_phase *p, unsigned pass, bool multi)
+{
+	bool ok = true;
+
+	for (int k = 0; k < K_N; k++) {
+		uint64_t ns, sum;
+
+		if (!kernel_present(x, k))
+			continue;
+		ns = multi ? timed_multi(x, k, &sum) : timed_single(x, k, &sum);
+		if (k == K_READ && sum != x->one_bits * (uint64_t)x->n)
+			ok = false;
+		if (pass > 0)
+			phase_record(p, x, k, pass - 1, ns, multi);
+	}
+	return ok;
+}
+
+static double rate(const struct bw_ctx *x, int k, uint64_t ns, size_t elems)
+{
+	(void)x;
+	return (double)(kinfo[k].words * sizeof(double) * elems) / ((double)ns / 1e9);
+}
+
+/*
+ * A note when the threads of the best read pass ran together for less
+ * than 90 % of its window (other work held a CPU): the total then
+ * understates what the threads move together.
+ */
+static void overlap_note(struct result *res, const struct bw_ctx *x, const struct bw_thread_times *tt)
+{
+	mono_ns first = tt[0].t0, last = tt[0].t1, late = tt[0].t0, early = tt[0].t1;
+	double share;
+
+	for (unsigned t = 1; t < x->nthreads; t++) {
+		first = tt[t].t0 < first ? tt[t].t0 : first;
+		late = tt[t].t0 > late ? tt[t].t0 : late;
+		last = tt[t].t1 > last ? tt[t].t1 : last;
+		early = tt[t].t1 < early ? tt[t].t1 : early;
+	}
+	if (last <= first)
+		return;
+	share = early > late ? (double)elapsed_ns(late, early) / (double)elapsed_ns(first, last) : 0;
+	result_param(res, "threads_overlap", "%.0f %% of the best read pass's window had all threads running",
+		     100 * share);
+	if (share < 0.9)
+		result_note(res, "the threads ran together for only %.0f %% of the read window (other work held a "
+			    "CPU): the %u-thread totals understate; the per-thread figures are each thread's own",
+			    100 * share, x->nthreads);
+}
+
+/*
+ * The metrics of the multi-thread phase, and which phase is the memory's
+ * figure per kernel; returns true when the multi-thread triad is.
+ */
+static bool report_multi(struct result *res, const struct bw_ctx *x, struct bw_phase *one, struct bw_phase *all,
+			 unsigned passes)
+{
+	char name[48], label[96], judged[512];
+	size_t len = 0;
+	bool triad_multi = false;
+
+	for (int k = 0; k < K_N; k++) {
+		double r1, rn, noise;
+		bool multi;
+		int n;
+
+		if (!kernel_present(x, k) || all->best[k] == UINT64_MAX || one->best[k] == UINT64_MAX)
+			continue;
+		snprintf(name, sizeof(name), "%s_threads", kinfo[k].name);
+		snprintf(label, sizeof(label), "%s, %u threads together", kinfo[k].label, x->nthreads);
+		rn = rate(x, k, all->best[k], x->n);
+		r1 = rate(x, k, one->best[k], x->n);
+		result_metric(res, name, UNIT_BYTES_PER_S, rn, label);
+		for (unsigned t = 0; per_thread_kernel(k) && t < x->nthreads; t++) {
+			size_t lo, hi;
+			const struct bw_thread_times *tt = &all->best_tt[k][t];
+
+			slice(x, t, &lo, &hi);
+			snprintf(name, sizeof(name), "%s_thread%u", kinfo[k].name, t);
+			snprintf(label, sizeof(label), "%s, thread %u (CPU %d) of %u", kinfo[k].name, t, x->cpu[t],
+				 x->nthreads);
+			if (tt->t1 > tt->t0)
+				result_metric(res, name, UNIT_BYTES_PER_S, rate(x, k, elapsed_ns(tt->t0, tt->t1), hi - lo),
+					      label);
+		}
+		noise = fmax(pass_spread(one->ns[k], passes), pass_spread(all->ns[k], passes));
+		if (noise < NOISE_FLOOR)
+			noise = NOISE_FLOOR;
+		multi = rn > r1 * (1 + noise);
+		if (k == K_TRIAD)
+			triad_multi = multi;
+		if (!per_thread_kernel(k) && k != K_TRIAD)
+			continue;
+		n = snprintf(judged + len, sizeof(judged) - len, "%s%s %.2fx (noise %.1f %%): %s", len ? "; " : "",
+			     kinfo[k].name, rn / r1, 100 * noise, multi ? "the threads'" : "one thread's");
+		if (n > 0 && (size_t)n < sizeof(judged) - len)
+			len += (size_t)n;
+	}
+	result_param(res, "memory_figure", "%u threads vs one, per kernel: %s", x->nthreads, judged);
+	overlap_note(res, x, all->best_tt[K_READ]);
+	result_method(res, "memory_figure", "the memory's figure is the %u-thread one when it beats one thread's "
+		      "by more than the noise (the larger of the two phases' (median - best) / median over the "
+		      "passes, at least %.0f %%): one core cannot keep enough misses in flight to fill a server's "
+		      "memory channels; otherwise one thread's (the extra threads add nothing the noise cannot "
+		      "explain)", x->nthreads, 100 * NOISE_FLOOR);
+	return triad_multi;
+}
+
 void mem_bandwidth_run(const struct bench_env *env, const struct mem_bw_cfg *cfg, struct result *res)
 {
 	struct mem_caches caches;
 	struct bw_ctx *x;
+	struct bw_phase *one = NULL, *all = NULL;
 	pthread_t tid[MAX_THREADS];
 	struct bw_worker w[MAX_THREADS];
-	uint64_t bytes, limit, best[K_N], one_bits, sum;
-	unsigned started = 1, passes_done = 0;
+	uint64_t bytes, limit, one_bits;
+	unsigned started = 1, passes_done = 0, nthreads, ncpus;
 	char why[160], b1[UNITS_FMT_LEN], b2[UNITS_FMT_LEN];
-	bool sum_ok = true;
+	bool sum_ok = true, barriers = false, headline_multi = false;
 	size_t bad;
-	double one = 1.0;
+	double v1 = 1.0;
 	unsigned char *map = NULL;
+	cpu_set_t saved;
+	bool restore = false;
 
 	result_set_step(res, "bandwidth");
+	x = xcalloc(1, sizeof(*x));
+	x->kern = mem_simd_kernels(cfg->simd);
+	if (!x->kern) {	/* mem.c refuses a path the CPU lacks; this is the library's own guard */
+		result_set_status(res, RESULT_FAILED, "this CPU cannot run the %s kernels", mem_simd_names[cfg->simd]);
+		free(x);
+		return;
+	}
+	ncpus = allowed_cpus(x->cpu, MAX_THREADS);
+	nthreads = cfg->threads ? cfg->threads : (ncpus ? ncpus : 1);
+	for (unsigned t = 0; t < nthreads; t++)
+		x->cpu[t] = ncpus ? x->cpu[t % ncpus] : -1;
 	mem_caches_read("/sys", &caches);
 	if (!budget(cfg->margin_pct, &limit, why, sizeof(why))) {
 		result_set_status(res, RESULT_FAILED, "cannot read /proc/meminfo");
+		free(x);
 		return;
 	}
 	bytes = cfg->array_bytes ? cfg->array_bytes : auto_size(&caches);
 	if (!cfg->array_bytes && !cfg->force)
 		bytes = scale_down(bytes, 3 * 16, limit, "each array", why, res);
 	bytes = bytes / sizeof(double) * sizeof(double);
-	if (bytes / sizeof(double) < cfg->threads)
-		bytes = cfg->threads * sizeof(double);
+	if (bytes / sizeof(double) < nthreads)
+		bytes = nthreads * sizeof(double);
 	result_param(res, "array_bytes", "%llu", (unsigned long long)bytes);
 	result_param(res, "arrays", "3 x %s of doubles = %s", units_fmt_bytes(b1, sizeof(b1), bytes),
 		     units_fmt_bytes(b2, sizeof(b2), 3 * bytes));
-	result_param(res, "threads", "%u", cfg->threads);
+	if (cfg->threads)
+		result_param(res, "threads", "%u", nthreads);
+	else
+		result_param(res, "threads", "%u (all: one per CPU of the affinity set)", nthreads);
+	result_param(res, "simd", "%s", x->kern->name);
 	result_param(res, "passes", "%u timed (best kept) after 1 warm-up", cfg->passes);
 	result_param(res, "caches", "%s", caches.text[0] ? caches.text : "unknown (sysfs has no cache info)");
 	thp_param(res);
-	result_method(res, "kernels", "STREAM-like (not STREAM): write, read, copy, scale, add, triad over "
-		      "double arrays, each timed alone with CLOCK_MONOTONIC");
+	result_method(res, "kernels", "STREAM-like (not STREAM): write (non-temporal and ordinary stores), read, "
+		      "copy (non-temporal and ordinary stores), scale, add, triad over double arrays, each timed "
+		      "alone with CLOCK_MONOTONIC");
+	result_method(res, "simd", "read, write and copy: %s (--simd %s; the widest path this CPU runs unless "
+		      "--simd names one); scale, add, triad: plain loops the compiler may vectorise", x->kern->method,
+		      cfg->simd == MEM_SIMD_AUTO ? "auto" : x->kern->name);
+	result_method(res, "reads", "the read kernel adds every 64-bit word into four accumulators whose sum is "
+		      "checked against the data written, so no load can be dropped");
+	result_method(res, "stores", "write and copy use ordinary stores (a line is read into the cache before it "
+		      "is written, as sysbench's plain stores do); write_nt and copy_nt use non-temporal streaming "
+		      "stores (no read for ownership, past the caches), %s",
+		      x->kern->write_nt ? "reported beside them" : "which this path has not: not measured");
 	result_method(res, "bytes", "counted as the source names them (STREAM's convention: 8, 8, 16, 16, 24, "
 		      "24 B per element); write-allocate traffic is not counted");
 	result_method(res, "sizing", "%s", cfg->array_bytes ? "--size per array"
 			      : caches.llc_bytes ? "each array 4 x the last-level cache (sysfs), at least 64 MiB, "
 						   "a power of two"
 					       : "each array 128 MiB (cache size unknown: 4 x 32 MiB assumed)");
-	result_method(res, "loops", "plain loops (compiler may vectorise), no memset/memcpy, no non-temporal "
-		      "stores; with threads each runs its slice, timed from release to the last one done");
+	if (nthreads > 1)
+		result_method(res, "threads", "each pass runs every kernel on one thread over the whole arrays, then "
+			      "on %u threads together, each pinned to its own CPU and its own slice of the arrays; the "
+			      "threads leave a barrier together, each times its slice, the total is all bytes over the "
+			      "window from the first start to the last end (a thread finishing early counts as idle)",
+			      nthreads);
 	result_method(res, "rate", "best of the timed passes, bytes / time, 1 MB/s = 10^6 B/s in compare/mem");
 	if (caches.llc_bytes && bytes < 4 * caches.llc_bytes)
 		result_note(res, "arrays smaller than 4 x the last-level cache (%s): partly a cache bandwidth",
@@ -427,11 +648,11 @@ void mem_bandwidth_run(const struct bench_env *env, const struct mem_bw_cfg *cfg
 	if (3 * bytes > limit && !cfg->force) {
 		result_set_status(res, RESULT_SKIPPED, "the arrays (%s) are more than the budget: %s; --force runs "
 				  "them anyway", units_fmt_bytes(b1, sizeof(b1), 3 * bytes), why);
+		free(x);
 		return;
 	}
-	x = xcalloc(1, sizeof(*x));
 	x->n = bytes / sizeof(double);
-	x->nthreads = cfg->threads;
+	x->nthreads = nthreads;
 	/*
 	 * One mapping, the arrays staggered by STAGGER bytes: three separate
 	 * mappings start at the same offset within a page, and a load whose
@@ -439,50 +660,67 @@ void mem_bandwidth_run(const struct bench_env *env, const struct mem_bw_cfg *cfg
 	 * ("4K aliasing"), which halved copy's rate here.
 	 */
 	map = map_big(3 * bytes + 3 * STAGGER);
-	if (map) {
-		x->a = (double *)(void *)map;
-		x->b = (double *)(void *)(map + bytes + STAGGER);
-		x->c = (double *)(void *)(map + 2 * (bytes + STAGGER));
+	one = xcalloc(1, sizeof(*one));
+	all = xcalloc(1, sizeof(*all));
+	for (int k = 0; k < K_N; k++) {
+		one->best[k] = all->best[k] = UINT64_MAX;
+		one->ns[k] = xcalloc(cfg->passes, sizeof(uint64_t));
+		all->ns[k] = xcalloc(cfg->passes, sizeof(uint64_t));
 	}
 	if (!map) {
 		result_set_status(res, RESULT_FAILED, "cannot map 3 arrays of %s: %s",
 				  units_fmt_bytes(b1, sizeof(b1), bytes), strerror(errno));
 		goto out;
 	}
-	pthread_mutex_init(&x->mu, NULL);
-	pthread_cond_init(&x->go, NULL);
-	pthread_cond_init(&x->done, NULL);
-	for (unsigned t = 1; t < cfg->threads; t++) {
-		w[t] = (struct bw_worker){ x, t };
-		if (pthread_create(&tid[t], NULL, bw_thread, &w[t]))
-			break;
-		started++;
+	x->a = (double *)(void *)map;
+	x->b = (double *)(void *)(map + bytes + STAGGER);
+	x->c = (double *)(void *)(map + 2 * (bytes + STAGGER));
+	if (nthreads > 1) {
+		if (pthread_barrier_init(&x->start, NULL, nthreads) || pthread_barrier_init(&x->stop, NULL, nthreads)) {
+			result_set_status(res, RESULT_FAILED, "cannot make the threads' barriers");
+			goto out;
+		}
+		barriers = true;
+		for (unsigned t = 1; t < nthreads; t++) {
+			w[t] = (struct bw_worker){ x, t };
+			if (pthread_create(&tid[t], NULL, bw_thread, &w[t]))
+				break;
+			started++;
+		}
+		if (started < nthreads) {
+			result_set_status(res, RESULT_FAILED, "cannot start thread %u of %u", started + 1, nthreads);
+			goto join;
+		}
 	}
-	if (started < cfg->threads) {
-		result_set_status(res, RESULT_FAILED, "cannot start thread %u of %u", started + 1, cfg->threads);
-		goto join;
-	}
-	memcpy(&one_bits, &one, sizeof(one));
-	for (int k = 0; k < K_N; k++)
-		best[k] = UINT64_MAX;
+	memcpy(&one_bits, &v1, sizeof(v1));
+	x->one_bits = one_bits;
 	for (unsigned pass = 0; pass <= cfg->passes && !*env->stop; pass++) {
-		for (int k = 0; k < K_N; k++) {
-			uint64_t ns = timed_kernel(x, k, &sum);
-
-			if (k == K_READ && sum != one_bits * (uint64_t)x->n)
-				sum_ok = false;
-			if (pass > 0 && ns && ns < best[k])
-				best[k] = ns;
+		sum_ok &= run_phase(x, one, pass, false);
+		if (nthreads > 1) {
+			if (!restore)
+				restore = affinity_get_self(&saved) == 0;
+			pin_to(x->cpu[0]);
+			sum_ok &= run_phase(x, all, pass, true);
+			if (restore)
+				(void)!affinity_pin_self(&saved);
 		}
 		if (pass > 0)
 			passes_done++;
 		progress_update(env->progress, clock_mono(), pass + 1, cfg->passes + 1, "bandwidth");
 	}
 join:
-	stop_workers(x, tid, started);
-	pthread_cond_destroy(&x->go);
-	pthread_cond_destroy(&x->done);
-	pthread_mutex_destroy(&x->mu);
+	if (nthreads > 1 && barriers) {
+		if (started == nthreads) {
+			x->quit = true;
+			pthread_barrier_wait(&x->start);
+		}
+		for (unsigned t = 1; t < started; t++)
+			pthread_join(tid[t], NULL);
+	}
+	if (barriers) {
+		pthread_barrier_destroy(&x->start);
+		pthread_barrier_destroy(&x->stop);
+	}
 	if (res->status != RESULT_OK)
 		goto out;
 	if (passes_done < cfg->passes) {
@@ -490,12 +728,15 @@ join:
 		result_note(res, "stopped early: %u of %u timed passes", passes_done, cfg->passes);
 	}
 	for (int k = 0; k < K_N && passes_done; k++)
-		result_metric(res, kinfo[k].name, UNIT_BYTES_PER_S,
-			      (double)(kinfo[k].words * sizeof(double) * x->n) / ((double)best[k] / 1e9), kinfo[k].label);
+		if (kernel_present(x, k))
+			result_metric(res, kinfo[k].name, UNIT_BYTES_PER_S, rate(x, k, one->best[k], x->n),
+				      kinfo[k].label);
+	if (passes_done && nthreads > 1)
+		headline_multi = report_multi(res, x, one, all, passes_done);
 	if (passes_done) {
-		result_headline(res, "triad");
-		mem_bandwidth_offer(res, (double)(kinfo[K_TRIAD].words * sizeof(double) * x->n) /
-					 ((double)best[K_TRIAD] / 1e9), cfg->threads, env->ncpu, bytes, caches.llc_bytes);
+		result_headline(res, headline_multi ? "triad_threads" : "triad");
+		mem_bandwidth_offer(res, rate(x, K_TRIAD, (headline_multi ? all : one)->best[K_TRIAD], x->n),
+				    headline_multi ? nthreads : 1, env->ncpu, bytes, caches.llc_bytes);
 	}
 	if (passes_done && !*env->stop && !bw_check(x, &bad))
 		result_set_status(res, RESULT_FAILED, "array check failed at element %zu (a %g b %g c %g, expected 15 3 4)",
@@ -505,6 +746,12 @@ join:
 out:
 	if (map)
 		munmap(map, 3 * bytes + 3 * STAGGER);
+	for (int k = 0; k < K_N && one; k++) {
+		free(one->ns[k]);
+		free(all->ns[k]);
+	}
+	free(one);
+	free(all);
 	free(x);
 }
 

@@ -14,10 +14,12 @@
 #include <stdint.h>
 
 #include "bench/bench.h"
+#include "bench/mem/mem_simd.h"
 
 struct mem_bw_cfg {
 	uint64_t array_bytes;	/* per array; 0 = max(4 x LLC, 64 MiB) */
-	unsigned threads;	/* >= 1 */
+	unsigned threads;	/* >= 1; 0 = all: one per CPU of the affinity set */
+	enum mem_simd simd;	/* the kernels' path; mem_simd_supported() by this CPU */
 	unsigned passes;	/* timed passes, best kept, >= 1 */
 	unsigned margin_pct;
 	bool force;		/* run even if the arrays exceed the budget */
@@ -49,6 +51,9 @@ void mem_caches_read(const char *sys_root, struct mem_caches *c);
  * CFG->force. Never prints.
  */
 void mem_bandwidth_run(const struct bench_env *env, const struct mem_bw_cfg *cfg, struct result *res);
+
+/* What --threads all means here: the CPUs of the calling thread's affinity set (>= 1). */
+unsigned mem_bandwidth_all_threads(void);
 
 /*
  * Runs the latency step into RES: for working sets of 4 KiB, 6 KiB, 8 KiB,
