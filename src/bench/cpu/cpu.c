@@ -104,8 +104,8 @@ static const struct opt cpu_options[] = {
 	OPT_LIST("threads", 0, struct cpu_opts, threads, MAX_THREADS, "N",
 		   "worker threads, each pinned to its own CPU: N, all, or a list such as 1,2 (default 1)"),
 	OPT_CHOICE("lib", 0, struct cpu_opts, lib, lib_choices, "LIB",
-		   "auto (every library in this build that has the cipher), sodium, openssl or mbedtls "
-		   "(default auto)"),
+		   "auto (libsodium and OpenSSL, or mbedTLS in a build without OpenSSL), sodium, openssl "
+		   "or mbedtls (default auto)"),
 	OPT_END,
 };
 
@@ -157,12 +157,13 @@ static int parse_ciphers(struct cpu_opts *o, char *err, size_t errlen)
 			/* Every library that has it, so the library difference shows. */
 			if (cipher_in_lib(id, CIPHER_LIB_SODIUM))
 				o->rows[o->nrows++] = (struct cpu_row){ id, CIPHER_LIB_SODIUM };
-			/* OpenSSL's rows stay (skipped with why) unless mbedTLS stands in for it. */
-			if (cipher_in_lib(id, CIPHER_LIB_OPENSSL) &&
-			    (cipher_lib_built(CIPHER_LIB_OPENSSL) || !cipher_lib_built(CIPHER_LIB_MBEDTLS)))
-				o->rows[o->nrows++] = (struct cpu_row){ id, CIPHER_LIB_OPENSSL };
-			if (cipher_in_lib(id, CIPHER_LIB_MBEDTLS) && cipher_lib_built(CIPHER_LIB_MBEDTLS))
-				o->rows[o->nrows++] = (struct cpu_row){ id, CIPHER_LIB_MBEDTLS };
+			/* mbedTLS stands in for OpenSSL where the build has no OpenSSL (the router
+			 * build); otherwise OpenSSL's rows (skipped with why when it is missing too). */
+			bool mbed = cipher_lib_built(CIPHER_LIB_MBEDTLS) && !cipher_lib_built(CIPHER_LIB_OPENSSL);
+			enum cipher_lib second = mbed ? CIPHER_LIB_MBEDTLS : CIPHER_LIB_OPENSSL;
+
+			if (cipher_in_lib(id, second))
+				o->rows[o->nrows++] = (struct cpu_row){ id, second };
 		} else {
 			/* Asked for explicitly: a row even if the library lacks it (skipped with why). */
 			static const enum cipher_lib libs[] = { [LIB_SODIUM] = CIPHER_LIB_SODIUM,
