@@ -26,15 +26,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'cleanup; exit 1' INT TERM
 
-# ratio NAME A B LO HI: passes when A/B is within [LO, HI].
-ratio() {
-	if awk -v a="$2" -v b="$3" -v lo="$4" -v hi="$5" \
-		'BEGIN { exit !(a + 0 == a && b + 0 == b && b > 0 && a / b >= lo && a / b <= hi) }' 2>/dev/null; then
-		ok "$1"
-	else
-		not_ok "$1" "a=$2 b=$3: a/b not within [$4, $5]"
-	fi
-}
 
 # --- net server, stock iperf3 client
 new_port
