@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Cipher backends over libsodium, OpenSSL EVP and a built-in memcpy,
+ * Cipher backends over libsodium, OpenSSL EVP, mbedTLS and a built-in memcpy,
  * shared by `engpass cpu` and `engpass download`; see cipher.h for the interface and the packet
  * format. Each library's code is compiled only when the build has it
- * (config.h HAVE_LIBSODIUM / HAVE_OPENSSL); the table of what exists does
+ * (config.h HAVE_LIBSODIUM / HAVE_OPENSSL / HAVE_MBEDTLS); the table of what exists does
  * not depend on the build, so a missing library is a reason, not a gap.
  *
  * Nonces come from the packet counter: 8 bytes little-endian for Salsa20
@@ -18,6 +18,12 @@
  * any provider explicitly into the default context stops OpenSSL from
  * loading the default provider on its own, which would change how every
  * other cipher in the process is found.
+ *
+ * mbedTLS (2.28, libmbedcrypto only) is the router build's backend, where
+ * OpenSSL's libcrypto is too big (docs/embedded.md): AES-128-CTR,
+ * AES-256-GCM, ChaCha20-Poly1305 and RC4 (ARC4, still in 2.28 when its
+ * config has MBEDTLS_ARC4_C). Its AES runs from tables in C unless AES-NI
+ * is compiled in and the CPU has it; the version string says which.
  */
 #include "core/cipher.h"
 
@@ -33,6 +39,18 @@
 #include <sodium.h>
 #endif
 #include "core/ossl.h"
+#if HAVE_MBEDTLS
+#include <mbedtls/aes.h>
+#include <mbedtls/chachapoly.h>
+#include <mbedtls/gcm.h>
+#include <mbedtls/version.h>
+#if defined(MBEDTLS_ARC4_C)
+#include <mbedtls/arc4.h>
+#endif
+#if defined(MBEDTLS_AESNI_C)
+#include <mbedtls/aesni.h>
+#endif
+#endif
 
 /* Re-initialise OpenSSL stream contexts this often (AES-GCM allows 2^36 - 32 bytes per IV). */
 #define STREAM_REKEY_BYTES (1ULL << 30)
@@ -50,6 +68,7 @@ static const char *const cipher_names[CIPHER_NCIPHERS] = {
 static const char *const lib_names[CIPHER_NLIBS] = {
 	[CIPHER_LIB_SODIUM] = "sodium",
 	[CIPHER_LIB_OPENSSL] = "openssl",
+	[CIPHER_LIB_MBEDTLS] = "mbedtls",
 	[CIPHER_LIB_BUILTIN] = "builtin",
 };
 
@@ -57,10 +76,11 @@ static const char *const lib_names[CIPHER_NLIBS] = {
 static const bool in_lib[CIPHER_NCIPHERS][CIPHER_NLIBS] = {
 	[CIPHER_SALSA2012] = { [CIPHER_LIB_SODIUM] = true },
 	[CIPHER_SALSA20] = { [CIPHER_LIB_SODIUM] = true },
-	[CIPHER_CHACHA20_POLY1305] = { [CIPHER_LIB_SODIUM] = true, [CIPHER_LIB_OPENSSL] = true },
-	[CIPHER_AES256GCM] = { [CIPHER_LIB_SODIUM] = true, [CIPHER_LIB_OPENSSL] = true },
-	[CIPHER_AES128CTR] = { [CIPHER_LIB_OPENSSL] = true },
-	[CIPHER_RC4] = { [CIPHER_LIB_OPENSSL] = true },
+	[CIPHER_CHACHA20_POLY1305] = { [CIPHER_LIB_SODIUM] = true, [CIPHER_LIB_OPENSSL] = true,
+				       [CIPHER_LIB_MBEDTLS] = true },
+	[CIPHER_AES256GCM] = { [CIPHER_LIB_SODIUM] = true, [CIPHER_LIB_OPENSSL] = true, [CIPHER_LIB_MBEDTLS] = true },
+	[CIPHER_AES128CTR] = { [CIPHER_LIB_OPENSSL] = true, [CIPHER_LIB_MBEDTLS] = true },
+	[CIPHER_RC4] = { [CIPHER_LIB_OPENSSL] = true, [CIPHER_LIB_MBEDTLS] = true },
 	[CIPHER_NONE] = { [CIPHER_LIB_BUILTIN] = true },
 };
 
@@ -87,6 +107,16 @@ struct cipher {
 	EVP_CIPHER *evp;
 	EVP_CIPHER_CTX *enc, *dec;
 #endif
+#if HAVE_MBEDTLS
+	mbedtls_aes_context *mb_aes;		/* aes-128-ctr */
+	unsigned char ctr_nonce[16], ctr_block[16];
+	size_t ctr_off;
+	mbedtls_gcm_context *mb_gcm;		/* aes-256-gcm */
+	mbedtls_chachapoly_context *mb_ccp;	/* chacha20-poly1305 */
+#if defined(MBEDTLS_ARC4_C)
+	mbedtls_arc4_context *mb_arc4[2];	/* rc4: sender, receiver */
+#endif
+#endif
 };
 
 const char *cipher_name(enum cipher_id id)
@@ -110,6 +140,20 @@ const char *cipher_lib_name(enum cipher_lib lib)
 bool cipher_in_lib(enum cipher_id id, enum cipher_lib lib)
 {
 	return (unsigned)id < CIPHER_NCIPHERS && (unsigned)lib < CIPHER_NLIBS && in_lib[id][lib];
+}
+
+bool cipher_lib_built(enum cipher_lib lib)
+{
+	switch (lib) {
+	case CIPHER_LIB_SODIUM:
+		return HAVE_LIBSODIUM;
+	case CIPHER_LIB_OPENSSL:
+		return HAVE_OPENSSL;
+	case CIPHER_LIB_MBEDTLS:
+		return HAVE_MBEDTLS;
+	default:
+		return true;
+	}
 }
 
 bool cipher_is_aead(enum cipher_id id)
@@ -387,6 +431,158 @@ static int ossl_stream(struct cipher *c, unsigned char *buf, size_t len)
 }
 #endif
 
+/* ---- mbedTLS ---------------------------------------------------------------- */
+
+#if HAVE_MBEDTLS
+static int mb_new(struct cipher *c, char *why, size_t whylen)
+{
+	const char *aes = "";
+	int r = 0;
+
+	switch (c->id) {
+	case CIPHER_AES128CTR:
+		c->mb_aes = xcalloc(1, sizeof(*c->mb_aes));
+		mbedtls_aes_init(c->mb_aes);
+		r = mbedtls_aes_setkey_enc(c->mb_aes, c->key, 128);
+		break;
+	case CIPHER_AES256GCM:
+		c->mb_gcm = xcalloc(1, sizeof(*c->mb_gcm));
+		mbedtls_gcm_init(c->mb_gcm);
+		r = mbedtls_gcm_setkey(c->mb_gcm, MBEDTLS_CIPHER_ID_AES, c->key, 256);
+		break;
+	case CIPHER_CHACHA20_POLY1305:
+		c->mb_ccp = xcalloc(1, sizeof(*c->mb_ccp));
+		mbedtls_chachapoly_init(c->mb_ccp);
+		r = mbedtls_chachapoly_setkey(c->mb_ccp, c->key);
+		break;
+	case CIPHER_RC4:
+#if defined(MBEDTLS_ARC4_C)
+		for (int i = 0; i < 2; i++) {
+			c->mb_arc4[i] = xcalloc(1, sizeof(*c->mb_arc4[i]));
+			mbedtls_arc4_init(c->mb_arc4[i]);
+			mbedtls_arc4_setup(c->mb_arc4[i], c->key, 16);
+		}
+		break;
+#else
+		snprintf(why, whylen, "mbedTLS %s was built without MBEDTLS_ARC4_C (no RC4)", MBEDTLS_VERSION_STRING);
+		return -ENOTSUP;
+#endif
+	default:
+		return -EINVAL;
+	}
+	if (r) {
+		snprintf(why, whylen, "mbedTLS: cannot set the %s key: error -0x%04x", cipher_names[c->id], (unsigned)-r);
+		return -EIO;
+	}
+	if (c->id == CIPHER_AES128CTR || c->id == CIPHER_AES256GCM) {
+		aes = ", AES in C tables (no AES instructions used)";
+#if defined(MBEDTLS_AESNI_C) && defined(MBEDTLS_HAVE_X86_64)
+		if (mbedtls_aesni_has_support(MBEDTLS_AESNI_AES))
+			aes = ", AES-NI";
+#endif
+	}
+	snprintf(c->version, sizeof(c->version), "%s%s", MBEDTLS_VERSION_STRING_FULL, aes);
+	return 0;
+}
+
+static void mb_free(struct cipher *c)
+{
+	if (c->mb_aes)
+		mbedtls_aes_free(c->mb_aes);
+	if (c->mb_gcm)
+		mbedtls_gcm_free(c->mb_gcm);
+	if (c->mb_ccp)
+		mbedtls_chachapoly_free(c->mb_ccp);
+	free(c->mb_aes);
+	free(c->mb_gcm);
+	free(c->mb_ccp);
+#if defined(MBEDTLS_ARC4_C)
+	for (int i = 0; i < 2; i++) {
+		if (c->mb_arc4[i])
+			mbedtls_arc4_free(c->mb_arc4[i]);
+		free(c->mb_arc4[i]);
+	}
+#endif
+}
+
+/* AES-128-CTR over LEN bytes from the counter block in c->ctr_nonce (continued by c->ctr_off). */
+static int mb_ctr(struct cipher *c, unsigned char *out, const unsigned char *in, size_t len)
+{
+	return mbedtls_aes_crypt_ctr(c->mb_aes, len, &c->ctr_off, c->ctr_nonce, c->ctr_block, in, out) ? -EIO : 0;
+}
+
+static int mb_seal(struct cipher *c, unsigned char *out, const unsigned char *in, size_t len,
+		   const unsigned char *nonce)
+{
+	switch (c->id) {
+	case CIPHER_AES128CTR:
+		memcpy(c->ctr_nonce, nonce, 16);
+		c->ctr_off = 0;
+		return mb_ctr(c, out, in, len);
+	case CIPHER_AES256GCM:
+		return mbedtls_gcm_crypt_and_tag(c->mb_gcm, MBEDTLS_GCM_ENCRYPT, len, nonce, 12, NULL, 0, in, out,
+						 c->tag_len, out + len) ? -EIO : 0;
+	case CIPHER_CHACHA20_POLY1305:
+		return mbedtls_chachapoly_encrypt_and_tag(c->mb_ccp, len, nonce, NULL, 0, in, out, out + len) ? -EIO : 0;
+#if defined(MBEDTLS_ARC4_C)
+	case CIPHER_RC4:
+		return mbedtls_arc4_crypt(c->mb_arc4[0], len, in, out) ? -EIO : 0;
+#endif
+	default:
+		return -EINVAL;
+	}
+}
+
+static int mb_unseal(struct cipher *c, unsigned char *out, const unsigned char *in, size_t clen,
+		     const unsigned char *nonce)
+{
+	size_t len = clen - c->tag_len;
+	int r;
+
+	switch (c->id) {
+	case CIPHER_AES128CTR:
+		memcpy(c->ctr_nonce, nonce, 16);
+		c->ctr_off = 0;
+		return mb_ctr(c, out, in, len);
+	case CIPHER_AES256GCM:
+		r = mbedtls_gcm_auth_decrypt(c->mb_gcm, len, nonce, 12, NULL, 0, in + len, c->tag_len, in, out);
+		return r == MBEDTLS_ERR_GCM_AUTH_FAILED ? -EBADMSG : r ? -EIO : 0;
+	case CIPHER_CHACHA20_POLY1305:
+		r = mbedtls_chachapoly_auth_decrypt(c->mb_ccp, len, nonce, NULL, 0, in + len, in, out);
+		return r == MBEDTLS_ERR_CHACHAPOLY_AUTH_FAILED ? -EBADMSG : r ? -EIO : 0;
+#if defined(MBEDTLS_ARC4_C)
+	case CIPHER_RC4:
+		return mbedtls_arc4_crypt(c->mb_arc4[1], len, in, out) ? -EIO : 0;
+#endif
+	default:
+		return -EINVAL;
+	}
+}
+
+static int mb_stream(struct cipher *c, unsigned char *buf, size_t len)
+{
+	unsigned char nonce[16];
+
+	switch (c->id) {
+	case CIPHER_AES128CTR:
+		/* One keystream: the counter block and offset carry over (set to zero at creation). */
+		return mb_ctr(c, buf, buf, len);
+#if defined(MBEDTLS_ARC4_C)
+	case CIPHER_RC4:
+		return mbedtls_arc4_crypt(c->mb_arc4[0], len, buf, buf) ? -EIO : 0;
+#endif
+	default:
+		/* The AEADs: a whole message per chunk, nonce + 1, tag into scratch. */
+		make_nonce(c->id, ++c->stream_blocks, nonce);
+		if (c->id == CIPHER_AES256GCM)
+			return mbedtls_gcm_crypt_and_tag(c->mb_gcm, MBEDTLS_GCM_ENCRYPT, len, nonce, 12, NULL, 0, buf,
+							 buf, c->tag_len, c->scratch) ? -EIO : 0;
+		return mbedtls_chachapoly_encrypt_and_tag(c->mb_ccp, len, nonce, NULL, 0, buf, buf, c->scratch) ? -EIO
+														: 0;
+	}
+}
+#endif
+
 /* ---- the interface -------------------------------------------------------- */
 
 int cipher_new(struct cipher **out, enum cipher_id id, enum cipher_lib lib, size_t max_len, char *why,
@@ -403,7 +599,8 @@ int cipher_new(struct cipher **out, enum cipher_id id, enum cipher_lib lib, size
 	}
 	if (!in_lib[id][lib]) {
 		snprintf(why, whylen, "%s has no %s", lib == CIPHER_LIB_SODIUM ? "libsodium" :
-			 lib == CIPHER_LIB_OPENSSL ? "OpenSSL" : "engpass", cipher_names[id]);
+			 lib == CIPHER_LIB_OPENSSL ? "OpenSSL" : lib == CIPHER_LIB_MBEDTLS ? "mbedTLS" : "engpass",
+			 cipher_names[id]);
 		return -ENOTSUP;
 	}
 	if (lib == CIPHER_LIB_SODIUM && !HAVE_LIBSODIUM) {
@@ -412,6 +609,10 @@ int cipher_new(struct cipher **out, enum cipher_id id, enum cipher_lib lib, size
 	}
 	if (lib == CIPHER_LIB_OPENSSL && !HAVE_OPENSSL) {
 		snprintf(why, whylen, "built without openssl");
+		return -ENOTSUP;
+	}
+	if (lib == CIPHER_LIB_MBEDTLS && !HAVE_MBEDTLS) {
+		snprintf(why, whylen, "built without mbedtls");
 		return -ENOTSUP;
 	}
 
@@ -434,6 +635,11 @@ int cipher_new(struct cipher **out, enum cipher_id id, enum cipher_lib lib, size
 		r = ossl_new(c, why, whylen);
 #endif
 		break;
+	case CIPHER_LIB_MBEDTLS:
+#if HAVE_MBEDTLS
+		r = mb_new(c, why, whylen);
+#endif
+		break;
 	default:
 		snprintf(c->version, sizeof(c->version), "engpass built-in memcpy");
 		break;
@@ -453,6 +659,10 @@ void cipher_free(struct cipher *c)
 #if HAVE_OPENSSL
 	if (c->lib == CIPHER_LIB_OPENSSL)
 		ossl_free(c);
+#endif
+#if HAVE_MBEDTLS
+	if (c->lib == CIPHER_LIB_MBEDTLS)
+		mb_free(c);
 #endif
 	free(c->scratch);
 	free(c);
@@ -482,6 +692,11 @@ int cipher_seal(struct cipher *c, unsigned char *out, const unsigned char *in, s
 	case CIPHER_LIB_OPENSSL:
 #if HAVE_OPENSSL
 		r = ossl_seal(c, out + CIPHER_HEADER, in, len, nonce);
+#endif
+		break;
+	case CIPHER_LIB_MBEDTLS:
+#if HAVE_MBEDTLS
+		r = mb_seal(c, out + CIPHER_HEADER, in, len, nonce);
 #endif
 		break;
 	default:
@@ -522,6 +737,11 @@ int cipher_unseal(struct cipher *c, unsigned char *out, const unsigned char *in,
 		r = ossl_unseal(c, out, in + CIPHER_HEADER, clen, nonce);
 #endif
 		break;
+	case CIPHER_LIB_MBEDTLS:
+#if HAVE_MBEDTLS
+		r = mb_unseal(c, out, in + CIPHER_HEADER, clen, nonce);
+#endif
+		break;
 	default:
 		memcpy(out, in + CIPHER_HEADER, len);
 		r = 0;
@@ -544,6 +764,11 @@ int cipher_stream(struct cipher *c, unsigned char *buf, size_t len)
 	case CIPHER_LIB_OPENSSL:
 #if HAVE_OPENSSL
 		return ossl_stream(c, buf, len);
+#endif
+		break;
+	case CIPHER_LIB_MBEDTLS:
+#if HAVE_MBEDTLS
+		return mb_stream(c, buf, len);
 #endif
 		break;
 	default:
@@ -613,6 +838,35 @@ static const char *describe_openssl(enum cipher_id id, enum cipher_use use)
 	}
 }
 
+static const char *describe_mbedtls(enum cipher_id id, enum cipher_use use)
+{
+	bool stream = use == CIPHER_USE_STREAM;
+
+	switch (id) {
+	case CIPHER_AES128CTR:
+		return stream ? "mbedtls_aes_crypt_ctr() per chunk, in place, one keystream (counter block and "
+				"offset carried over)"
+			      : "per packet: mbedtls_aes_crypt_ctr() from a new counter block (IV from the packet "
+				"counter); no MAC (fastd pairs it with its own UMAC)";
+	case CIPHER_AES256GCM:
+		return stream ? "mbedtls_gcm_crypt_and_tag() per chunk, in place, nonce + 1 and a 16-byte tag "
+				"per chunk"
+			      : "mbedtls_gcm_crypt_and_tag() per packet (key expanded once, 96-bit nonce from the "
+				"counter, no AAD, 16-byte tag)";
+	case CIPHER_CHACHA20_POLY1305:
+		return stream ? "mbedtls_chachapoly_encrypt_and_tag() per chunk, in place, nonce + 1 and a "
+				"16-byte tag per chunk"
+			      : "mbedtls_chachapoly_encrypt_and_tag() per packet (96-bit nonce from the counter, "
+				"no AAD, 16-byte tag)";
+	case CIPHER_RC4:
+		return stream ? "mbedtls_arc4_crypt() per chunk, in place, one keystream"
+			      : "mbedtls_arc4_crypt() per packet on one context: RC4 has no nonce, one keystream "
+				"runs across packets (as BitTorrent MSE); no MAC";
+	default:
+		return "?";
+	}
+}
+
 const char *cipher_describe(const struct cipher *c, enum cipher_use use)
 {
 	switch (c->lib) {
@@ -620,6 +874,8 @@ const char *cipher_describe(const struct cipher *c, enum cipher_use use)
 		return describe_sodium(c->id, use);
 	case CIPHER_LIB_OPENSSL:
 		return describe_openssl(c->id, use);
+	case CIPHER_LIB_MBEDTLS:
+		return describe_mbedtls(c->id, use);
 	default:
 		return use == CIPHER_USE_STREAM ? "memcpy() of each chunk to a second buffer (fastd's null method copies)"
 						: "memcpy() of each packet behind the 8-byte header (fastd's null method)";

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Cipher backends of `engpass cpu`: one small interface over libsodium,
- * OpenSSL's EVP layer and a built-in "none" (memcpy), so the benchmark can
+ * OpenSSL's EVP layer, mbedTLS (the router build's) and a built-in "none" (memcpy), so the benchmark can
  * time each cipher from each library the same way. Nothing here is a
  * hand-written cipher: every byte of keystream and every tag comes from the
  * library named in the row.
@@ -52,6 +52,7 @@ enum cipher_id {
 enum cipher_lib {
 	CIPHER_LIB_SODIUM,
 	CIPHER_LIB_OPENSSL,
+	CIPHER_LIB_MBEDTLS,
 	CIPHER_LIB_BUILTIN,	/* only for "none" */
 	CIPHER_NLIBS,
 };
@@ -73,10 +74,12 @@ struct cipher;
 const char *cipher_name(enum cipher_id id);
 /* The id for NAME, or -1 when there is no such cipher. */
 int cipher_lookup(const char *name);
-/* "sodium", "openssl", "builtin"; static. */
+/* "sodium", "openssl", "mbedtls", "builtin"; static. */
 const char *cipher_lib_name(enum cipher_lib lib);
 /* True when the table has an implementation of ID in LIB (built or not). */
 bool cipher_in_lib(enum cipher_id id, enum cipher_lib lib);
+/* True when this build has LIB (builtin: always). */
+bool cipher_lib_built(enum cipher_lib lib);
 /* True for ciphers that append a tag (AEADs). */
 bool cipher_is_aead(enum cipher_id id);
 

@@ -110,8 +110,14 @@ PIDS="$PIDS $IPID"
 wait_listen "$PORT"
 "$ENGPASS" net -c 127.0.0.1 -p "$PORT" -u -b 100M -t 2 --no-history -q >"$T_TMP/udp.out" 2>"$T_TMP/udp.err"
 wait "$IPID" 2>/dev/null
-jqt "engpass net -c -u -b 100M -t 2: iperf3's server received 95-105 Mbit/s" \
-	'.end.sum_received.bits_per_second | . >= 95e6 and . <= 105e6' "$T_TMP/ip3s.json"
+if [ -n "${ENGPASS_EMULATED:-}" ]; then
+	# Under qemu the emulated sender cannot hold 100 Mbit/s of UDP: only that it arrived.
+	jqt "engpass net -c -u -b 100M -t 2 (under qemu): iperf3's server received datagrams" \
+		'.end.sum_received.bits_per_second > 0' "$T_TMP/ip3s.json"
+else
+	jqt "engpass net -c -u -b 100M -t 2: iperf3's server received 95-105 Mbit/s" \
+		'.end.sum_received.bits_per_second | . >= 95e6 and . <= 105e6' "$T_TMP/ip3s.json"
+fi
 
 new_port
 "$ENGPASS" net -s -p "$PORT" --one-off --no-history >"$T_TMP/srv2.out" 2>"$T_TMP/srv2.err" </dev/null &

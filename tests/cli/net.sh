@@ -97,15 +97,6 @@ jqs() {
 cli_metric() {
 	jq ".results[0].metrics.$2 // \"none\"" "$1" 2>/dev/null
 }
-# ratio NAME A B LO HI: passes when A/B is within [LO, HI].
-ratio() {
-	if awk -v a="$2" -v b="$3" -v lo="$4" -v hi="$5" \
-		'BEGIN { exit !(a + 0 == a && b + 0 == b && b > 0 && a / b >= lo && a / b <= hi) }' 2>/dev/null; then
-		ok "$1"
-	else
-		not_ok "$1" "a=$2 b=$3: a/b not within [$4, $5]"
-	fi
-}
 same() {
 	if [ "$2" = "$3" ] && [ "$2" != none ] && [ "$2" != null ]; then ok "$1"; else not_ok "$1" "'$2' != '$3'"; fi
 }

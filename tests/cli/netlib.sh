@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # Port helpers for the network tests (sourced after lib.sh): a free port
 # that is never 5201, and waits for a listener to come or go; kill_pids
-# stops the servers a test started (their PIDs in $PIDS), for its trap.
+# stops the servers a test started (their PIDs in $PIDS), for its trap;
+# ratio checks that two byte counts agree.
 NEXT_PORT=$((52000 + ($$ % 300) * 3))
 port_free() {
 	! ss -Htan "( sport = :$1 )" 2>/dev/null | grep -q . && ! ss -Huan "( sport = :$1 )" 2>/dev/null | grep -q .
@@ -30,4 +31,14 @@ wait_listen() {
 kill_pids() {
 	for p in ${PIDS:-}; do kill "$p" 2>/dev/null; done
 	for p in ${PIDS:-}; do wait "$p" 2>/dev/null; done
+}
+
+# ratio NAME A B LO HI: passes when A/B is within [LO, HI].
+ratio() {
+	if awk -v a="$2" -v b="$3" -v lo="$4" -v hi="$5" \
+		'BEGIN { exit !(a + 0 == a && b + 0 == b && b > 0 && a / b >= lo && a / b <= hi) }' 2>/dev/null; then
+		ok "$1"
+	else
+		not_ok "$1" "a=$2 b=$3: a/b not within [$4, $5]"
+	fi
 }

@@ -6,7 +6,7 @@
  * open again to the same bytes; a flipped bit fails an AEAD's tag; the two
  * libraries' ChaCha20-Poly1305 and AES-256-GCM open each other's packets,
  * which shows both compute the real construction from the same key and
- * nonce; the stream ciphers that claim one continuous keystream give the
+ * nonce (mbedTLS's four against OpenSSL's too, where a build has both); the stream ciphers that claim one continuous keystream give the
  * same bytes in two chunks as in one; RC4 notices packets out of order.
  */
 #include <stdarg.h>
@@ -38,6 +38,8 @@ static struct cipher *open_or_skip(enum cipher_id id, enum cipher_lib lib, size_
 			assert_string_equal(why, "built without libsodium");
 		if (lib == CIPHER_LIB_OPENSSL && !HAVE_OPENSSL && cipher_in_lib(id, lib))
 			assert_string_equal(why, "built without openssl");
+		if (lib == CIPHER_LIB_MBEDTLS && !HAVE_MBEDTLS && cipher_in_lib(id, lib))
+			assert_string_equal(why, "built without mbedtls");
 		return NULL;
 	}
 	assert_int_equal(r, 0);
@@ -132,11 +134,11 @@ static void test_roundtrip_all(void **state)
 static void test_aead_tamper(void **state)
 {
 	enum cipher_id ids[] = { CIPHER_CHACHA20_POLY1305, CIPHER_AES256GCM };
-	enum cipher_lib libs[] = { CIPHER_LIB_SODIUM, CIPHER_LIB_OPENSSL };
+	enum cipher_lib libs[] = { CIPHER_LIB_SODIUM, CIPHER_LIB_OPENSSL, CIPHER_LIB_MBEDTLS };
 
 	(void)state;
 	for (size_t i = 0; i < 2; i++) {
-		for (size_t l = 0; l < 2; l++) {
+		for (size_t l = 0; l < 3; l++) {
 			struct cipher *tx = open_or_skip(ids[i], libs[l], 100), *rx;
 			unsigned char in[100], pkt[124], out[100];
 			size_t olen, plen;
@@ -162,15 +164,22 @@ static void test_aead_tamper(void **state)
 	}
 }
 
-/* libsodium seals, OpenSSL opens, and the other way round. */
+/* libsodium (or mbedTLS) seals, OpenSSL opens, and the other way round. */
 static void test_libraries_interoperate(void **state)
 {
-	enum cipher_id ids[] = { CIPHER_CHACHA20_POLY1305, CIPHER_AES256GCM };
+	static const struct {
+		enum cipher_id id;
+		enum cipher_lib lib;
+	} pairs[] = {
+		{ CIPHER_CHACHA20_POLY1305, CIPHER_LIB_SODIUM }, { CIPHER_AES256GCM, CIPHER_LIB_SODIUM },
+		{ CIPHER_CHACHA20_POLY1305, CIPHER_LIB_MBEDTLS }, { CIPHER_AES256GCM, CIPHER_LIB_MBEDTLS },
+		{ CIPHER_AES128CTR, CIPHER_LIB_MBEDTLS }, { CIPHER_RC4, CIPHER_LIB_MBEDTLS },
+	};
 
 	(void)state;
-	for (size_t i = 0; i < 2; i++) {
-		struct cipher *s = open_or_skip(ids[i], CIPHER_LIB_SODIUM, 1400);
-		struct cipher *o = open_or_skip(ids[i], CIPHER_LIB_OPENSSL, 1400);
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		struct cipher *s = open_or_skip(pairs[i].id, pairs[i].lib, 1400);
+		struct cipher *o = open_or_skip(pairs[i].id, CIPHER_LIB_OPENSSL, 1400);
 		unsigned char in[1400], pkt[1424], pkt2[1424], out[1400];
 		size_t olen, olen2, plen;
 		uint64_t ctr;
@@ -208,6 +217,8 @@ static void test_stream_continuity(void **state)
 		{ CIPHER_CHACHA20_POLY1305, CIPHER_LIB_OPENSSL, 100 },
 		{ CIPHER_AES256GCM, CIPHER_LIB_OPENSSL, 100 },
 		{ CIPHER_RC4, CIPHER_LIB_OPENSSL, 100 },
+		{ CIPHER_AES128CTR, CIPHER_LIB_MBEDTLS, 100 },
+		{ CIPHER_RC4, CIPHER_LIB_MBEDTLS, 100 },
 	};
 
 	(void)state;

@@ -67,10 +67,10 @@
 #define UDP_BATCH 16
 #define UDP_TIMEOUT_S 1
 
-enum { LIB_AUTO, LIB_SODIUM, LIB_OPENSSL };
+enum { LIB_AUTO, LIB_SODIUM, LIB_OPENSSL, LIB_MBEDTLS };
 enum { MODE_PACKET, MODE_STREAM, MODE_UDP };
 
-static const char *const lib_choices[] = { "auto", "sodium", "openssl", NULL };
+static const char *const lib_choices[] = { "auto", "sodium", "openssl", "mbedtls", NULL };
 static const char *const mode_choices[] = { "packet", "stream", "udp", NULL };
 
 struct cpu_row {
@@ -104,7 +104,8 @@ static const struct opt cpu_options[] = {
 	OPT_LIST("threads", 0, struct cpu_opts, threads, MAX_THREADS, "N",
 		   "worker threads, each pinned to its own CPU: N, all, or a list such as 1,2 (default 1)"),
 	OPT_CHOICE("lib", 0, struct cpu_opts, lib, lib_choices, "LIB",
-		   "auto (every library that has the cipher), sodium or openssl (default auto)"),
+		   "auto (libsodium and OpenSSL, or mbedTLS in a build without OpenSSL), sodium, openssl "
+		   "or mbedtls (default auto)"),
 	OPT_END,
 };
 
@@ -156,12 +157,20 @@ static int parse_ciphers(struct cpu_opts *o, char *err, size_t errlen)
 			/* Every library that has it, so the library difference shows. */
 			if (cipher_in_lib(id, CIPHER_LIB_SODIUM))
 				o->rows[o->nrows++] = (struct cpu_row){ id, CIPHER_LIB_SODIUM };
-			if (cipher_in_lib(id, CIPHER_LIB_OPENSSL))
-				o->rows[o->nrows++] = (struct cpu_row){ id, CIPHER_LIB_OPENSSL };
+			/* mbedTLS stands in for OpenSSL where the build has no OpenSSL (the router
+			 * build); otherwise OpenSSL's rows (skipped with why when it is missing too). */
+			bool mbed = cipher_lib_built(CIPHER_LIB_MBEDTLS) && !cipher_lib_built(CIPHER_LIB_OPENSSL);
+			enum cipher_lib second = mbed ? CIPHER_LIB_MBEDTLS : CIPHER_LIB_OPENSSL;
+
+			if (cipher_in_lib(id, second))
+				o->rows[o->nrows++] = (struct cpu_row){ id, second };
 		} else {
 			/* Asked for explicitly: a row even if the library lacks it (skipped with why). */
-			o->rows[o->nrows++] = (struct cpu_row){ id, o->lib == LIB_SODIUM ? CIPHER_LIB_SODIUM
-											 : CIPHER_LIB_OPENSSL };
+			static const enum cipher_lib libs[] = { [LIB_SODIUM] = CIPHER_LIB_SODIUM,
+								[LIB_OPENSSL] = CIPHER_LIB_OPENSSL,
+								[LIB_MBEDTLS] = CIPHER_LIB_MBEDTLS };
+
+			o->rows[o->nrows++] = (struct cpu_row){ id, libs[o->lib] };
 		}
 	}
 	return 0;
@@ -1052,10 +1061,11 @@ const struct bench bench_cpu = {
 	.name = "cpu",
 	.summary = "cipher throughput per core, per GHz and over cores (packet, stream, loopback UDP)",
 	.usage = "[--cipher LIST] [--size SIZES] [--mode packet|stream|udp] [--threads N|all] "
-		 "[--lib auto|sodium|openssl] [options]",
+		 "[--lib auto|sodium|openssl|mbedtls] [options]",
 	.description =
 		"Encrypts with each cipher from each library that has it (libsodium, OpenSSL EVP,\n"
-		"RC4 from OpenSSL's legacy provider, none = memcpy) and reports MB/s and Mbit/s per\n"
+		"RC4 from OpenSSL's legacy provider; mbedTLS in builds without OpenSSL, such as the\n"
+		"router build; none = memcpy) and reports MB/s and Mbit/s per\n"
 		"CPU-second (thread CPU time) and per wall second, Mbit/s per GHz with the frequency\n"
 		"source named (perf cycles, cpufreq, calibrated loop, or /proc/cpuinfo flagged as a\n"
 		"boot value) and cycles per byte where a cycle counter exists. One result per\n"

@@ -569,14 +569,14 @@ static int dl_finish_writes(struct dl_ctx *c)
 }
 
 /*
- * Picks the library for cipher ID: libsodium, then OpenSSL, whichever
+ * Picks the library for cipher ID: libsodium, then OpenSSL, then mbedTLS, whichever
  * this build and machine can run. Returns 0 with c->ciph, or the last
  * library's -errno (-ENOTSUP: not in this build) with every library's
  * reason in WHY.
  */
 static int dl_cipher_new(struct dl_ctx *c, enum cipher_id id, char *why, size_t whylen)
 {
-	static const enum cipher_lib libs[] = { CIPHER_LIB_SODIUM, CIPHER_LIB_OPENSSL };
+	static const enum cipher_lib libs[] = { CIPHER_LIB_SODIUM, CIPHER_LIB_OPENSSL, CIPHER_LIB_MBEDTLS };
 	char one[256];
 	size_t len = 0;
 	int r = -ENOTSUP;
