@@ -178,6 +178,7 @@ void help_version(FILE *f)
 		{ "liburing", HAVE_LIBURING, ENGPASS_OFF_LIBURING, NULL },
 		{ "http-parser", HAVE_HTTP_PARSER, ENGPASS_OFF_HTTP_PARSER, NULL },
 		{ "libmnl", HAVE_LIBMNL, ENGPASS_OFF_LIBMNL, NULL },
+		{ "mbedtls", HAVE_MBEDTLS, ENGPASS_OFF_MBEDTLS, NULL },
 	};
 
 	fprintf(f, "engpass %s\nfeatures:\n", ENGPASS_VERSION);
