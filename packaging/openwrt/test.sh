@@ -27,6 +27,8 @@ fail() {
 pass() { echo "ok: $1"; }
 # feature NAME: true when `engpass --version` lists NAME on (dlopen: loads here, for SQLite)
 feature() { grep -Eq "^  $1 +on( \(dlopen: loads here\))?\$" "$T/version"; }
+# nap: a quarter second (busybox's sleep takes fractions only with FEATURE_FLOAT_SLEEP)
+nap() { sleep 0.25 2>/dev/null || sleep 1; }
 # fetch URL: the body on stdout (OpenWrt's wget is uclient-fetch or busybox's)
 fetch() { wget -q -O - "$1" 2>/dev/null; }
 
@@ -68,7 +70,7 @@ i=0
 until engpass net client 127.0.0.1 --port "$PORT" --time 1s --no-history --json >"$T/out" 2>"$T/err"; do
 	i=$((i + 1))
 	[ "$i" -lt 20 ] || fail "engpass net client against engpass net server on port $PORT"
-	sleep 0.25
+	nap
 done
 grep -q '"up_sent_bytes": *[1-9]' "$T/out" || fail "engpass net client: bytes sent"
 pass "engpass net client/server over loopback"
@@ -92,7 +94,7 @@ if feature sqlite; then
 	until fetch "http://127.0.0.1:$PORT/metrics" >"$T/metrics"; do
 		i=$((i + 1))
 		[ "$i" -lt 20 ] || fail "engpass exporter answers on port $PORT"
-		sleep 0.25
+		nap
 	done
 	grep -q '^engpass_' "$T/metrics" || fail "engpass exporter: engpass_ metrics"
 	pass "engpass exporter serves the stored run"
@@ -111,7 +113,7 @@ if [ -x /etc/init.d/engpass ] && command -v uci >/dev/null 2>&1 && feature sqlit
 	i=0
 	until fetch "http://127.0.0.1:$PORT/metrics" >"$T/metrics"; do
 		i=$((i + 1))
-		[ "$i" -lt 40 ] && { sleep 0.25; continue; }
+		[ "$i" -lt 40 ] && { nap; continue; }
 		/etc/init.d/engpass stop
 		uci revert engpass
 		fail "/etc/init.d/engpass start: the exporter answers on port $PORT"
