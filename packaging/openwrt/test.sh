@@ -11,8 +11,13 @@ PKG_NAME=${1:?usage: test.sh PKG_NAME PKG_VERSION}
 PKG_VERSION=${2:?usage: test.sh PKG_NAME PKG_VERSION}
 T=$(mktemp -d /tmp/engpass-test.XXXXXX) || exit 1
 PIDS=""
+SERVICE=""
 cleanup() {
 	for p in $PIDS; do kill "$p" 2>/dev/null; done
+	if [ -n "$SERVICE" ]; then
+		/etc/init.d/engpass stop
+		uci revert engpass
+	fi
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -29,8 +34,20 @@ pass() { echo "ok: $1"; }
 feature() { grep -Eq "^  $1 +on( \(dlopen: loads here\))?\$" "$T/version"; }
 # nap: a quarter second (busybox's sleep takes fractions only with FEATURE_FLOAT_SLEEP)
 nap() { sleep 0.25 2>/dev/null || sleep 1; }
-# fetch URL: the body on stdout (OpenWrt's wget is uclient-fetch or busybox's)
-fetch() { wget -q -O - "$1" 2>/dev/null; }
+# scrape PORT: the exporter's /metrics into $T/metrics (OpenWrt's wget is uclient-fetch or busybox's)
+scrape() { wget -q -O - "http://127.0.0.1:$1/metrics" >"$T/metrics" 2>/dev/null; }
+# retry TRIES WHAT COMMAND...: runs COMMAND until it succeeds, a nap apart; fails with WHAT
+retry() {
+	tries=$1 what=$2
+	shift 2
+	i=0
+	until "$@"; do
+		i=$((i + 1))
+		[ "$i" -lt "$tries" ] || fail "$what"
+		nap
+	done
+}
+net_client() { engpass net client 127.0.0.1 --port "$PORT" --time 1s --no-history --json >"$T/out" 2>"$T/err"; }
 
 case "$PKG_NAME" in
 engpass | engpass-full) ;;
@@ -66,12 +83,7 @@ pass "engpass null --time 200ms"
 # --- iperf3's wire protocol over loopback, 1 s
 engpass net server --port "$PORT" --one-off --idle-timeout 20s >"$T/srv" 2>"$T/srv.err" </dev/null &
 PIDS="$PIDS $!"
-i=0
-until engpass net client 127.0.0.1 --port "$PORT" --time 1s --no-history --json >"$T/out" 2>"$T/err"; do
-	i=$((i + 1))
-	[ "$i" -lt 20 ] || fail "engpass net client against engpass net server on port $PORT"
-	nap
-done
+retry 20 "engpass net client against engpass net server on port $PORT" net_client
 grep -q '"up_sent_bytes": *[1-9]' "$T/out" || fail "engpass net client: bytes sent"
 pass "engpass net client/server over loopback"
 
@@ -90,12 +102,7 @@ if feature sqlite; then
 	PORT=$((PORT + 1))
 	engpass exporter --listen "127.0.0.1:$PORT" --db "$T/history.db" 2>"$T/exp.err" &
 	PIDS="$PIDS $!"
-	i=0
-	until fetch "http://127.0.0.1:$PORT/metrics" >"$T/metrics"; do
-		i=$((i + 1))
-		[ "$i" -lt 20 ] || fail "engpass exporter answers on port $PORT"
-		nap
-	done
+	retry 20 "engpass exporter answers on port $PORT" scrape "$PORT"
 	grep -q '^engpass_' "$T/metrics" || fail "engpass exporter: engpass_ metrics"
 	pass "engpass exporter serves the stored run"
 else
@@ -109,17 +116,9 @@ if [ -x /etc/init.d/engpass ] && command -v uci >/dev/null 2>&1 && feature sqlit
 	uci set engpass.exporter.enabled=1
 	uci set engpass.exporter.listen="127.0.0.1:$PORT"
 	uci set engpass.exporter.dir="$T"
+	SERVICE=1	# stopped and its uci changes reverted by cleanup
 	/etc/init.d/engpass start
-	i=0
-	until fetch "http://127.0.0.1:$PORT/metrics" >"$T/metrics"; do
-		i=$((i + 1))
-		[ "$i" -lt 40 ] && { nap; continue; }
-		/etc/init.d/engpass stop
-		uci revert engpass
-		fail "/etc/init.d/engpass start: the exporter answers on port $PORT"
-	done
-	/etc/init.d/engpass stop
-	uci revert engpass
+	retry 40 "/etc/init.d/engpass start: the exporter answers on port $PORT" scrape "$PORT"
 	pass "/etc/init.d/engpass starts the exporter"
 else
 	echo "skip: /etc/init.d/engpass (not an installed package with uci and SQLite)"
