@@ -47,7 +47,9 @@
 #if defined(MBEDTLS_ARC4_C)
 #include <mbedtls/arc4.h>
 #endif
-#if defined(MBEDTLS_AESNI_C)
+/* aesni.h is private from mbedTLS 3.0 on (newer OpenWrt): there, AES is reported as C tables. */
+#if defined(MBEDTLS_AESNI_C) && MBEDTLS_VERSION_MAJOR < 3
+#define ENGPASS_MBEDTLS_AESNI 1
 #include <mbedtls/aesni.h>
 #endif
 #endif
@@ -476,9 +478,11 @@ static int mb_new(struct cipher *c, char *why, size_t whylen)
 	}
 	if (c->id == CIPHER_AES128CTR || c->id == CIPHER_AES256GCM) {
 		aes = ", AES in C tables (no AES instructions used)";
-#if defined(MBEDTLS_AESNI_C) && defined(MBEDTLS_HAVE_X86_64)
+#if defined(ENGPASS_MBEDTLS_AESNI) && defined(MBEDTLS_HAVE_X86_64)
 		if (mbedtls_aesni_has_support(MBEDTLS_AESNI_AES))
 			aes = ", AES-NI";
+#elif defined(MBEDTLS_AESNI_C)
+		aes = ", AES-NI where the CPU has it (this mbedTLS does not say which it used)";
 #endif
 	}
 	snprintf(c->version, sizeof(c->version), "%s%s", MBEDTLS_VERSION_STRING_FULL, aes);
