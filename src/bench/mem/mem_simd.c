@@ -190,6 +190,7 @@ AVX2 static void avx2_copy_nt(uint64_t *restrict dst, const uint64_t *restrict s
 AVX512 static uint64_t avx512_read(const uint64_t *p, size_t n)
 {
 	__m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
+	uint64_t lane[8], s = 0;
 	size_t i;
 
 	for (i = 0; i + 32 <= n; i += 32) {
@@ -201,7 +202,11 @@ AVX512 static uint64_t avx512_read(const uint64_t *p, size_t n)
 		a3 = _mm512_add_epi64(a3, _mm512_loadu_si512(q + 24));
 	}
 	a0 = _mm512_add_epi64(_mm512_add_epi64(a0, a1), _mm512_add_epi64(a2, a3));
-	return (uint64_t)_mm512_reduce_add_epi64(a0) + scalar_read(p + i, n - i);
+	/* Not _mm512_reduce_add_epi64(): GCC's adds the lanes as signed long long, which overflows (UB). */
+	_mm512_storeu_si512(lane, a0);
+	for (size_t k = 0; k < 8; k++)
+		s += lane[k];
+	return s + scalar_read(p + i, n - i);
 }
 
 AVX512 static void avx512_write(uint64_t *p, size_t n, uint64_t v)
