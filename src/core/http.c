@@ -24,6 +24,7 @@
 
 #include "config.h"
 #include "core/clock.h"
+#include "core/net_sock.h"
 #include "lib/units.h"
 #include "lib/xalloc.h"
 
@@ -157,6 +158,19 @@ int fetch_url_parse(const char *url, struct fetch_url *u, char *err, size_t errl
 	/* An empty path is "/"; a bare query gets one in front. */
 	snprintf(u->target, sizeof(u->target), "%s%.*s", tlen && *end == '/' ? "" : "/", (int)tlen, end);
 	return 0;
+}
+
+int fetch_url_check(const char *url, char *iface, size_t ifacelen, char *err, size_t errlen)
+{
+	struct fetch_url *u = xmalloc(sizeof(*u));
+	int r = fetch_url_parse(url, u, err, errlen);
+
+	if (ifacelen)
+		iface[0] = 0;
+	if (r == 0 && net_route_iface(u->host, u->port, iface, ifacelen) < 0 && ifacelen)
+		iface[0] = 0;
+	free(u);
+	return r;
 }
 
 /* True when S starts with a URI scheme and its colon (RFC 3986 3.1). */

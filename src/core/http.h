@@ -53,6 +53,13 @@ struct fetch_url {
 MUST_CHECK int fetch_url_parse(const char *url, struct fetch_url *u, char *err, size_t errlen);
 
 /*
+ * check() of a benchmark given URL: fetch_url_parse(), then the interface
+ * a connection to it would leave by into IFACE (best effort, sends
+ * nothing; "" when unknown), for the system view. Returns 0 or -EINVAL.
+ */
+MUST_CHECK int fetch_url_check(const char *url, char *iface, size_t ifacelen, char *err, size_t errlen);
+
+/*
  * Resolves a Location header value LOC against BASE into OUT (OUT may be
  * BASE): an absolute http:// URL, a scheme-relative "//host/path", an
  * absolute path "/path", or a path relative to BASE's directory.

@@ -132,7 +132,6 @@ static const char *default_dir(void)
 static int dl_check(void *p, const struct bench_env *env, char *err, size_t errlen)
 {
 	struct dl_opts *o = p;
-	struct fetch_url *u;
 	struct blkdev_info dev;
 	struct stat st;
 	int r;
@@ -151,13 +150,7 @@ static int dl_check(void *p, const struct bench_env *env, char *err, size_t errl
 		snprintf(err, errlen, "'%s' is not a directory to write the download into", o->dir);
 		return -EINVAL;
 	}
-	u = xmalloc(sizeof(*u));
-	r = fetch_url_parse(env->pos[0], u, err, errlen);
-	/* Best effort, sends nothing: the interface the system view should watch. */
-	if (r == 0 && net_route_iface(u->host, u->port, o->iface, sizeof(o->iface)) < 0)
-		o->iface[0] = 0;
-	free(u);
-	if (r < 0)
+	if ((r = fetch_url_check(env->pos[0], o->iface, sizeof(o->iface), err, errlen)) < 0)
 		return r;
 	o->url = env->pos[0];
 	if (blkdev_from_path(NULL, o->dir, &dev) == 0)

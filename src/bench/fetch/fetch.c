@@ -130,7 +130,6 @@ static void fetch_defaults(void *p)
 static int fetch_check(void *p, const struct bench_env *env, char *err, size_t errlen)
 {
 	struct fetch_opts *o = p;
-	struct fetch_url *u;
 	int r;
 
 	if (o->server_pid) {
@@ -166,13 +165,7 @@ static int fetch_check(void *p, const struct bench_env *env, char *err, size_t e
 		snprintf(err, errlen, "option '--output': empty file name");
 		return -EINVAL;
 	}
-	u = xmalloc(sizeof(*u));
-	r = fetch_url_parse(env->pos[0], u, err, errlen);
-	/* Best effort, sends nothing: the interface the system view should watch. */
-	if (r == 0 && net_route_iface(u->host, u->port, o->iface, sizeof(o->iface)) < 0)
-		o->iface[0] = 0;
-	free(u);
-	if (r < 0)
+	if ((r = fetch_url_check(env->pos[0], o->iface, sizeof(o->iface), err, errlen)) < 0)
 		return r;
 	o->url = env->pos[0];
 	return 0;
