@@ -815,7 +815,7 @@ static int measure_baseline(const struct bench_env *env, const struct watch_opts
 	struct procwatch_interval iv;
 	struct watch_acc tmp = { .proc_core = -1 };
 	mono_ns t0, end;
-	double load;
+	double load = NAN;
 	int r, cpu;
 
 	if ((r = procwatch_new(&pw, cfg)) < 0)
@@ -832,13 +832,16 @@ static int measure_baseline(const struct bench_env *env, const struct watch_opts
 		r = procwatch_read(pw, clock_mono(), &iv);
 	else if (r == -ENODATA)
 		r = -EINTR;
+	if (r == 0) {
+		/* IV points into PW's buffers: read it before PW is freed. */
+		*bits = counted_bits(o->direction, &iv);
+		load = load_of(o, &tmp, &iv, &cpu);
+	}
 	procwatch_free(pw);
 	if (r < 0)
 		return r;
-	*bits = counted_bits(o->direction, &iv);
 	if (isnan(*bits))
 		return -ENODATA;
-	load = load_of(o, &tmp, &iv, &cpu);
 	metric_lh(res, "baseline_traffic", UNIT_BITS_PER_S, *bits, false, "baseline: %s traffic before the watch",
 		  o->iface);
 	metric_lh(res, "baseline_load", UNIT_PERCENT, load, false, "baseline: load of the estimate's core");
