@@ -12,7 +12,12 @@
 #include "config.h"
 #include "cli/cmd.h"
 #include "core/ossl.h"
+#if HAVE_SQLITE
 #include "store/sqlite_dl.h"
+#define SQLITE_LOAD sqlite_load
+#else
+#define SQLITE_LOAD NULL	/* no sqlite_load() in a build without SQLite (nor <sqlite3.h>) */
+#endif
 
 const char help_units_text[] =
 	"Units are strict: sizes 4K 60KiB 1M 2G (K=1024; kB MB GB are decimal), rates 200K/s\n"
@@ -174,7 +179,7 @@ void help_version(FILE *f)
 		{ "jansson", HAVE_JANSSON, ENGPASS_OFF_JANSSON, NULL },
 		{ "libsodium", HAVE_LIBSODIUM, ENGPASS_OFF_LIBSODIUM, NULL },
 		{ "openssl", HAVE_OPENSSL, ENGPASS_OFF_OPENSSL, ossl_load },
-		{ "sqlite", HAVE_SQLITE, ENGPASS_OFF_SQLITE, sqlite_load },
+		{ "sqlite", HAVE_SQLITE, ENGPASS_OFF_SQLITE, SQLITE_LOAD },
 		{ "liburing", HAVE_LIBURING, ENGPASS_OFF_LIBURING, NULL },
 		{ "http-parser", HAVE_HTTP_PARSER, ENGPASS_OFF_HTTP_PARSER, NULL },
 		{ "libmnl", HAVE_LIBMNL, ENGPASS_OFF_LIBMNL, NULL },
