@@ -61,7 +61,8 @@ static bool trimmed(const char *text, size_t len, char *buf, size_t blen)
 		text++;
 		len--;
 	}
-	if (len >= blen)
+	/* An embedded NUL would end the number early and hide what follows: not a value. */
+	if (len >= blen || memchr(text, 0, len))
 		return false;
 	memcpy(buf, text, len);
 	buf[len] = 0;
