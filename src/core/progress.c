@@ -8,7 +8,10 @@
  */
 #include "progress.h"
 
+#include "lib/units.h"
+
 #include <math.h>
+#include <stdarg.h>
 #include <string.h>
 
 void progress_init(struct progress *p, FILE *f, bool enabled,
@@ -35,9 +38,7 @@ static void fmt_clock(char *buf, size_t len, uint64_t ns)
 			 (unsigned)(s / 60 % 60), (unsigned)(s % 60));
 }
 
-/* Estimated ns left, assuming the rate so far continues; false if unknown. */
-static bool time_left(uint64_t elapsed, uint64_t done, uint64_t total,
-		      uint64_t *left)
+bool progress_time_left(uint64_t elapsed, uint64_t done, uint64_t total, uint64_t *left)
 {
 	double est;
 
@@ -89,7 +90,11 @@ static void draw(struct progress *p, mono_ns now, uint64_t done,
 		double pct = done >= total ? 100.0 :
 			     100.0 * (double)done / (double)total;
 
-		if (time_left(elapsed, done, total, &left))
+		/* the rate of this phase: what was done before it started is not its work */
+		if (done >= total)
+			fmt_clock(lf, sizeof(lf), 0);
+		else if (done >= p->start_done &&
+			 progress_time_left(elapsed, done - p->start_done, total - p->start_done, &left))
 			fmt_clock(lf, sizeof(lf), left);
 		n = snprintf(line, sizeof(line),
 			     "%s%s%5.1f%%  %s elapsed  %s left%s%s",
@@ -112,8 +117,14 @@ void progress_update(struct progress *p, mono_ns now, uint64_t done,
 				      memory_order_relaxed);
 	if (!p->enabled)
 		return;
+	/* A new phase: the time the last one took is not this one's. */
+	if (p->started && (done < p->last_done || total != p->last_total))
+		p->started = false;
+	p->last_done = done;
+	p->last_total = total;
 	if (!p->started) {
 		p->start = now;
+		p->start_done = done < total ? done : 0;
 		p->started = true;
 		p->force = true;
 	}
@@ -158,6 +169,59 @@ void progress_say(struct progress *p, const char *line)
 	progress_clear(p);
 	fprintf(p->f, "%s\n", line);
 	fflush(p->f);
+}
+
+void progress_phase(struct progress *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!p)
+		return;
+	p->started = false;
+	p->last_done = p->last_total = 0;
+	if (!p->say || !p->f)
+		return;
+	progress_clear(p);
+	fprintf(p->f, "engpass %s%s", p->label, *p->label ? ": " : "");
+	va_start(ap, fmt);
+	vfprintf(p->f, fmt, ap);
+	va_end(ap);
+	fputc('\n', p->f);
+	fflush(p->f);
+}
+
+/* "200 ms", "2 s", else as units_fmt_duration() ("1.50 ms"). */
+static void fmt_short(char *buf, size_t len, uint64_t ns)
+{
+	if (ns && ns % NS_PER_SEC == 0)
+		snprintf(buf, len, "%llu s", (unsigned long long)(ns / NS_PER_SEC));
+	else if (ns && ns % NS_PER_MS == 0 && ns < NS_PER_SEC)
+		snprintf(buf, len, "%llu ms", (unsigned long long)(ns / NS_PER_MS));
+	else
+		units_fmt_duration(buf, len, ns);
+}
+
+void progress_step(struct progress *p, size_t i, size_t n, uint64_t step_ns, unsigned reps)
+{
+	char each[32], left[32], rep[48] = "";
+
+	if (n < 2)
+		return;
+	if (!step_ns) {
+		progress_phase(p, "step %zu of %zu", i + 1, n);
+		return;
+	}
+	reps = reps ? reps : 1;
+	if (reps > 1)
+		snprintf(rep, sizeof(rep), " x %u repetitions", reps);
+	fmt_short(each, sizeof(each), step_ns);
+	if (i == 0) {
+		fmt_clock(left, sizeof(left), (uint64_t)((double)n * reps * (double)step_ns));
+		progress_phase(p, "%zu steps%s x %s measured (--time is per step): at least %s in all", n, rep, each,
+			       left);
+	}
+	fmt_clock(left, sizeof(left), (uint64_t)((double)(n - i) * reps * (double)step_ns));
+	progress_phase(p, "step %zu of %zu (at least %s left)", i + 1, n, left);
 }
 
 void progress_finish(struct progress *p)

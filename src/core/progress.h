@@ -40,9 +40,11 @@ struct progress {
 	bool say;			/* progress_say() writes (off after init; the runner sets it unless --quiet) */
 	bool started;			/* start is set */
 	bool force;			/* draw at the next update, whatever the time */
-	mono_ns start;			/* time of the first update */
+	mono_ns start;			/* time of the first update (of this phase) */
+	uint64_t start_done;		/* done at that update: the rate counts from there */
 	mono_ns last_draw;
 	size_t width;			/* characters now on the line, 0 if none */
+	uint64_t last_done, last_total;	/* of the last progress_update(): a new phase starts when they go back */
 	char label[PROGRESS_LABEL_MAX + 1];
 	_Atomic int done_bp;		/* last done/total of progress_update in 1/10000, -1 none; any thread reads */
 };
@@ -84,6 +86,37 @@ void progress_show(struct progress *p, mono_ns now, const char *line);
  * is written to a pipe too; nothing is written unless SAY is set.
  */
 void progress_say(struct progress *p, const char *line);
+
+/*
+ * Starts a phase (a data-file fill, a warm-up, a step): writes "engpass
+ * LABEL: " and the formatted text as a lasting line, as progress_say()
+ * does (on a pipe too; nothing unless SAY is set), and restarts the
+ * elapsed time and the estimate of the time left at the next update, so
+ * the time a phase before took does not count against this one.
+ * progress_update() also restarts them by itself when DONE goes back or
+ * TOTAL changes (a new phase the caller did not name).
+ */
+void progress_phase(struct progress *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * The phase line of step I (0-based) of N, for a command of more than one
+ * step (one step says nothing): "step 3 of 27". STEP_NS is how long each
+ * step measures when the user set it (--time, per step; 0 = the
+ * benchmark's own length, unknown here) and REPS the repetitions of each
+ * step (--repeat); with them the first step is preceded by the plan,
+ * "27 steps x 200 ms measured (--time is per step): at least 0:05 in
+ * all", and each step line says how long the steps left measure ("at
+ * least": set-up, warm-up and fills come on top).
+ */
+void progress_step(struct progress *p, size_t i, size_t n, uint64_t step_ns, unsigned reps);
+
+/*
+ * The estimate of the time left: ELAPSED ns since the phase started, DONE
+ * of TOTAL units complete, the rate so far going on. Sets *LEFT and
+ * returns true; false when it cannot be said (nothing done yet, no time
+ * elapsed, an estimate beyond 500 years). DONE >= TOTAL: 0 left.
+ */
+bool progress_time_left(uint64_t elapsed, uint64_t done, uint64_t total, uint64_t *left);
 
 /*
  * Erase the line, leaving the cursor at its start, so the caller can print

@@ -135,9 +135,9 @@ static void test_content(void **state)
 	assert_non_null(strstr(text, "0:04 elapsed"));
 	assert_non_null(strstr(text, "0:04 left"));
 	assert_non_null(strstr(text, "117.2 MiB/s"));
-	/* 250 done in 75 s: 225 s left */
-	progress_update(&p, 125 * SEC, 250, 1000, NULL);
-	assert_non_null(strstr(sink_text(&s), "1:15 elapsed  3:45 left"));
+	/* 600 done in 75 s: 50 s left */
+	progress_update(&p, 125 * SEC, 600, 1000, NULL);
+	assert_non_null(strstr(sink_text(&s), "1:15 elapsed  0:50 left"));
 	/* past an hour */
 	progress_update(&p, 50 * SEC + 3725 * SEC, 999, 1000, NULL);
 	assert_non_null(strstr(sink_text(&s), "99.9%  1:02:05 elapsed"));
@@ -289,6 +289,102 @@ static void test_percent(void **state)
 	assert_true(isnan(progress_percent(&p)));
 }
 
+/* The arithmetic of the time left: the rate so far, going on. */
+static void test_time_left(void **state)
+{
+	uint64_t left = 12345;
+
+	(void)state;
+	/* 250 of 1000 in 75 s: 225 s left */
+	assert_true(progress_time_left(75 * SEC, 250, 1000, &left));
+	assert_int_equal(left, 225 * SEC);
+	/* 1 % of a 1-s step after 10 ms: 990 ms left, not minutes */
+	assert_true(progress_time_left(10 * MS, 1, 100, &left));
+	assert_int_equal(left, 990 * MS);
+	/* done, or more than asked for: nothing left */
+	assert_true(progress_time_left(3 * SEC, 100, 100, &left));
+	assert_int_equal(left, 0);
+	assert_true(progress_time_left(3 * SEC, 200, 100, &left));
+	assert_int_equal(left, 0);
+	/* nothing done yet, or no time elapsed: unknown */
+	assert_false(progress_time_left(3 * SEC, 0, 100, &left));
+	assert_false(progress_time_left(0, 5, 100, &left));
+	/* beyond what 64 bits of ns hold: unknown, never a wrapped figure */
+	assert_false(progress_time_left(1000 * SEC, 1, UINT64_MAX, &left));
+}
+
+/*
+ * A phase after another (a 1 GiB fill of 2.5 s, then a 1-s step) counts
+ * its own time: the step 10 ms in at 1 % says 0:00 left, not the 4:07
+ * that the fill's 2.5 s would give (the "14:41 left" of a 1-s disk run).
+ */
+static void test_new_phase_restarts_the_clock(void **state)
+{
+	struct progress p;
+	struct sink s;
+	const char *text;
+
+	(void)state;
+	sink_open(&s);
+	progress_init(&p, s.f, true, "disk");
+	progress_update(&p, 100 * SEC, 0, 1024, "filling the data file");
+	progress_update(&p, 100 * SEC + 2500 * MS, 1024, 1024, "filling the data file");
+	/* the step: done went back, the total changed; nothing said */
+	progress_update(&p, 103 * SEC, 0, SEC, NULL);
+	progress_update(&p, 103 * SEC + 300 * MS, 300 * MS, SEC, NULL);
+	text = strrchr(sink_text(&s), '\r');
+	assert_non_null(strstr(text, "30.0%  0:00 elapsed  0:00 left"));
+	/* the same total, done back to 0: the next step of the same length */
+	progress_update(&p, 110 * SEC, 0, SEC, NULL);
+	progress_update(&p, 110 * SEC + 500 * MS, 500 * MS, SEC, NULL);
+	assert_non_null(strstr(strrchr(sink_text(&s), '\r'), "50.0%  0:00 elapsed  0:00 left"));
+	/* a named phase restarts it too (the rate counts from the 50 done then), and says its line on a line of its own */
+	progress_update(&p, 200 * SEC, 10, 100, NULL);
+	p.say = true;
+	progress_phase(&p, "warm-up %d s", 1);
+	progress_update(&p, 250 * SEC, 50, 100, NULL);
+	progress_update(&p, 252 * SEC, 60, 100, NULL);
+	text = sink_text(&s);
+	assert_non_null(strstr(text, "\rengpass disk: warm-up 1 s\n"));
+	assert_non_null(strstr(strrchr(text, '\r'), "60.0%  0:02 elapsed  0:08 left"));
+	sink_close(&s);
+}
+
+/* Phase lines: off a terminal too (SAY without ENABLED), none without SAY (--quiet); a plan of steps. */
+static void test_phase_lines(void **state)
+{
+	struct progress p;
+	struct sink s;
+
+	(void)state;
+	sink_open(&s);
+	progress_init(&p, s.f, false, "cpu");
+	progress_phase(&p, "quiet");
+	progress_step(&p, 0, 27, 200 * MS, 1);
+	assert_string_equal(sink_text(&s), "");
+	p.say = true;
+	/* one step: nothing to count */
+	progress_step(&p, 0, 1, 200 * MS, 1);
+	assert_string_equal(sink_text(&s), "");
+	progress_step(&p, 0, 27, 200 * MS, 1);
+	assert_string_equal(sink_text(&s),
+			    "engpass cpu: 27 steps x 200 ms measured (--time is per step): at least 0:05 in all\n"
+			    "engpass cpu: step 1 of 27 (at least 0:05 left)\n");
+	progress_step(&p, 26, 27, 200 * MS, 3);
+	assert_non_null(strstr(sink_text(&s), "\nengpass cpu: step 27 of 27 (at least 0:00 left)\n"));
+	progress_step(&p, 1, 2, 0, 1);
+	assert_non_null(strstr(sink_text(&s), "\nengpass cpu: step 2 of 2\n"));
+	sink_close(&s);
+	sink_open(&s);
+	progress_init(&p, s.f, false, "disk");
+	p.say = true;
+	progress_step(&p, 0, 5, 2 * SEC, 3);
+	assert_string_equal(sink_text(&s),
+			    "engpass disk: 5 steps x 3 repetitions x 2 s measured (--time is per step): at least 0:30 "
+			    "in all\nengpass disk: step 1 of 5 (at least 0:30 left)\n");
+	sink_close(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -301,6 +397,9 @@ int main(void)
 		cmocka_unit_test(test_clear_forces_redraw),
 		cmocka_unit_test(test_width_limit),
 		cmocka_unit_test(test_show_own_line),
+		cmocka_unit_test(test_time_left),
+		cmocka_unit_test(test_new_phase_restarts_the_clock),
+		cmocka_unit_test(test_phase_lines),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

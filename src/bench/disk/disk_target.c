@@ -282,6 +282,13 @@ static int make_data(const struct bench_env *env, const struct disk_opts *o, str
 	snprintf(d->path, sizeof(d->path), "%s", path);
 	free(path);
 	buf = xaligned_alloc(DISK_ALIGN, DISK_MIB);
+	{
+		char *dir = realpath(o->tgt.path, NULL);
+
+		progress_phase(env->progress, "filling a %s data file in %s (before the steps that read it)",
+			       disk_fmt_bytes(sz, sizeof(sz), size), dir ? dir : o->tgt.path);
+		free(dir);
+	}
 	t0 = clock_mono();
 	while (off < size && !*env->stop) {
 		size_t n = size - off < DISK_MIB ? (size_t)(size - off) : DISK_MIB;
