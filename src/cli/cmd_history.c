@@ -105,9 +105,23 @@ static int parse_run_id(const char *s, int64_t *id)
 	return units_parse_int64(s, 1, INT64_MAX, id);
 }
 
+/* The command as typed, without the program's name ("engpass quick" is stored whole). */
+static const char *typed(const char *command)
+{
+	if (!command)
+		return "?";
+	return strncmp(command, "engpass ", 8) ? command : command + 8;
+}
+
+/* What stopped a step early, short: "SIGTERM" of "stopped by SIGTERM". */
+static const char *stopped_by(const char *reason)
+{
+	return strncmp(reason, "stopped by ", 11) ? reason : reason + 11;
+}
+
 /*
  * A run's status in a few words: "failed: REASON" (the first failure),
- * "incomplete" (a step stopped early), "skipped: REASON" (every step was
+ * "incomplete: REASON" (a step stopped early, and why when it was said), "skipped: REASON" (every step was
  * skipped), "ok (2 skipped)" or "ok".
  */
 static void run_status(char *buf, size_t len, const struct history_run *r)
@@ -115,7 +129,7 @@ static void run_status(char *buf, size_t len, const struct history_run *r)
 	if (r->nfailed)
 		snprintf(buf, len, "failed: %s", r->reason ? r->reason : "?");
 	else if (r->nincomplete)
-		snprintf(buf, len, "incomplete");
+		snprintf(buf, len, "incomplete%s%s", r->stopped ? ": " : "", r->stopped ? stopped_by(r->stopped) : "");
 	else if (r->nskipped && r->nskipped == r->nresults)
 		snprintf(buf, len, "skipped: %s", r->reason ? r->reason : "?");
 	else if (r->nskipped)
@@ -125,7 +139,7 @@ static void run_status(char *buf, size_t len, const struct history_run *r)
 }
 
 /* Column widths of `history`: the line fits 100 columns. */
-enum { HW_RUN = 5, HW_TIME = 16, HW_HOST = 10, HW_CMD = 18, HW_STEPS = 5, HW_VERDICT = 16, HW_STATUS = 18 };
+enum { HW_RUN = 5, HW_TIME = 16, HW_HOST = 8, HW_CMD = 18, HW_STEPS = 5, HW_VERDICT = 16, HW_STATUS = 20 };
 
 int cmd_history(int argc, char **argv)
 {
@@ -159,7 +173,7 @@ int cmd_history(int argc, char **argv)
 		run_status(st, sizeof(st), &runs[i]);
 		printf("%*" PRId64 "  %-*s  %s  %s  %*zu  %s  %s\n", HW_RUN, runs[i].id, HW_TIME, when,
 		       hist_fit(host, sizeof(host), runs[i].host ? runs[i].host : "?", HW_HOST, true),
-		       hist_fit(cmd, sizeof(cmd), runs[i].command, HW_CMD, true), HW_STEPS, runs[i].nresults,
+		       hist_fit(cmd, sizeof(cmd), typed(runs[i].command), HW_CMD, true), HW_STEPS, runs[i].nresults,
 		       hist_fit(verdict, sizeof(verdict), runs[i].worst ? runs[i].worst : "-", HW_VERDICT, true),
 		       hist_fit(status, sizeof(status), st, HW_STATUS, false));
 	}
@@ -221,7 +235,7 @@ static void show_header(FILE *f, int64_t id, const struct run *run)
 		incomplete += run->results[i]->incomplete;
 	}
 	hist_fmt_time(when, sizeof(when), run->time_ns, true);
-	fprintf(f, "run %" PRId64 ": engpass %s\n", id, run->command ? run->command : "?");
+	fprintf(f, "run %" PRId64 ": engpass %s\n", id, typed(run->command));
 	fprintf(f, "  %-8s  %s UTC on %s, engpass %s\n", "time", when, run->host ? run->host : "?",
 		run->tool_version ? run->tool_version : "?");
 	fprintf(f, "  %-8s  ", "status");
@@ -240,10 +254,16 @@ static void show_header(FILE *f, int64_t id, const struct run *run)
 	for (size_t i = 0; i < run->nresults; i++) {
 		const struct result *r = run->results[i];
 
-		if (r->status == RESULT_OK || !r->reason)
+		bool sub = strcmp(r->bench, r->step) != 0;
+
+		if (!r->reason)
 			continue;
-		fprintf(f, "  %-8s  %s%s%s: %s\n", result_status_name(r->status), r->bench,
-			strcmp(r->bench, r->step) ? " / " : "", strcmp(r->bench, r->step) ? r->step : "", r->reason);
+		if (r->status != RESULT_OK)
+			fprintf(f, "  %-8s  %s%s%s: %s\n", result_status_name(r->status), r->bench, sub ? " / " : "",
+				sub ? r->step : "", r->reason);
+		else if (r->incomplete)
+			fprintf(f, "  %-8s  %s%s%s: %s; its figures cover what ran\n", "stopped", r->bench,
+				sub ? " / " : "", sub ? r->step : "", r->reason);
 	}
 	fputc('\n', f);
 }

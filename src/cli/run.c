@@ -232,6 +232,17 @@ static void stream_step(struct stream *st, unsigned step, const char *bench, str
 	pthread_mutex_unlock(&st->mu);
 }
 
+/* "SIGINT" for the signals that stop a run, else "signal N" (in a static buffer). */
+static const char *signal_name(int sig)
+{
+	static char buf[24];
+
+	if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)
+		return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP";
+	snprintf(buf, sizeof(buf), "signal %d", sig);
+	return buf;
+}
+
 /* Runs the repetitions of one step; returns the merged result (caller owns). */
 static struct result *run_reps(const struct bench *b, struct bench_env *env, const void *opts)
 {
@@ -249,8 +260,12 @@ static struct result *run_reps(const struct bench *b, struct bench_env *env, con
 		b->run(env, opts, r);
 		window_run_end(env->window);
 		r->duration_s = elapsed_s(t0, clock_mono());
-		if (*env->stop && !(b->flags & BENCH_UNTIL_SIGNAL))
+		if (*env->stop && !(b->flags & BENCH_UNTIL_SIGNAL)) {
 			r->incomplete = true;
+			/* Why it stopped early, for history and show (an ok result has no other reason). */
+			if (!r->reason)
+				r->reason = xasprintf("stopped by %s", signal_name((int)*env->stop));
+		}
 		reps[n++] = r;
 		if (r->status != RESULT_OK || *env->stop)
 			break;

@@ -35,6 +35,7 @@ void history_runs_free(struct history_run *runs, size_t n)
 		free(runs[i].command);
 		free(runs[i].version);
 		free(runs[i].reason);
+		free(runs[i].stopped);
 		free(runs[i].worst);
 	}
 	free(runs);
@@ -456,7 +457,9 @@ int history_list(struct history *h, size_t limit, const char *command, const cha
 		"   AND x.resource NOT IN ('none observed', 'unknown') ORDER BY x.idx LIMIT 1),"
 		"  (SELECT x.resource FROM results x WHERE x.run_id = r.id AND x.resource = 'none observed'"
 		"   LIMIT 1),"
-		"  (SELECT x.resource FROM results x WHERE x.run_id = r.id AND x.resource = 'unknown' LIMIT 1))"
+		"  (SELECT x.resource FROM results x WHERE x.run_id = r.id AND x.resource = 'unknown' LIMIT 1)),"
+		" (SELECT x.reason FROM results x WHERE x.run_id = r.id AND x.status = 'ok' AND x.incomplete"
+		"  ORDER BY x.idx LIMIT 1)"
 		" FROM runs r WHERE " CMD_MATCH("r.command")
 		" AND (?3 IS NULL OR EXISTS (SELECT 1 FROM results z WHERE z.run_id = r.id AND z.bench = ?3))"
 		" ORDER BY r.id DESC LIMIT ?2",
@@ -490,6 +493,7 @@ int history_list(struct history *h, size_t limit, const char *command, const cha
 		x->nincomplete = (size_t)sqlite3_column_int64(st, 8);
 		x->reason = col_dup(st, 9);
 		x->worst = col_dup(st, 10);
+		x->stopped = col_dup(st, 11);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {

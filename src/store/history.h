@@ -35,6 +35,8 @@ struct history_run {
 	size_t nresults;
 	size_t nfailed, nskipped, nincomplete;	/* steps failed, skipped, stopped early */
 	char *reason;		/* the first failed (else skipped) step's reason; NULL = none */
+	char *stopped;		/* why the first ok but incomplete step stopped early ("stopped by
+				 * signal 2"); NULL = none, or not said */
 	char *worst;		/* the first step's verdict resource other than "none observed" and
 				 * "unknown"; else "none observed", else "unknown", if any step said
 				 * so; else NULL (no verdict stored) */

@@ -271,6 +271,9 @@ int run_from_json(const char *text, struct run **out, char *err, size_t errlen)
 		else if (!strcmp(status, "failed"))
 			result_set_status(res, RESULT_FAILED, "%s", reason ?: "");
 		res->incomplete = json_is_true(json_object_get(r, "incomplete"));
+		/* An ok step that stopped early says why (a signal) */
+		if (res->status == RESULT_OK && res->incomplete && reason)
+			res->reason = xstrdup(reason);
 		res->reps = (unsigned)(json_integer_value(json_object_get(r, "repetitions")) ?: 1);
 		res->duration_s = num_or_nan(json_object_get(r, "duration_seconds"));
 		/* A document from before results had their own time: the run's start. */

@@ -697,6 +697,13 @@ static void measure_cell(const struct bench_env *env, const struct latency_opts 
 	snprintf(label, sizeof(label), "%s/%s %u/%u", ti->name, ld->name, env->step + 1, o->plan.ncells);
 	if (lat_loads_start(&loads, &cfg, res) < 0)
 		return;
+	if (o->warmup_ns) {
+		char w[32];
+
+		fmt_duration(w, sizeof(w), o->warmup_ns);
+		progress_phase(env->progress, "%s, load %s: %s of warm-up before the timed cell", ti->name,
+			       ld->name, w);
+	}
 	t0 = clock_mono();
 	wait_until(env, t0, t0 + o->warmup_ns, label);
 	if (*env->stop) {
