@@ -121,7 +121,7 @@ struct result {
 	char *bench;		/* benchmark name */
 	char *step;		/* step label within the benchmark, may equal bench */
 	enum result_status status;
-	char *reason;		/* for skipped/failed; NULL when ok */
+	char *reason;		/* for skipped/failed; for ok and incomplete, what stopped it (a signal), else NULL */
 	bool incomplete;	/* stopped early (signal, ENOSPC, EIO): figures cover what ran */
 	struct kv *params; size_t nparams;
 	struct kv *method; size_t nmethod;
