@@ -389,6 +389,26 @@ static const char *step_name(char *buf, size_t len, const struct history_metric 
 	return buf;
 }
 
+/* The benchmarks of set M, each once, in order ("disk, cpu") into BUF. */
+static const char *bench_names(char *buf, size_t len, const struct history_metrics *m)
+{
+	size_t o = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < m->n; i++) {
+		bool seen = false;
+		int k;
+
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !strcmp(m->v[j].bench, m->v[i].bench);
+		if (seen || o >= len)
+			continue;
+		k = snprintf(buf + o, len - o, "%s%s", o ? ", " : "", m->v[i].bench);
+		o += k > 0 ? (size_t)k : 0;
+	}
+	return buf;
+}
+
 /*
  * One line per warning that makes the comparison less than it looks:
  * inputs with nothing in common with the first, incomplete or failed
@@ -400,8 +420,9 @@ static void compare_warnings(const struct history_metrics *sets, size_t nsets)
 		char a[160], b[160];
 
 		if (s && sets[0].n && sets[s].n && !common_metrics(sets, s))
-			printf("warning: A and %c have no step and metric in common (%s vs %s): every ratio is n/a\n",
-			       (int)('A' + s), step_name(a, sizeof(a), &sets[0].v[0]), step_name(b, sizeof(b), &sets[s].v[0]));
+			printf("warning: A and %c are unlike runs, with no step and metric in common: A ran %s, %c ran %s\n",
+			       (int)('A' + s), bench_names(a, sizeof(a), &sets[0]), (int)('A' + s),
+			       bench_names(b, sizeof(b), &sets[s]));
 		else if (s && sets[s].n > common_metrics(sets, s))
 			printf("warning: %c has %zu metrics that A lacks (not shown; compare %c first to see them)\n",
 			       (int)('A' + s), sets[s].n - common_metrics(sets, s), (int)('A' + s));
@@ -450,6 +471,7 @@ static const char *metric_shown(const struct history_metric *m)
 /* Width of the metric column: the longest name, at most CMP_NAME_MAX. */
 #define CMP_NAME_MAX 30
 #define CMP_VALUE_W 13
+#define CMP_RATIO_W 12
 
 int cmd_compare(int argc, char **argv)
 {
@@ -458,7 +480,7 @@ int cmd_compare(int argc, char **argv)
 	struct history_metrics sets[8];
 	char *pos[8], err[256], prev[160] = "";
 	size_t npos, nsets = 0, namew = 6;
-	bool judged = false, short_cov = false;
+	bool judged = false, short_cov = false, diff = false, common = false;
 	int rc;
 
 	if ((rc = parse("compare", argc, argv, &o, pos, 8, &npos, "RUN|FILE.json RUN|FILE.json ... [--db PATH]",
@@ -499,6 +521,14 @@ int cmd_compare(int argc, char **argv)
 	for (size_t s = 0; s < nsets; s++)
 		printf("%c  %s\n", (int)('A' + s), sets[s].label);
 	compare_warnings(sets, nsets);
+	/* Unlike runs: a table of n/a would say nothing more. */
+	for (size_t s = 1; s < nsets && !common; s++)
+		common = common_metrics(sets, s) > 0;
+	if (!common) {
+		printf("nothing to put side by side: compare runs of the same benchmark (engpass history --bench NAME)\n");
+		rc = EXIT_OK;
+		goto out;
+	}
 	for (size_t i = 0; i < sets[0].n; i++) {
 		size_t l = hist_cols(metric_shown(&sets[0].v[i]));
 
@@ -509,7 +539,7 @@ int cmd_compare(int argc, char **argv)
 	for (size_t s = 0; s < nsets; s++)
 		printf(" %*c", CMP_VALUE_W, (int)('A' + s));
 	for (size_t s = 1; s < nsets; s++)
-		printf("  %8c/A", (int)('A' + s));
+		printf("  %*c/A", CMP_RATIO_W - 2, (int)('A' + s));
 	if (nsets == 2)
 		printf("  %-6s  %s", "B is", "noise");
 	putchar('\n');
@@ -542,7 +572,8 @@ int cmd_compare(int argc, char **argv)
 		for (size_t s = 1; s < nsets; s++) {
 			const struct history_metric *x = find(&sets[s], a);
 
-			printf("  %10s", compare_ratio(v, sizeof(v), a->value, x ? x->value : NAN));
+			printf("  %*s", CMP_RATIO_W, compare_ratio(v, sizeof(v), a->value, x ? x->value : NAN, a->unit));
+			diff |= x && compare_as_difference(a->value, x->value, a->unit);
 		}
 		if (nsets == 2) {
 			enum noise nj = b ? noise(a, b) : NOISE_UNKNOWN;
@@ -559,6 +590,9 @@ int cmd_compare(int argc, char **argv)
 		}
 		putchar('\n');
 	}
+	if (diff)
+		printf("X/A: the ratio; +N or -N: the difference X - A instead, where a figure is zero or too "
+		       "small for a ratio\n");
 	if (nsets == 2 && !judged && common_metrics(sets, 1))
 		printf("noise: no interval: run with --repeat 6 or more (both runs)\n");
 	else if (short_cov)

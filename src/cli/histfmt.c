@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "lib/xalloc.h"
+#include "out/render.h"
 
 void hist_fmt_time(char *buf, size_t len, int64_t t_ns, bool seconds)
 {
@@ -104,22 +105,42 @@ const char *better_name(enum better b)
 	return b == BETTER_HIGHER ? "higher" : b == BETTER_LOWER ? "lower" : "-";
 }
 
-char *compare_ratio(char *buf, size_t len, double a, double b)
+/* True when V in UNIT shows as zero in the table: no digit 1-9 in its rendering. */
+static bool shows_zero(double v, enum unit unit)
+{
+	char buf[64];
+
+	render_value(buf, sizeof(buf), v, unit);
+	return !strpbrk(buf, "123456789");
+}
+
+bool compare_as_difference(double a, double b, enum unit unit)
+{
+	if (isnan(a) || isnan(b) || a == b)
+		return false;
+	if (a <= 0 || b < 0 || b / a < 0.01)
+		return true;
+	return shows_zero(a, unit) || shows_zero(b, unit);
+}
+
+char *compare_ratio(char *buf, size_t len, double a, double b, enum unit unit)
 {
 	double r;
 
-	if (isnan(a) || isnan(b) || a < 0 || b < 0)
+	if (isnan(a) || isnan(b)) {
 		snprintf(buf, len, "n/a");
-	else if (a == 0 && b == 0)
+	} else if (a == 0 && b == 0) {
 		snprintf(buf, len, "same");
-	else if (a == 0)
-		snprintf(buf, len, "n/a (from 0)");
-	else if ((r = b / a) >= 99.5)
+	} else if (compare_as_difference(a, b, unit)) {
+		char d[64];
+
+		render_value(d, sizeof(d), fabs(b - a), unit);
+		snprintf(buf, len, "%c%s", b > a ? '+' : '-', d);
+	} else if ((r = b / a) >= 99.5) {
 		snprintf(buf, len, "%.0fx", r);
-	else if (r >= 0.01)
+	} else {
 		snprintf(buf, len, "%.2fx", r);
-	else
-		snprintf(buf, len, "<0.01x");
+	}
 	return buf;
 }
 

@@ -49,11 +49,22 @@ enum better metric_better(const char *name, enum unit unit);
 const char *better_name(enum better b);
 
 /*
- * The ratio of B to the baseline A for people: "2.00x", "123x", "<0.01x";
- * "same" when both are 0; "n/a (from 0)" when only A is 0 (a ratio from 0
- * means nothing); "n/a" when either is missing (NaN) or negative.
+ * Whether B against the baseline A (in UNIT) is better said as the
+ * difference B - A than as a ratio: when a ratio would mislead (0.0 % ->
+ * 1.1 % is "202x", 1.1 % -> 0.0 % is "0.00x"): A is zero or negative, B
+ * is negative, B is less than a hundredth of A, or either shows as zero
+ * in the table ("0.0 %", "0 ns": a base too small to see). Equal figures
+ * and a missing one (NaN) are never a difference.
  */
-char *compare_ratio(char *buf, size_t len, double a, double b);
+bool compare_as_difference(double a, double b, enum unit unit);
+
+/*
+ * The change from the baseline A to B for people: the ratio "2.00x",
+ * "123x"; "same" when both are 0; when compare_as_difference(), the
+ * difference in the metric's unit with its sign ("+1.1 %", "-3.20 us");
+ * "n/a" when either is missing (NaN).
+ */
+char *compare_ratio(char *buf, size_t len, double a, double b, enum unit unit);
 
 enum noise {
 	NOISE_UNKNOWN,		/* a side has no interval (fewer than 3 repetitions, or an older run) */

@@ -51,8 +51,20 @@ check "compare reads a JSON file" grep -q "values recorded  *-  *2000  *2000  *1
 # Unlike and incomplete inputs, a long name: JSON files edited from run 2.
 sed 's/"bench": "null"/"bench": "other"/' "$T_TMP/run2.json" >"$T_TMP/other.json"
 run compare 2 "$T_TMP/other.json" --db "$DB"
-check "compare warns in one line on unlike runs" \
-	sh -c "[ \$(grep -c '^warning: A and B have no step and metric in common (null vs other / null)' '$T_TMP/out') = 1 ]"
+check "compare warns in one line on unlike runs, naming their benchmarks" \
+	sh -c "[ \$(grep -c '^warning: A and B are unlike runs, with no step and metric in common: A ran null, B ran other\$' '$T_TMP/out') = 1 ]"
+check "... and prints no table of n/a" \
+	sh -c "tail -1 '$T_TMP/out' | grep -q '^nothing to put side by side' && ! grep -q 'n/a' '$T_TMP/out'"
+# A near-zero base: a difference in the metric's unit, never a ratio such as 202x or 0.00x.
+jq '.results[0].metrics.lat_p50_ns = 0.3 | .results[0].metrics.values = 0' "$T_TMP/run2.json" >"$T_TMP/zero.json"
+run compare "$T_TMP/zero.json" "$T_TMP/run2.json"
+check "compare shows a change from a near-zero base as a difference" \
+	sh -c "grep -Eq '^  p50  .* \+[0-9.]+ us( |\$)' '$T_TMP/out' && grep -Eq '^  values recorded  .* \+2000( |\$)' '$T_TMP/out'"
+check "... says so under the table, and prints no ratio from zero" \
+	sh -c "grep -q '^X/A: the ratio; +N or -N: the difference' '$T_TMP/out' && ! grep -Eq '^  (p50|values recorded) .*[0-9]x( |\$)' '$T_TMP/out'"
+run compare "$T_TMP/run2.json" "$T_TMP/zero.json"
+check "... and to a near-zero figure (no 0.00x)" \
+	sh -c "grep -Eq '^  p50  .* -[0-9.]+ us( |\$)' '$T_TMP/out' && ! grep -q '0.00x' '$T_TMP/out'"
 LONG='s/"lat_p99_ns": "p99"/"lat_p99_ns": "p99, labelled longer than the column is wide"/'
 sed "s/\"incomplete\": false/\"incomplete\": true/; $LONG" "$T_TMP/run2.json" >"$T_TMP/incomplete.json"
 sed "$LONG" "$T_TMP/run2.json" >"$T_TMP/long.json"
@@ -67,6 +79,17 @@ F="$T_TMP/failed.db"
 run null --no-sample --values 10 --outcome fail --db "$F"
 run null --no-sample --values 1000 --repeat 6 --db "$F"
 run null --no-sample --values 2000 --repeat 6 --db "$F"
+# Run 4: stopped by SIGTERM (a background job keeps SIGTERM's default action).
+mkdir -p "$T_TMP/cwd"
+(cd "$T_TMP/cwd" && exec "$ENGPASS" null --no-sample --values 10 --time 20s --db "$F") >"$T_TMP/out" 2>"$T_TMP/err" &
+pid=$!
+sleep 1
+kill -TERM $pid
+wait $pid || :
+# Run 5: a quick run, as quick stores its command ("engpass quick ..."), long.
+run null --no-sample --values 10 --db "$F"
+Q='engpass quick --skip net,latency --time 2s --prom /var/lib/node-exporter/engpass.prom'
+sqlite3 "$F" "UPDATE runs SET command = '$Q', document = json_set(document, '\$.command', '$Q') WHERE id = 5"
 # history reads the runs table; show reads the document, its time line is
 # made stable by sed.
 sqlite3 "$F" "UPDATE runs SET host = 'testhost', time_ns = 0, command = replace(command, '$F', 'h.db'),
@@ -78,6 +101,8 @@ stable() {
 run history --db "$F"
 golden history-list.txt
 check "history gives a failed run's reason" grep -q "^ *1 .* 1  -  *failed: asked to" "$T_TMP/out"
+check "history gives an incomplete run's reason" grep -q "^ *4 .* 1  .*  incomplete: SIGTERM\$" "$T_TMP/out"
+check "history shows a quick run in one line, as typed" grep -q "^ *5 .*  quick --skip net,.*  1  " "$T_TMP/out"
 check "history lines fit 100 columns" sh -c "sed \"s/\$(printf '\\342\\200\\246')/./g\" '$T_TMP/out' | awk 'length > 100 { bad = 1 } END { exit bad }'"
 run show 1 --db "$F"
 check "show's header gives time, host and version" grep -q "^  time      20[0-9-]* [0-9:]* UTC on .*, engpass [0-9]" "$T_TMP/out"
@@ -89,6 +114,14 @@ sed '/^$/,$d' "$T_TMP/out" >"$T_TMP/header" && mv "$T_TMP/header" "$T_TMP/out"
 golden history-show-failed.txt
 check "show of a failed run prints its reason" \
 	sh -c "sed -n 3,4p '$T_TMP/out' | tr '\n' '|' | grep -q '^  status  *failed (1 of 1 steps)|  failed  *null: asked to fail with --outcome fail|'"
+run show 4 --db "$F"
+stable
+sed '/^$/,$d' "$T_TMP/out" >"$T_TMP/header" && mv "$T_TMP/header" "$T_TMP/out"
+golden history-show-incomplete.txt
+check "show of an incomplete run says what stopped it" \
+	grep -q "^  stopped   null: stopped by SIGTERM; its figures cover what ran\$" "$T_TMP/out"
+run show 5 --db "$F"
+check "show of a quick run names the command as typed" grep -q "^run 5: engpass quick --skip" "$T_TMP/out"
 run show 2 --db "$F"
 stable
 golden history-show.txt
@@ -126,7 +159,15 @@ check "history says none observed when no step was bound" grep -q "^ *2 .* 1  no
 # the command as typed, --bench by its benchmarks.
 sqlite3 "$F" "UPDATE runs SET command = 'quick --no-net' WHERE id = 2"
 run history --db "$F" --command quick
-check "history --command quick finds quick runs" sh -c "[ \$(wc -l <'$T_TMP/out') = 2 ] && grep -q '^ *2 .* quick --no-net ' '$T_TMP/out'"
+check "history --command quick finds quick runs" \
+	sh -c "[ \$(wc -l <'$T_TMP/out') = 3 ] && grep -q '^ *2 .* quick --no-net ' '$T_TMP/out' && grep -q '^ *5 .* quick --skip' '$T_TMP/out'"
+sqlite3 "$F" "UPDATE runs SET command = 'net client 127.0.0.1 -p 5201' WHERE id = 3"
+run history --db "$F" --command "net client"
+check "history --command 'net client' matches a verb as typed" \
+	sh -c "[ \$(wc -l <'$T_TMP/out') = 2 ] && grep -q '^ *3 .* net client 127' '$T_TMP/out'"
+run history --db "$F" --command net
+check "history --command net matches it too, --command 'net server' does not" \
+	sh -c "[ \$(wc -l <'$T_TMP/out') = 2 ] && '$ENGPASS' history --db '$F' --command 'net server' | [ \$(wc -l) = 1 ]"
 run history --db "$F" --bench quick
 check "history --bench does not take a command for a benchmark" [ "$(wc -l <"$T_TMP/out")" = 1 ]
 run compare 2 3 --db "$F"

@@ -56,6 +56,13 @@ static void test_better(void **state)
 	assert_int_equal(metric_better("errors", UNIT_PER_S), BETTER_LOWER);
 	assert_int_equal(metric_better("cpu_usr_per_io", UNIT_NS), BETTER_LOWER);
 	assert_int_equal(metric_better("values", UNIT_COUNT), BETTER_UNKNOWN);
+	/* a rate of a cost is a cost; a share or a frequency is not guessed */
+	assert_int_equal(metric_better("drops", UNIT_PER_S), BETTER_LOWER);
+	assert_int_equal(metric_better("rx_lost", UNIT_COUNT), BETTER_LOWER);
+	assert_int_equal(metric_better("cpu_busy", UNIT_PERCENT), BETTER_LOWER);
+	assert_int_equal(metric_better("hit_ratio", UNIT_PERCENT), BETTER_UNKNOWN);
+	assert_int_equal(metric_better("freq", UNIT_MHZ), BETTER_UNKNOWN);
+	assert_string_equal(better_name(metric_better("read", UNIT_BYTES_PER_S)), "higher");
 	assert_int_equal(metric_better("size", UNIT_BYTES), BETTER_UNKNOWN);
 	assert_string_equal(better_name(BETTER_HIGHER), "higher");
 	assert_string_equal(better_name(BETTER_LOWER), "lower");
@@ -67,16 +74,48 @@ static void test_ratio(void **state)
 	char b[32];
 
 	(void)state;
-	assert_string_equal(compare_ratio(b, sizeof(b), 1000, 2000), "2.00x");
-	assert_string_equal(compare_ratio(b, sizeof(b), 2, 1), "0.50x");
-	assert_string_equal(compare_ratio(b, sizeof(b), 0.0, 1.1), "n/a (from 0)");
-	assert_string_equal(compare_ratio(b, sizeof(b), 0, 0), "same");
-	assert_string_equal(compare_ratio(b, sizeof(b), 1000, 1), "<0.01x");
-	assert_string_equal(compare_ratio(b, sizeof(b), 1, 0), "<0.01x");
-	assert_string_equal(compare_ratio(b, sizeof(b), 1, 250), "250x");
-	assert_string_equal(compare_ratio(b, sizeof(b), NAN, 1), "n/a");
-	assert_string_equal(compare_ratio(b, sizeof(b), 1, NAN), "n/a");
-	assert_string_equal(compare_ratio(b, sizeof(b), -1, 1), "n/a");
+	assert_string_equal(compare_ratio(b, sizeof(b), 1000, 2000, UNIT_COUNT), "2.00x");
+	assert_string_equal(compare_ratio(b, sizeof(b), 2, 1, UNIT_COUNT), "0.50x");
+	assert_string_equal(compare_ratio(b, sizeof(b), 0, 0, UNIT_PERCENT), "same");
+	assert_string_equal(compare_ratio(b, sizeof(b), 1, 250, UNIT_BYTES_PER_S), "250x");
+	assert_string_equal(compare_ratio(b, sizeof(b), 1e9, 1.005e9, UNIT_BYTES_PER_S), "1.00x");
+	assert_string_equal(compare_ratio(b, sizeof(b), NAN, 1, UNIT_COUNT), "n/a");
+	assert_string_equal(compare_ratio(b, sizeof(b), 1, NAN, UNIT_COUNT), "n/a");
+}
+
+/*
+ * A zero or near-zero base is a difference in the metric's unit, never
+ * "202x" (0.0 % -> 1.1 %) or "0.00x" (1.1 % -> 0.0 %).
+ */
+static void test_ratio_near_zero(void **state)
+{
+	char b[32];
+
+	(void)state;
+	/* 0.0054 % shows as 0.0 %: 1.1 / 0.0054 would be 202x */
+	assert_true(compare_as_difference(0.0054, 1.1, UNIT_PERCENT));
+	compare_ratio(b, sizeof(b), 0.0054, 1.1, UNIT_PERCENT);
+	assert_true(b[0] == '+' && strstr(b, "1.1") && strchr(b, '%') && !strchr(b, 'x'));
+	/* and back: not 0.00x */
+	assert_true(compare_as_difference(1.1, 0.0054, UNIT_PERCENT));
+	compare_ratio(b, sizeof(b), 1.1, 0.0054, UNIT_PERCENT);
+	assert_true(b[0] == '-' && strstr(b, "1.1") && !strchr(b, 'x'));
+	/* exactly 0 on either side */
+	compare_ratio(b, sizeof(b), 0, 1.1, UNIT_PERCENT);
+	assert_true(b[0] == '+' && !strchr(b, 'x'));
+	compare_ratio(b, sizeof(b), 5, 0, UNIT_COUNT);
+	assert_true(b[0] == '-' && strchr(b, '5') && !strchr(b, 'x'));
+	/* less than a hundredth of the base: a ratio would be <0.01x */
+	assert_true(compare_as_difference(1000, 1, UNIT_COUNT));
+	/* negative figures have no ratio */
+	assert_true(compare_as_difference(-1, 1, UNIT_COUNT));
+	/* ordinary figures, equal ones and missing ones are not differences */
+	assert_false(compare_as_difference(1000, 2000, UNIT_COUNT));
+	assert_false(compare_as_difference(1, 250, UNIT_BYTES_PER_S));
+	assert_false(compare_as_difference(1.1, 1.1, UNIT_PERCENT));
+	assert_false(compare_as_difference(0, 0, UNIT_PERCENT));
+	assert_false(compare_as_difference(NAN, 1, UNIT_PERCENT));
+	assert_false(compare_as_difference(50.0, 49.5, UNIT_PERCENT));
 }
 
 static void test_noise(void **state)
@@ -162,6 +201,7 @@ int main(void)
 		cmocka_unit_test(test_fleet_band),
 		cmocka_unit_test(test_better),
 		cmocka_unit_test(test_ratio),
+		cmocka_unit_test(test_ratio_near_zero),
 		cmocka_unit_test(test_noise),
 		cmocka_unit_test(test_change),
 	};
