@@ -41,9 +41,10 @@ const struct opt common_opts_table[] = {
 	OPT_CHOICE("format", 0, struct common_opts, format, formats, "FMT",
 		   "output format: table (default), json, csv (a row per step) or jsonl (a JSON line "
 		   "per sampling interval, then the document)"),
-	OPT_FLAG("quiet", 'q', struct common_opts, quiet, "no progress line"),
+	OPT_FLAG("quiet", 'q', struct common_opts, quiet, "no progress line and no phase lines (fill, warm-up, step k of n) on stderr"),
 	OPT_DURATION("time", 0, struct common_opts, time_ns, 1, 24 * 3600 * NS_PER_SEC,
-		     "how long each step measures (N steps take N times as long; default: the benchmark's own)"),
+		     "how long each step measures, per step: N steps take N times as long, as stderr says "
+		     "before they start (default: the benchmark's own)"),
 	OPT_INT("repeat", 0, struct common_opts, repeat, 1, 1000, "N",
 		"run N times: each median with its interval (95 % from N = 6) (default 1)"),
 	OPT_CPULIST("pin", 0, struct common_opts, pin, "run on these CPUs only"),
