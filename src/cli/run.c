@@ -41,7 +41,8 @@ const struct opt common_opts_table[] = {
 	OPT_CHOICE("format", 0, struct common_opts, format, formats, "FMT",
 		   "output format: table (default), json, csv (a row per step) or jsonl (a JSON line "
 		   "per sampling interval, then the document)"),
-	OPT_FLAG("quiet", 'q', struct common_opts, quiet, "no progress line and no phase lines (fill, warm-up, step k of n) on stderr"),
+	OPT_FLAG("quiet", 'q', struct common_opts, quiet,
+		 "no progress line and no phase lines (fill, warm-up, step k of n) on stderr"),
 	OPT_DURATION("time", 0, struct common_opts, time_ns, 1, 24 * 3600 * NS_PER_SEC,
 		     "how long each step measures, per step: N steps take N times as long, as stderr says "
 		     "before they start (default: the benchmark's own)"),

@@ -10,7 +10,15 @@
  * This is the only way the core writes to a terminal, and it decides
  * nothing about whether it should: the CLI passes the stream (stderr) and
  * an 'enabled' flag it computed from isatty() and --quiet. Disabled, every
- * call is a no-op. The module never reads a clock; the caller passes the
+ * drawing call is a no-op. Lasting lines (progress_say(), and the phase
+ * lines of progress_phase() and progress_step(): "engpass disk: filling
+ * a 1 GiB data file in /tmp", "step 3 of 27") go to a pipe too, unless
+ * the CLI leaves 'say' unset (--quiet).
+ *
+ * The elapsed time and the time left belong to a phase: they restart at
+ * progress_phase() and whenever an update's done goes back or its total
+ * changes, so a 1-s step after a 2.5-s fill does not inherit the fill's
+ * time (it once said "14:41 left"). The module never reads a clock; the caller passes the
  * time, which keeps it testable.
  *
  * Lines are cut to PROGRESS_WIDTH columns so that they never wrap on an
