@@ -728,7 +728,7 @@ int bench_call_run(struct bench_call *c, struct tmpfile_reg *tmp, volatile sig_a
 	for (size_t i = 0, n = b->nsteps ? b->nsteps(c->opts) : 1; set_up && i < n && !*stop; i++) {
 		env->step = (unsigned)i;
 		progress_percent_reset(&progress);
-		progress_step(&progress, i, n, c->common.time_ns, (unsigned)c->common.repeat);
+		progress_step(&progress, clock_mono(), i, n, c->common.time_ns, (unsigned)c->common.repeat);
 		if (c->stream)
 			stream_step(c->stream, (unsigned)run->nresults, b->name, &progress);
 		run_add(run, run_step(b, env, c->opts));

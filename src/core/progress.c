@@ -201,27 +201,36 @@ static void fmt_short(char *buf, size_t len, uint64_t ns)
 		units_fmt_duration(buf, len, ns);
 }
 
-void progress_step(struct progress *p, size_t i, size_t n, uint64_t step_ns, unsigned reps)
+void progress_step(struct progress *p, mono_ns now, size_t i, size_t n, uint64_t step_ns, unsigned reps)
 {
-	char each[32], left[32], rep[48] = "";
+	char each[32], left[32], el[32], rep[48] = "";
+	uint64_t declared, paced;
 
 	if (n < 2)
 		return;
-	if (!step_ns) {
-		progress_phase(p, "step %zu of %zu", i + 1, n);
-		return;
-	}
 	reps = reps ? reps : 1;
-	if (reps > 1)
-		snprintf(rep, sizeof(rep), " x %u repetitions", reps);
-	fmt_short(each, sizeof(each), step_ns);
+	declared = (uint64_t)((double)(n - i) * reps * (double)step_ns);
 	if (i == 0) {
-		fmt_clock(left, sizeof(left), (uint64_t)((double)n * reps * (double)step_ns));
+		p->steps_t0 = now;
+		if (!step_ns) {
+			progress_phase(p, "step 1 of %zu", n);
+			return;
+		}
+		if (reps > 1)
+			snprintf(rep, sizeof(rep), " x %u repetitions", reps);
+		fmt_short(each, sizeof(each), step_ns);
+		fmt_clock(left, sizeof(left), declared);
 		progress_phase(p, "%zu steps%s x %s measured (--time is per step): at least %s in all", n, rep, each,
 			       left);
+		progress_phase(p, "step 1 of %zu (at least %s left)", n, left);
+		return;
 	}
-	fmt_clock(left, sizeof(left), (uint64_t)((double)(n - i) * reps * (double)step_ns));
-	progress_phase(p, "step %zu of %zu (at least %s left)", i + 1, n, left);
+	/* The pace of the steps done so far, carried over the steps left. */
+	paced = (uint64_t)((double)elapsed_ns(p->steps_t0, now) / (double)i * (double)(n - i));
+	fmt_clock(el, sizeof(el), elapsed_ns(p->steps_t0, now));
+	fmt_clock(left, sizeof(left), paced > declared ? paced : declared);
+	progress_phase(p, "step %zu of %zu (%s elapsed, %s %s left)", i + 1, n, el,
+		       paced >= declared ? "about" : "at least", left);
 }
 
 void progress_finish(struct progress *p)

@@ -53,6 +53,7 @@ struct progress {
 	mono_ns last_draw;
 	size_t width;			/* characters now on the line, 0 if none */
 	uint64_t last_done, last_total;	/* of the last progress_update(): a new phase starts when they go back */
+	mono_ns steps_t0;		/* when progress_step() was called for the first step */
 	char label[PROGRESS_LABEL_MAX + 1];
 	_Atomic int done_bp;		/* last done/total of progress_update in 1/10000, -1 none; any thread reads */
 };
@@ -107,16 +108,19 @@ void progress_say(struct progress *p, const char *line);
 void progress_phase(struct progress *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
- * The phase line of step I (0-based) of N, for a command of more than one
- * step (one step says nothing): "step 3 of 27". STEP_NS is how long each
- * step measures when the user set it (--time, per step; 0 = the
- * benchmark's own length, unknown here) and REPS the repetitions of each
- * step (--repeat); with them the first step is preceded by the plan,
- * "27 steps x 200 ms measured (--time is per step): at least 0:05 in
- * all", and each step line says how long the steps left measure ("at
- * least": set-up, warm-up and fills come on top).
+ * The phase line of step I (0-based) of N at time NOW, for a command of
+ * more than one step (one step says nothing): "step 3 of 27". STEP_NS is
+ * how long each step measures when the user set it (--time, per step; 0 =
+ * the benchmark's own length, unknown here) and REPS the repetitions of
+ * each step (--repeat). With STEP_NS the first step is preceded by the
+ * plan, "27 steps x 200 ms measured (--time is per step): at least 0:05
+ * in all", and says "(at least 0:05 left)". From the second step on the
+ * line says the time since the first and what the steps left would take
+ * at the mean pace of the steps done so far ("about"), or what they
+ * measure when that is longer ("at least": set-up, warm-up and fills come
+ * on top of --time).
  */
-void progress_step(struct progress *p, size_t i, size_t n, uint64_t step_ns, unsigned reps);
+void progress_step(struct progress *p, mono_ns now, size_t i, size_t n, uint64_t step_ns, unsigned reps);
 
 /*
  * The estimate of the time left: ELAPSED ns since the phase started, DONE

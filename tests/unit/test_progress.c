@@ -360,25 +360,36 @@ static void test_phase_lines(void **state)
 	sink_open(&s);
 	progress_init(&p, s.f, false, "cpu");
 	progress_phase(&p, "quiet");
-	progress_step(&p, 0, 27, 200 * MS, 1);
+	progress_step(&p, 0, 0, 27, 200 * MS, 1);
 	assert_string_equal(sink_text(&s), "");
 	p.say = true;
 	/* one step: nothing to count */
-	progress_step(&p, 0, 1, 200 * MS, 1);
+	progress_step(&p, 0, 0, 1, 200 * MS, 1);
 	assert_string_equal(sink_text(&s), "");
-	progress_step(&p, 0, 27, 200 * MS, 1);
+	progress_step(&p, 10 * SEC, 0, 27, 200 * MS, 1);
 	assert_string_equal(sink_text(&s),
 			    "engpass cpu: 27 steps x 200 ms measured (--time is per step): at least 0:05 in all\n"
 			    "engpass cpu: step 1 of 27 (at least 0:05 left)\n");
-	progress_step(&p, 26, 27, 200 * MS, 3);
-	assert_non_null(strstr(sink_text(&s), "\nengpass cpu: step 27 of 27 (at least 0:00 left)\n"));
-	progress_step(&p, 1, 2, 0, 1);
-	assert_non_null(strstr(sink_text(&s), "\nengpass cpu: step 2 of 2\n"));
+	/* 2 steps took 800 ms: 25 more at that pace take 10 s, more than the 5 s they measure */
+	progress_step(&p, 10 * SEC + 800 * MS, 2, 27, 200 * MS, 1);
+	assert_non_null(strstr(sink_text(&s), "\nengpass cpu: step 3 of 27 (0:00 elapsed, about 0:10 left)\n"));
+	/* faster than declared (a step cut short): what the steps left measure, at least */
+	progress_step(&p, 11 * SEC, 20, 27, 200 * MS, 1);
+	assert_non_null(strstr(sink_text(&s), "\nengpass cpu: step 21 of 27 (0:01 elapsed, at least 0:01 left)\n"));
+	sink_close(&s);
+	/* without --time: counted, and paced from the second step on */
+	sink_open(&s);
+	progress_init(&p, s.f, false, "mem");
+	p.say = true;
+	progress_step(&p, 0, 0, 3, 0, 1);
+	progress_step(&p, 20 * SEC, 1, 3, 0, 1);
+	assert_string_equal(sink_text(&s), "engpass mem: step 1 of 3\n"
+			    "engpass mem: step 2 of 3 (0:20 elapsed, about 0:40 left)\n");
 	sink_close(&s);
 	sink_open(&s);
 	progress_init(&p, s.f, false, "disk");
 	p.say = true;
-	progress_step(&p, 0, 5, 2 * SEC, 3);
+	progress_step(&p, 0, 0, 5, 2 * SEC, 3);
 	assert_string_equal(sink_text(&s),
 			    "engpass disk: 5 steps x 3 repetitions x 2 s measured (--time is per step): at least 0:30 "
 			    "in all\nengpass disk: step 1 of 5 (at least 0:30 left)\n");
