@@ -201,6 +201,15 @@ static void fmt_short(char *buf, size_t len, uint64_t ns)
 		units_fmt_duration(buf, len, ns);
 }
 
+/* A time of the step lines: "5.4 s" below 10 s (a clock would say 0:05, or 0:00), "m:ss" from there. */
+static void fmt_span(char *buf, size_t len, uint64_t ns)
+{
+	if (ns < 10 * NS_PER_SEC)
+		snprintf(buf, len, "%.1f s", (double)ns / 1e9);
+	else
+		fmt_clock(buf, len, ns);
+}
+
 void progress_step(struct progress *p, mono_ns now, size_t i, size_t n, uint64_t step_ns, unsigned reps)
 {
 	char each[32], left[32], el[32], rep[48] = "";
@@ -219,7 +228,7 @@ void progress_step(struct progress *p, mono_ns now, size_t i, size_t n, uint64_t
 		if (reps > 1)
 			snprintf(rep, sizeof(rep), " x %u repetitions", reps);
 		fmt_short(each, sizeof(each), step_ns);
-		fmt_clock(left, sizeof(left), declared);
+		fmt_span(left, sizeof(left), declared);
 		progress_phase(p, "%zu steps%s x %s measured (--time is per step): at least %s in all", n, rep, each,
 			       left);
 		progress_phase(p, "step 1 of %zu (at least %s left)", n, left);
@@ -227,8 +236,8 @@ void progress_step(struct progress *p, mono_ns now, size_t i, size_t n, uint64_t
 	}
 	/* The pace of the steps done so far, carried over the steps left. */
 	paced = (uint64_t)((double)elapsed_ns(p->steps_t0, now) / (double)i * (double)(n - i));
-	fmt_clock(el, sizeof(el), elapsed_ns(p->steps_t0, now));
-	fmt_clock(left, sizeof(left), paced > declared ? paced : declared);
+	fmt_span(el, sizeof(el), elapsed_ns(p->steps_t0, now));
+	fmt_span(left, sizeof(left), paced > declared ? paced : declared);
 	progress_phase(p, "step %zu of %zu (%s elapsed, %s %s left)", i + 1, n, el,
 		       paced >= declared ? "about" : "at least", left);
 }

@@ -368,14 +368,14 @@ static void test_phase_lines(void **state)
 	assert_string_equal(sink_text(&s), "");
 	progress_step(&p, 10 * SEC, 0, 27, 200 * MS, 1);
 	assert_string_equal(sink_text(&s),
-			    "engpass cpu: 27 steps x 200 ms measured (--time is per step): at least 0:05 in all\n"
-			    "engpass cpu: step 1 of 27 (at least 0:05 left)\n");
+			    "engpass cpu: 27 steps x 200 ms measured (--time is per step): at least 5.4 s in all\n"
+			    "engpass cpu: step 1 of 27 (at least 5.4 s left)\n");
 	/* 2 steps took 800 ms: 25 more at that pace take 10 s, more than the 5 s they measure */
 	progress_step(&p, 10 * SEC + 800 * MS, 2, 27, 200 * MS, 1);
-	assert_non_null(strstr(sink_text(&s), "\nengpass cpu: step 3 of 27 (0:00 elapsed, about 0:10 left)\n"));
+	assert_non_null(strstr(sink_text(&s), "\nengpass cpu: step 3 of 27 (0.8 s elapsed, about 0:10 left)\n"));
 	/* faster than declared (a step cut short): what the steps left measure, at least */
 	progress_step(&p, 11 * SEC, 20, 27, 200 * MS, 1);
-	assert_non_null(strstr(sink_text(&s), "\nengpass cpu: step 21 of 27 (0:01 elapsed, at least 0:01 left)\n"));
+	assert_non_null(strstr(sink_text(&s), "\nengpass cpu: step 21 of 27 (1.0 s elapsed, at least 1.4 s left)\n"));
 	sink_close(&s);
 	/* without --time: counted, and paced from the second step on */
 	sink_open(&s);
