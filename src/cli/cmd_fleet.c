@@ -584,13 +584,14 @@ static void print_matrix(const struct mesh *m, const char *title, int what)
 			w = strlen(cell_text(m, i, j, what, buf, sizeof(buf))) > w ? strlen(buf) : w;
 	}
 	printf("\n%s\n  %-*s", title, (int)w0, "from \\ to");
+	/* The last column unpadded: no trailing blanks. */
 	for (size_t j = 0; j < m->n; j++)
-		printf("  %-*s", (int)w, m->hosts[j]);
+		printf("  %-*s", j + 1 < m->n ? (int)w : 0, m->hosts[j]);
 	printf("\n");
 	for (size_t i = 0; i < m->n; i++) {
 		printf("  %-*s", (int)w0, m->hosts[i]);
 		for (size_t j = 0; j < m->n; j++)
-			printf("  %-*s", (int)w, cell_text(m, i, j, what, buf, sizeof(buf)));
+			printf("  %-*s", j + 1 < m->n ? (int)w : 0, cell_text(m, i, j, what, buf, sizeof(buf)));
 		printf("\n");
 	}
 }
