@@ -10,6 +10,13 @@
  * at least 1 % of the median); with fewer than three hosts it says that
  * no spread can be judged. Every figure is the stored run's, formatted.
  *
+ * With --mesh, the network between the hosts instead: from every stored
+ * net client run (its host, its server_host from --peer, its direction),
+ * N x N matrices of throughput, RTT and verdict, rows sending, columns
+ * receiving, the newest run of each directed pair. The host table carries
+ * the field report's capacity estimate: one core's cipher figure (a cpu
+ * run) x online CPUs, capped by the host's best throughput out in the mesh.
+ *
  * Exit status: 0 (also for an empty history), 1 the database or a stored
  * document failed, 2 usage error.
  */
@@ -22,6 +29,7 @@
 
 #include "cli/cmd.h"
 #include "cli/histfmt.h"
+#include "lib/jw.h"
 #include "lib/units.h"
 #include "lib/xalloc.h"
 #include "out/render.h"
@@ -31,6 +39,7 @@ struct fleet_opts {
 	const char *command;
 	int64_t k;
 	const char *db;
+	bool mesh, json;
 	bool help;
 };
 
@@ -41,6 +50,10 @@ const struct opt fleet_options[] = {
 		"mark hosts beyond median ± K × MAD (default 3)"),
 	OPT_STRING("db", 0, struct fleet_opts, db, "PATH",
 		   "history database (default $XDG_DATA_HOME/engpass/history.db)"),
+	OPT_FLAG("mesh", 0, struct fleet_opts, mesh,
+		 "the network between the hosts: sender x receiver matrices of throughput, RTT and verdict from the "
+		 "stored net client runs"),
+	OPT_FLAG("json", 0, struct fleet_opts, json, "with --mesh: the matrices and the capacity as one JSON document"),
 	OPT_FLAG("help", 'h', struct fleet_opts, help, "show this help"),
 	OPT_END,
 };
@@ -68,11 +81,24 @@ static const struct metric *headline(const struct result *r)
 	return result_find_metric(r, r->headline);
 }
 
+/* The field report's capacity of one host: one core's cipher figure x cores, capped by the measured uplink. */
+struct capacity {
+	bool ok;
+	double per_core_bps, total_bps, uplink_bps;
+	int cores;
+	int64_t cpu_run;
+	char step[96];
+	const char *uplink_to;
+	bool capped;
+	char why[160];			/* when !ok */
+};
+
 /* Column widths of the table. */
-enum { FW_HOST = 16, FW_FIG = 12, FW_VERDICT = 18 };
+enum { FW_HOST = 16, FW_FIG = 12, FW_VERDICT = 18, FW_CAP = 13 };
 
 /* The host table: which run stands for each host. */
-static void print_hosts(const struct fleet_host *hosts, size_t n, const struct fleet_opts *o, bool given)
+static void print_hosts(const struct fleet_host *hosts, size_t n, const struct fleet_opts *o, bool given,
+			const struct capacity *cap)
 {
 	if (given)
 		printf("fleet: %zu run%s as given\n", n, n == 1 ? "" : "s");
@@ -81,14 +107,19 @@ static void print_hosts(const struct fleet_host *hosts, size_t n, const struct f
 		       o->command);
 	else
 		printf("fleet: the newest run of each of %zu host%s\n", n, n == 1 ? "" : "s");
-	printf("  %-*s  %5s  %-16s  %-8s  %s\n", FW_HOST, "host", "run", "time (UTC)", "engpass", "command");
+	printf("  %-*s  %5s  %-16s  %-8s  %-*s  %s\n", FW_HOST, "host", "run", "time (UTC)", "engpass", FW_CAP, "capacity",
+	       "command");
 	for (size_t i = 0; i < n; i++) {
 		const struct run *r = hosts[i].run;
-		char when[32], host[64], cmd[96], ver[32];
+		char when[32], host[64], cmd[96], ver[32], capv[48];
 
 		hist_fmt_time(when, sizeof(when), r->time_ns, false);
-		printf("  %s  %5" PRId64 "  %-16s  %s  %s\n", hist_fit(host, sizeof(host), r->host, FW_HOST, true),
-		       hosts[i].id, when, hist_fit(ver, sizeof(ver), r->tool_version, 8, true),
+		if (cap[i].ok)
+			units_fmt_bits(capv, sizeof(capv), cap[i].total_bps);
+		else
+			snprintf(capv, sizeof(capv), "unknown");
+		printf("  %s  %5" PRId64 "  %-16s  %s  %-*s  %s\n", hist_fit(host, sizeof(host), r->host, FW_HOST, true),
+		       hosts[i].id, when, hist_fit(ver, sizeof(ver), r->tool_version, 8, true), FW_CAP, capv,
 		       hist_fit(cmd, sizeof(cmd), r->command, 40, false));
 	}
 }
@@ -219,6 +250,438 @@ static int load_host(struct history *h, int64_t id, struct fleet_host *fh)
 	return 0;
 }
 
+/* ---------------------------------------------------------------- the mesh and the capacity */
+
+/* One directed pair of the mesh: the newest net client run that moved data FROM -> TO. */
+struct mesh_cell {
+	bool have;
+	int64_t run_id, time_ns;
+	double bps;			/* the receiver's count, all streams */
+	double rtt_ms;			/* the sender's TCP_INFO smoothed rtt; NaN unknown */
+	double queue_wait_s;		/* NaN unknown */
+	char verdict[64];
+	bool reversed;			/* a -R run: the server sent */
+	bool incomplete;
+};
+
+/* The hosts of the net client runs (clients and --peer names), sorted, and their N x N cells. */
+struct mesh {
+	char **hosts;
+	size_t n;
+	struct mesh_cell *cells;	/* [from * n + to] */
+	size_t runs, bidir, not_ok;	/* net client results read; left out: both ways, failed */
+};
+
+/* The value of parameter KEY of R, or NULL. */
+static const char *param(const struct result *r, const char *key)
+{
+	for (size_t i = 0; i < r->nparams; i++)
+		if (!strcmp(r->params[i].key, key))
+			return r->params[i].value;
+	return NULL;
+}
+
+/* The index of NAME among the mesh's hosts, added (sorted) when ADD; -1 if absent. */
+static ssize_t mesh_host(struct mesh *m, const char *name, bool add)
+{
+	size_t i = 0;
+
+	while (i < m->n && strcmp(m->hosts[i], name) < 0)
+		i++;
+	if (i < m->n && !strcmp(m->hosts[i], name))
+		return (ssize_t)i;
+	if (!add)
+		return -1;
+	m->hosts = xrealloc(m->hosts, (m->n + 1) * sizeof(*m->hosts));
+	memmove(&m->hosts[i + 1], &m->hosts[i], (m->n - i) * sizeof(*m->hosts));
+	m->hosts[i] = xstrdup(name);
+	m->n++;
+	return (ssize_t)i;
+}
+
+/* A loaded run of the history, kept for both the mesh and the capacity. */
+struct stored {
+	int64_t id;
+	struct run *run;
+	int cpus;			/* the document's info.cpu.online_cpus; -1 unknown */
+};
+
+/*
+ * The online CPUs a stored document records (info.cpu.online_cpus), or -1.
+ * The rebuilt run does not carry the system info, so the key is looked up
+ * in the text: engpass writes it once, in the info block, as a number.
+ */
+static int doc_online_cpus(struct history *h, int64_t id)
+{
+	char err[256], *doc, *at, *end;
+	long v = -1;
+
+	if (history_document(h, id, &doc, err, sizeof(err)) < 0)
+		return -1;
+	if ((at = strstr(doc, "\"online_cpus\":"))) {
+		at += strlen("\"online_cpus\":");
+		while (*at == ' ')
+			at++;
+		v = strtol(at, &end, 10);
+		if (end == at || v <= 0 || v > 1 << 20)
+			v = -1;
+	}
+	free(doc);
+	return (int)v;
+}
+
+/* Loads every stored run with a result of BENCH, newest id first. Returns 0 or an exit status. */
+static int load_bench(struct history *h, const char *bench, struct stored **out, size_t *nout)
+{
+	struct history_run *runs = NULL;
+	char err[256];
+	size_t n = 0;
+	int rc = 0;
+
+	*out = NULL;
+	*nout = 0;
+	if (history_list(h, (size_t)INT64_MAX, NULL, bench, &runs, &n, err, sizeof(err)) < 0) {
+		fprintf(stderr, "engpass fleet: %s\n", err);
+		return EXIT_MEASURE_FAILED;
+	}
+	*out = xcalloc(n ? n : 1, sizeof(**out));
+	for (size_t i = 0; i < n && !rc; i++) {
+		struct fleet_host fh;
+
+		if (!(rc = load_host(h, runs[i].id, &fh)))
+			(*out)[(*nout)++] = (struct stored){ fh.id, fh.run, strcmp(bench, "cpu") ? -1 :
+							     doc_online_cpus(h, fh.id) };
+	}
+	history_runs_free(runs, n);
+	return rc;
+}
+
+static void stored_free(struct stored *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		run_free(s[i].run);
+	free(s);
+}
+
+/* Places net client result R of run S in M: the newest run of each directed pair wins. */
+static void mesh_place(struct mesh *m, const struct stored *s, const struct result *r, bool count_only)
+{
+	const char *dir = param(r, "direction"), *peer = param(r, "server_host");
+	const struct metric *thr = result_find_metric(r, "throughput"), *rtt;
+	bool rev;
+	ssize_t c, p, from, to;
+	struct mesh_cell *cell;
+
+	if (!peer || !dir)
+		return;
+	c = mesh_host(m, s->run->host, true);
+	p = mesh_host(m, peer, true);
+	if (count_only)
+		return;
+	m->runs++;
+	if (!strcmp(dir, "both ways")) {
+		m->bidir++;
+		return;
+	}
+	if (r->status != RESULT_OK || !thr) {
+		m->not_ok++;
+		return;
+	}
+	rev = !strcmp(dir, "server -> client");
+	from = rev ? p : c;
+	to = rev ? c : p;
+	if (from == to)
+		return;
+	cell = &m->cells[(size_t)from * m->n + (size_t)to];
+	if (cell->have && (cell->time_ns > s->run->time_ns || (cell->time_ns == s->run->time_ns && cell->run_id > s->id)))
+		return;
+	rtt = result_find_metric(r, rev ? "down_tcp_rtt" : "up_tcp_rtt");
+	*cell = (struct mesh_cell){
+		.have = true, .run_id = s->id, .time_ns = s->run->time_ns, .bps = thr->value,
+		.rtt_ms = rtt ? rtt->value / 1e6 : NAN, .reversed = rev, .incomplete = r->incomplete,
+	};
+	{
+		const struct metric *q = result_find_metric(r, "queue_wait");
+
+		cell->queue_wait_s = q ? q->value : NAN;
+	}
+	snprintf(cell->verdict, sizeof(cell->verdict), "%s", r->verdict.resource[0] ? r->verdict.resource : "unknown");
+	/* Which end's core or CPUs: the verdict's evidence names the side ("... on the sender (client)"). */
+	if ((!strcmp(r->verdict.resource, "one core") || !strcmp(r->verdict.resource, "cpu"))) {
+		const char *e = r->verdict.evidence;
+		const char *side = strstr(e, "(client)") ? "client" : strstr(e, "(server)") ? "server"
+				 : strstr(e, "share") ? "shared box" : NULL;
+
+		if (side)
+			snprintf(cell->verdict, sizeof(cell->verdict), "%s (%s)", r->verdict.resource, side);
+	}
+}
+
+/* Builds the mesh from the stored net runs NET (two passes: the hosts, then the cells). */
+static void mesh_build(struct mesh *m, const struct stored *net, size_t nnet)
+{
+	memset(m, 0, sizeof(*m));
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1)
+			m->cells = xcalloc(m->n ? m->n * m->n : 1, sizeof(*m->cells));
+		for (size_t i = 0; i < nnet; i++)
+			for (size_t k = 0; k < net[i].run->nresults; k++) {
+				const struct result *r = net[i].run->results[k];
+
+				if (!strcmp(r->bench, "net") && !strcmp(r->step, "client"))
+					mesh_place(m, &net[i], r, pass == 0);
+			}
+	}
+}
+
+static void mesh_free(struct mesh *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		free(m->hosts[i]);
+	free(m->hosts);
+	free(m->cells);
+}
+
+static size_t mesh_measured(const struct mesh *m)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < m->n * m->n; i++)
+		k += m->cells[i].have;
+	return k;
+}
+
+/* The best throughput out of host NAME in the mesh (its measured uplink), or NaN; *TO the receiver. */
+static double mesh_uplink(const struct mesh *m, const char *name, const char **to)
+{
+	ssize_t i = mesh_host((struct mesh *)m, name, false);
+	double best = NAN;
+
+	*to = NULL;
+	for (size_t j = 0; i >= 0 && j < m->n; j++) {
+		const struct mesh_cell *c = &m->cells[(size_t)i * m->n + j];
+
+		if (c->have && (isnan(best) || c->bps > best)) {
+			best = c->bps;
+			*to = m->hosts[j];
+		}
+	}
+	return best;
+}
+
+
+/* The ciphers whose one-thread packet figure stands for a core, in order of preference. */
+static const char *const capacity_ciphers[] = { "chacha20-poly1305/", "salsa2012/", NULL };
+
+static void capacity_of(const char *host, const struct stored *cpu, size_t ncpu, const struct mesh *m,
+			struct capacity *c)
+{
+	const struct stored *best_run = NULL;
+
+	memset(c, 0, sizeof(*c));
+	c->per_core_bps = NAN;
+	/* The newest cpu run of the host with a one-thread figure of the first cipher it has. */
+	for (size_t ci = 0; capacity_ciphers[ci] && !best_run; ci++) {
+		for (size_t i = 0; i < ncpu; i++) {
+			const struct stored *s = &cpu[i];
+			double fig = NAN;
+			char step[96] = "";
+
+			if (strcmp(s->run->host, host) || (best_run && best_run->run->time_ns >= s->run->time_ns))
+				continue;
+			for (size_t k = 0; k < s->run->nresults; k++) {
+				const struct result *r = s->run->results[k];
+				const struct metric *x = result_find_metric(r, "cpu_bitrate");
+
+				if (!strcmp(r->bench, "cpu") && r->status == RESULT_OK && x &&
+				    !strncmp(r->step, capacity_ciphers[ci], strlen(capacity_ciphers[ci])) &&
+				    strstr(r->step, "/1 thread") && (isnan(fig) || x->value > fig)) {
+					fig = x->value;
+					snprintf(step, sizeof(step), "%s", r->step);
+				}
+			}
+			if (!isnan(fig)) {
+				best_run = s;
+				c->per_core_bps = fig;
+				c->cpu_run = s->id;
+				snprintf(c->step, sizeof(c->step), "%s", step);
+			}
+		}
+	}
+	if (!best_run) {
+		snprintf(c->why, sizeof(c->why), "no stored cpu run with a one-thread chacha20-poly1305 or salsa2012 "
+			 "figure (engpass cpu --cipher chacha20-poly1305 --size 1400)");
+		return;
+	}
+	c->cores = best_run->cpus;
+	if (c->cores <= 0) {
+		snprintf(c->why, sizeof(c->why), "cpu run %" PRId64 " does not say how many CPUs are online", c->cpu_run);
+		return;
+	}
+	c->ok = true;
+	c->total_bps = c->per_core_bps * c->cores;
+	c->uplink_bps = mesh_uplink(m, host, &c->uplink_to);
+	if (!isnan(c->uplink_bps) && c->uplink_bps < c->total_bps) {
+		c->total_bps = c->uplink_bps;
+		c->capped = true;
+	}
+}
+
+/* The capacity lines under the host table, one per host, with their method. */
+static void print_capacity(const struct fleet_host *hosts, size_t n, const struct capacity *cap)
+{
+	printf("capacity: one core's cipher figure (cpu: bits per CPU-second, one thread) x online CPUs, capped by "
+	       "the host's best measured net throughput out (fleet --mesh)\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct capacity *c = &cap[i];
+		char host[64], a[48], b[48], u[48];
+
+		hist_fit(host, sizeof(host), hosts[i].run->host, FW_HOST, true);
+		if (!c->ok) {
+			printf("  %s  unknown: %s\n", host, c->why);
+			continue;
+		}
+		units_fmt_bits(a, sizeof(a), c->per_core_bps);
+		units_fmt_bits(b, sizeof(b), c->per_core_bps * c->cores);
+		printf("  %s  %s per core (%s, run %" PRId64 ") x %d = %s", host, a, c->step, c->cpu_run, c->cores, b);
+		if (isnan(c->uplink_bps))
+			printf("; not capped: no net run out of this host is stored\n");
+		else
+			printf("; uplink %s (to %s) %s\n", units_fmt_bits(u, sizeof(u), c->uplink_bps), c->uplink_to,
+			       c->capped ? "caps it" : "does not cap it");
+	}
+}
+
+/* The text of cell (I, J) for matrix WHAT (0 throughput, 1 RTT, 2 verdict). */
+static const char *cell_text(const struct mesh *m, size_t i, size_t j, int what, char *buf, size_t len)
+{
+	const struct mesh_cell *c = &m->cells[i * m->n + j];
+
+	if (i == j || !c->have)
+		return "-";
+	if (what == 0)
+		units_fmt_bits(buf, len, c->bps);
+	else if (what == 1 && isnan(c->rtt_ms))
+		snprintf(buf, len, "?");
+	else if (what == 1)
+		snprintf(buf, len, "%.3g ms", c->rtt_ms);
+	else
+		snprintf(buf, len, "%s", c->verdict);
+	if (c->incomplete && what == 0 && strlen(buf) + 2 < len)
+		memcpy(buf + strlen(buf), " *", 3);
+	return buf;
+}
+
+static void print_matrix(const struct mesh *m, const char *title, int what)
+{
+	size_t w0 = strlen("from \\ to"), w = 0;
+	char buf[96];
+
+	for (size_t i = 0; i < m->n; i++) {
+		w0 = strlen(m->hosts[i]) > w0 ? strlen(m->hosts[i]) : w0;
+		w = strlen(m->hosts[i]) > w ? strlen(m->hosts[i]) : w;
+		for (size_t j = 0; j < m->n; j++)
+			w = strlen(cell_text(m, i, j, what, buf, sizeof(buf))) > w ? strlen(buf) : w;
+	}
+	printf("\n%s\n  %-*s", title, (int)w0, "from \\ to");
+	/* The last column unpadded: no trailing blanks. */
+	for (size_t j = 0; j < m->n; j++)
+		printf("  %-*s", j + 1 < m->n ? (int)w : 0, m->hosts[j]);
+	printf("\n");
+	for (size_t i = 0; i < m->n; i++) {
+		printf("  %-*s", (int)w0, m->hosts[i]);
+		for (size_t j = 0; j < m->n; j++)
+			printf("  %-*s", j + 1 < m->n ? (int)w : 0, cell_text(m, i, j, what, buf, sizeof(buf)));
+		printf("\n");
+	}
+}
+
+static void print_mesh(const struct mesh *m)
+{
+	size_t pairs = m->n > 1 ? m->n * (m->n - 1) : 0;
+
+	printf("mesh: %zu host%s; %zu of %zu directed pairs measured (the newest net client run of each pair; rows "
+	       "send, columns receive)\n", m->n, m->n == 1 ? "" : "s", mesh_measured(m), pairs);
+	if (m->bidir || m->not_ok)
+		printf("left out: %zu --bidir run%s (both ways at once), %zu failed run%s\n", m->bidir,
+		       m->bidir == 1 ? "" : "s", m->not_ok, m->not_ok == 1 ? "" : "s");
+	if (!m->n)
+		return;
+	print_matrix(m, "throughput (the receiver's count, all streams; * incomplete)", 0);
+	print_matrix(m, "RTT (the sender's TCP_INFO smoothed rtt, mean of streams)", 1);
+	print_matrix(m, "verdict (what bounded the run; a -R run is placed server -> client)", 2);
+}
+
+static void json_mesh(const struct mesh *m, const struct stored *cpu, size_t ncpu)
+{
+	struct jw w = JW_INIT(stdout, true);
+	char when[32];
+
+	jw_obj_begin(&w, NULL);
+	jw_str(&w, "schema", "engpass-mesh/1");
+	jw_arr_begin(&w, "hosts");
+	for (size_t i = 0; i < m->n; i++)
+		jw_str(&w, NULL, m->hosts[i]);
+	jw_arr_end(&w);
+	jw_uint(&w, "pairs", m->n > 1 ? m->n * (m->n - 1) : 0);
+	jw_uint(&w, "pairs_measured", mesh_measured(m));
+	jw_uint(&w, "left_out_bidir", m->bidir);
+	jw_uint(&w, "left_out_failed", m->not_ok);
+	jw_obj_begin(&w, "method");
+	jw_str(&w, "cell", "the newest stored net client run (by start time) whose data flowed from -> to: a run "
+	       "from the client's host to its --peer (server_host), a -R run the other way; --bidir runs left out");
+	jw_str(&w, "throughput_bits_per_second", "the receiver's count, all streams (the run's headline)");
+	jw_str(&w, "rtt_ms", "the sender's TCP_INFO smoothed rtt at the end of the transfer, mean of streams");
+	jw_str(&w, "verdict", "the run's verdict resource; one core and cpu name the side");
+	jw_obj_end(&w);
+	jw_arr_begin(&w, "cells");
+	for (size_t i = 0; i < m->n; i++)
+		for (size_t j = 0; j < m->n; j++) {
+			const struct mesh_cell *c = &m->cells[i * m->n + j];
+
+			if (i == j || !c->have)
+				continue;
+			hist_fmt_time(when, sizeof(when), c->time_ns, true);
+			jw_obj_begin(&w, NULL);
+			jw_str(&w, "from", m->hosts[i]);
+			jw_str(&w, "to", m->hosts[j]);
+			jw_int(&w, "run", c->run_id);
+			jw_str(&w, "time", when);
+			jw_num(&w, "throughput_bits_per_second", c->bps);
+			jw_num(&w, "rtt_ms", c->rtt_ms);
+			jw_str(&w, "verdict", c->verdict);
+			jw_bool(&w, "reversed", c->reversed);
+			jw_bool(&w, "incomplete", c->incomplete);
+			jw_num(&w, "queue_wait_seconds", c->queue_wait_s);
+			jw_obj_end(&w);
+		}
+	jw_arr_end(&w);
+	jw_arr_begin(&w, "capacity");
+	for (size_t i = 0; i < m->n; i++) {
+		struct capacity cc, *c = &cc;
+
+		capacity_of(m->hosts[i], cpu, ncpu, m, c);
+		jw_obj_begin(&w, NULL);
+		jw_str(&w, "host", m->hosts[i]);
+		if (c->ok) {
+			jw_num(&w, "bits_per_second", c->total_bps);
+			jw_num(&w, "per_core_bits_per_second", c->per_core_bps);
+			jw_str(&w, "per_core_step", c->step);
+			jw_int(&w, "cpu_run", c->cpu_run);
+			jw_int(&w, "cpus", c->cores);
+			jw_num(&w, "uplink_bits_per_second", c->uplink_bps);
+			jw_bool(&w, "capped_by_uplink", c->capped);
+		} else {
+			jw_null(&w, "bits_per_second");
+			jw_str(&w, "unknown", c->why);
+		}
+		jw_obj_end(&w);
+	}
+	jw_arr_end(&w);
+	jw_obj_end(&w);
+	jw_finish(&w);
+}
+
 int cmd_fleet(int argc, char **argv)
 {
 	struct fleet_opts o = { .k = 3 };
@@ -226,6 +689,9 @@ int cmd_fleet(int argc, char **argv)
 	struct opt_seen seen;
 	struct fleet_host *hosts;
 	struct history *h;
+	struct stored *net = NULL, *cpu = NULL;
+	size_t nnet = 0, ncpu = 0;
+	struct mesh mesh;
 	char **pos = xcalloc((size_t)argc + 1, sizeof(char *)), err[256];
 	int64_t *ids = NULL;
 	size_t npos, n = 0;
@@ -236,7 +702,8 @@ int cmd_fleet(int argc, char **argv)
 		return usage_error("fleet", "%s", err);
 	}
 	if (o.help) {
-		printf("usage: engpass fleet [RUN...] [--command NAME] [--k K] [--db PATH]\n\n"
+		printf("usage: engpass fleet [RUN...] [--command NAME] [--k K] [--db PATH]\n"
+		       "       engpass fleet --mesh [--json] [--db PATH]\n\n"
 		       "Puts hosts side by side: the newest stored run of each host (with --command, of\n"
 		       "that command), or the runs given. For every step, one line per host with the\n"
 		       "step's headline figure and its verdict; a host whose figure lies beyond the\n"
@@ -244,6 +711,14 @@ int cmd_fleet(int argc, char **argv)
 		       "standard deviation, and at least 1 %% of the median), is marked '!' above or\n"
 		       "below it, and better or worse where the figure has a direction. With fewer\n"
 		       "than 3 hosts having a figure no spread is judged, and the line says so.\n"
+		       "A capacity column estimates each host's capacity as the field report did: one\n"
+		       "core's chacha20-poly1305 (else salsa2012) figure of its newest stored cpu run x\n"
+		       "its online CPUs, capped by its best measured throughput out in the mesh; the\n"
+		       "lines under the table say how, or why it is unknown.\n"
+		       "--mesh reads every stored 'engpass net client' run (each host's, imported):\n"
+		       "rows send, columns receive (a -R run's data flowed server -> client), the newest\n"
+		       "run of each directed pair, with throughput, RTT and verdict; '-' on the diagonal\n"
+		       "and for pairs not measured. The server's host is the client's --peer NAME.\n"
 		       "Other hosts' runs come in with 'engpass import' (docs/fleet.md).\n\noptions:\n");
 		opt_help(stdout, fleet_options);
 		free(pos);
@@ -266,11 +741,36 @@ int cmd_fleet(int argc, char **argv)
 		free(ids);
 		return usage_error("fleet", "takes run ids or --command, not both");
 	}
+	if (o.json && !o.mesh) {
+		free(ids);
+		return usage_error("fleet", "--json is for --mesh (the host table has no JSON form; each run has its own)");
+	}
+	if (o.mesh && (npos || o.command)) {
+		free(ids);
+		return usage_error("fleet", "--mesh reads every stored net client run: no run ids or --command");
+	}
 	if ((rc = cmd_history_open("fleet", o.db, &h)) >= 0) {
 		free(ids);
 		return rc;
 	}
 	rc = EXIT_OK;
+	if ((rc = load_bench(h, "net", &net, &nnet)) == EXIT_OK)
+		rc = load_bench(h, "cpu", &cpu, &ncpu);
+	mesh_build(&mesh, net, nnet);
+	if (rc == EXIT_OK && o.mesh) {
+		if (o.json)
+			json_mesh(&mesh, cpu, ncpu);
+		else
+			print_mesh(&mesh);
+	}
+	if (rc != EXIT_OK || o.mesh) {
+		mesh_free(&mesh);
+		stored_free(net, nnet);
+		stored_free(cpu, ncpu);
+		history_close(h);
+		free(ids);
+		return rc;
+	}
 	if (!npos && history_latest_by_host(h, o.command, &ids, &n, err, sizeof(err)) < 0) {
 		fprintf(stderr, "engpass fleet: %s\n", err);
 		history_close(h);
@@ -283,7 +783,13 @@ int cmd_fleet(int argc, char **argv)
 		printf("fleet: no stored runs%s%s%s\n", o.command ? " of command '" : "", o.command ? o.command : "",
 		       o.command ? "'" : "");
 	else if (rc == EXIT_OK) {
-		print_hosts(hosts, n, &o, npos > 0);
+		struct capacity *cap = xcalloc(n, sizeof(*cap));
+
+		for (size_t i = 0; i < n; i++)
+			capacity_of(hosts[i].run->host, cpu, ncpu, &mesh, &cap[i]);
+		print_hosts(hosts, n, &o, npos > 0, cap);
+		print_capacity(hosts, n, cap);
+		free(cap);
 		printf("spread: median ± %" PRId64 " × MAD (MAD × 1.4826, at least 1 %% of the median); '!' marks a "
 		       "host beyond it\n", o.k);
 		print_steps(hosts, n, (double)o.k);
@@ -292,6 +798,9 @@ int cmd_fleet(int argc, char **argv)
 		run_free(hosts[i].run);
 	free(hosts);
 	free(ids);
+	mesh_free(&mesh);
+	stored_free(net, nnet);
+	stored_free(cpu, ncpu);
 	history_close(h);
 	return rc;
 }

@@ -27,7 +27,10 @@ check "an older engpass's documents (same schema) import" sh -c "[ $RC = 0 ] && 
 run fleet --db "$DB"
 check "fleet exits 0" [ "$RC" = 0 ]
 golden fleet.txt
-check "fleet lists one row per host" [ "$(sed -n '/^  host /,/^spread/p' "$T_TMP/out" | grep -c '^  [a-z]')" = 6 ]
+check "fleet lists one row per host" [ "$(sed -n '/^  host /,/^capacity/p' "$T_TMP/out" | grep -c '^  [a-z]')" = 6 ]
+check "the capacity column says unknown without a cpu run, and why below the table" \
+	sh -c "[ \$(grep -c '^  [a-z]* .*  unknown  *null ' '$T_TMP/out') = 5 ] &&
+	[ \$(grep -c '^  [a-z]*  *unknown: no stored cpu run' '$T_TMP/out') = 5 ]"
 check "the outlier is marked above the spread, and worse (p99: lower is better)" \
 	grep -q "^  delta .* 9.00 ms  unknown  *! above the fleet's spread (worse)\$" "$T_TMP/out"
 check "the hosts within the spread are not marked" [ "$(grep -c '!' "$T_TMP/out")" = 2 ]

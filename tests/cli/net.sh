@@ -339,6 +339,8 @@ fi
 
 # ---------------------------------------------------------------- a hostile network
 start_server "$T_TMP/h.srv" --read-timeout 1s
+HSPID=$SPID
+HPORT=$PORT
 # Garbage instead of a cookie, and an oversized parameters frame.
 timeout 5 bash -c "exec 3<>/dev/tcp/127.0.0.1/$PORT; printf 'GET / HTTP/1.0\r\n\r\n' >&3; head -c 5000 /dev/urandom >&3; sleep 0.2" 2>/dev/null
 timeout 5 bash -c "exec 3<>/dev/tcp/127.0.0.1/$PORT; printf 'abcdefghijklmnopqrstuvwxyz2345672345\0' >&3;
@@ -351,21 +353,77 @@ check "half-open: the server answered CREATE_STREAMS" grep -q 10 "$T_TMP/half"
 run net client 127.0.0.1 --port "$PORT" --time 300ms --json -q
 check "after garbage, a huge frame and a half-open test the server still serves" [ "$RC" = 0 ]
 
-# A second client while a test runs gets the ACCESS_DENIED byte.
+# A second client while a test runs waits in the server's queue (default
+# --queue 8) and runs after it: a stock iperf3 client (it waits for the
+# first state byte without a timeout) and an engpass client (told it is
+# queued), served in arrival order, each result saying how long it waited.
+before=$(jq -s "$TESTS | length" "$T_TMP/h.srv")
 "$ENGPASS" net client 127.0.0.1 --port "$PORT" --time 2s -b 500Mbit/s --json -q >"$T_TMP/busy.json" 2>/dev/null </dev/null &
 CP=$!
 sleep 0.7
-denied=$(timeout 5 bash -c "exec 3<>/dev/tcp/127.0.0.1/$PORT; printf 'x' >&3; dd bs=1 count=1 <&3 2>/dev/null | od -An -tu1" 2>/dev/null)
-check "a second connection while busy gets ACCESS_DENIED (255)" [ "$(echo $denied)" = 255 ]
+IP=
 if [ "$HAVE_IPERF3" = 1 ]; then
-	timeout 10 "$IPERF3" -c 127.0.0.1 -p "$PORT" -t 1 >"$T_TMP/busy.txt" 2>&1
-	check "a stock iperf3 client is told the server is busy" grep -qi busy "$T_TMP/busy.txt"
+	timeout 20 "$IPERF3" -c 127.0.0.1 -p "$PORT" -t 1 >"$T_TMP/busy.txt" 2>&1 &
+	IP=$!
+	sleep 0.3
 fi
-run net client 127.0.0.1 --port "$PORT" --time 1s --connect-timeout 2s
-check "an engpass client is told the server is busy (exit 1)" [ "$RC" = 1 ]
-check "... in one line naming ACCESS_DENIED" grep -q "ACCESS_DENIED" "$T_TMP/err"
+run net client 127.0.0.1 --port "$PORT" --time 1s --json
+check "a second engpass client while busy waits its turn and runs (exit 0)" [ "$RC" = 0 ]
+check "... it says on stderr that it waits in the server's queue" grep -q "is busy: waiting in its queue" "$T_TMP/err"
+jqt "... its result says how long it waited (queue_wait, with its method)" \
+	'.results[0] | .metrics.queue_wait_seconds > 0.5 and (.method.queue_wait | test("PARAM_EXCHANGE"))
+	 and (.notes | any(test("waited .* in its queue")))' "$T_TMP/out"
 wait "$CP"
 jqt "the running test was not disturbed" '.results[0].status == "ok" and .results[0].incomplete == false' "$T_TMP/busy.json"
+if [ -n "$IP" ]; then
+	IRC=0
+	wait "$IP" || IRC=$?
+	check "a stock iperf3 client while busy waits in the queue and runs its test" \
+		sh -c "[ $IRC = 0 ] && grep -q receiver '$T_TMP/busy.txt' && ! grep -qi busy '$T_TMP/busy.txt'"
+fi
+wait_tests "$T_TMP/h.srv" $((before + 2 + HAVE_IPERF3))
+jqs "the server's results say which tests waited, in arrival order" \
+	"$TESTS | .[$before:] | (.[0].metrics.queue_wait_seconds == 0) and
+	 (.[1:] | all(.metrics.queue_wait_seconds > 0.3)) and (.[-1].parameters.peer | test(\"engpass\"))" "$T_TMP/h.srv"
+
+# --queue 1: one waits, the next is turned away with ACCESS_DENIED; --queue 0
+# refuses every client while busy, as iperf3 does.
+start_server "$T_TMP/q1.srv" --queue 1
+"$ENGPASS" net client 127.0.0.1 --port "$PORT" --time 2s -b 500Mbit/s --json -q >"$T_TMP/q1a.json" 2>/dev/null </dev/null &
+CP=$!
+sleep 0.7
+"$ENGPASS" net client 127.0.0.1 --port "$PORT" --time 200ms --json -q >"$T_TMP/q1b.json" 2>/dev/null </dev/null &
+CP2=$!
+sleep 0.3
+run net client 127.0.0.1 --port "$PORT" --time 1s --connect-timeout 2s
+check "--queue 1: the client beyond the queue is told the server is busy (exit 1)" \
+	sh -c "[ $RC = 1 ] && grep -q ACCESS_DENIED '$T_TMP/err'"
+wait "$CP"
+wait "$CP2"
+jqt "--queue 1: the queued one ran" '.results[0].status == "ok" and .results[0].metrics.queue_wait_seconds > 0.5' "$T_TMP/q1b.json"
+stop_server "$SPID"
+jqt "--queue 1: the server counts one queued, one denied" \
+	'.results[-1].metrics | .queued == 1 and .denied == 1 and .max_queue_wait_seconds > 0.5' "$T_TMP/q1.srv"
+
+start_server "$T_TMP/q0.srv" --queue 0
+"$ENGPASS" net client 127.0.0.1 --port "$PORT" --time 2s -b 500Mbit/s --json -q >"$T_TMP/q0.json" 2>/dev/null </dev/null &
+CP=$!
+sleep 0.7
+denied=$(timeout 5 bash -c "exec 3<>/dev/tcp/127.0.0.1/$PORT; printf 'x' >&3; dd bs=1 count=1 <&3 2>/dev/null | od -An -tu1" 2>/dev/null)
+check "--queue 0: a second connection while busy gets ACCESS_DENIED (255)" [ "$(echo $denied)" = 255 ]
+if [ "$HAVE_IPERF3" = 1 ]; then
+	timeout 10 "$IPERF3" -c 127.0.0.1 -p "$PORT" -t 1 >"$T_TMP/busy0.txt" 2>&1
+	check "--queue 0: a stock iperf3 client is told the server is busy" grep -qi busy "$T_TMP/busy0.txt"
+fi
+run net client 127.0.0.1 --port "$PORT" --time 1s --connect-timeout 2s
+check "--queue 0: an engpass client is told the server is busy (exit 1)" [ "$RC" = 1 ]
+check "... in one line naming ACCESS_DENIED" grep -q "ACCESS_DENIED" "$T_TMP/err"
+wait "$CP"
+jqt "--queue 0: the running test was not disturbed" '.results[0].status == "ok"' "$T_TMP/q0.json"
+stop_server "$SPID"
+jqt "--queue 0: the server counts the denials and queued none" '.results[-1].metrics | .denied >= 2 and .queued == 0' "$T_TMP/q0.srv"
+SPID=$HSPID
+PORT=$HPORT
 
 # A client killed mid-test: the server notices, reports the test as ended early, serves on.
 before=$(jq -s "$TESTS | length" "$T_TMP/h.srv")
@@ -383,7 +441,7 @@ check "after a killed client the server serves the next one" [ "$RC" = 0 ]
 # A client that stops mid-test (SIGSTOP: it neither sends nor reads, its
 # sockets stay open), sending and then receiving (-R): the server abandons
 # the test once nothing moved for 3 x --read-timeout (3 s here) and serves
-# the next client, which until then is turned away (ACCESS_DENIED).
+# the next client, which until then waits in the queue.
 secs_since() { awk -v t="$1" -v n="$(date +%s.%N)" 'BEGIN { printf "%.2f", n - t }'; }
 within() { awk -v e="$1" -v l="$2" 'BEGIN { exit !(e < l) }'; }
 for dir in "sending|" "reading|-R"; do
@@ -439,8 +497,8 @@ else
 	check "RSS grew less than 2 MiB over 180 tests ($rss0 -> $rss1 KiB)" [ $((rss1 - rss0)) -lt 2048 ]
 fi
 stop_server "$SPID"
-jqt "the summary counts denials and dropped handshakes" \
-	'.results[-1].metrics | .denied >= 2 and .bad_handshakes >= 3 and .tests_ended_early >= 1' "$T_TMP/h.srv"
+jqt "the summary counts queued clients and dropped handshakes" \
+	'.results[-1].metrics | .queued >= 3 and .bad_handshakes >= 3 and .tests_ended_early >= 1' "$T_TMP/h.srv"
 
 # ---------------------------------------------------------------- a stalled handshake
 # The whole handshake has one deadline, --read-timeout (3 s here) from the

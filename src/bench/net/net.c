@@ -27,6 +27,8 @@
 
 #define NET_DEFAULT_PORT 5201
 #define NET_DEFAULT_TIMEOUT_NS (10 * NS_PER_SEC)
+#define NET_DEFAULT_QUEUE 8
+#define NET_DEFAULT_QUEUE_TIMEOUT_NS (600 * NS_PER_SEC)
 #define NET_DEFAULT_BLOCK (60 << 10)	/* seed 002's SMB block */
 
 static const char *const modes[] = { "iperf3", "rr", "stream", NULL };
@@ -48,6 +50,9 @@ static const struct opt net_server_options[] = {
 	OPT_STRING("bind", 'B', struct net_opts, bind, "ADDR",
 		   "listen on this address only (default: all, IPv4 and IPv6)"),
 	OPT_FLAG("one-off", 0, struct net_opts, one_off, "stop after one test"),
+	OPT_INT("queue", 0, struct net_opts, queue, 0, NET_QUEUE_MAX, "N",
+		"hold up to N clients that connect while a test runs and serve them in turn (default 8; "
+		"0: refuse them with ACCESS_DENIED, as iperf3)"),
 	OPT_DURATION("idle-timeout", 0, struct net_opts, idle_timeout_ns, 1 * NS_PER_MS, 30 * 24 * 3600 * NS_PER_SEC,
 		     "stop when no test has run for this long (default: never)"),
 	OPT_DURATION("read-timeout", 0, struct net_opts, read_timeout_ns, 10 * NS_PER_MS, 600 * NS_PER_SEC,
@@ -86,6 +91,10 @@ static const struct opt net_client_options[] = {
 		 "add the rule-of-three capacity estimate (per core, per GHz, x cores, capped by the link)"),
 	OPT_DURATION("connect-timeout", 0, struct net_opts, connect_timeout_ns, 10 * NS_PER_MS, 600 * NS_PER_SEC,
 		     "longest wait to connect and for each server message (default 10s)"),
+	OPT_DURATION("queue-timeout", 0, struct net_opts, queue_timeout_ns, 10 * NS_PER_MS, 24 * 3600 * NS_PER_SEC,
+		     "longest wait in a busy engpass server's queue (default 10m)"),
+	OPT_STRING("peer", 0, struct net_opts, peer, "NAME",
+		   "the server's host name to store with the result (default: HOST as given), for 'engpass fleet --mesh'"),
 	OPT_DURATION("omit", 'O', struct net_opts, omit_ns, 0, IPERF3_OMIT_MAX * NS_PER_SEC,
 		     "iperf3 -O: leave out the first seconds (slow start), both sides; the test runs that much longer"),
 	OPT_DURATION("report-interval", 'i', struct net_opts, interval_ns, 0, 60 * NS_PER_SEC,
@@ -107,6 +116,7 @@ static void net_defaults(void *p)
 	o->server_pin = -1;
 	o->bitrate = -1;
 	o->rate = -1;
+	o->queue = NET_DEFAULT_QUEUE;
 }
 
 /* The first option of iperf3's test (not of --mode rr/stream) that was given, or NULL. */
@@ -209,6 +219,12 @@ static int net_check(void *p, const struct bench_env *env, char *err, size_t err
 	o->host = env->pos[1];
 	if (!o->connect_timeout_ns)
 		o->connect_timeout_ns = NET_DEFAULT_TIMEOUT_NS;
+	if (!o->queue_timeout_ns)
+		o->queue_timeout_ns = NET_DEFAULT_QUEUE_TIMEOUT_NS;
+	if (o->peer && !o->peer[0]) {
+		snprintf(err, errlen, "option '--peer': the name is empty");
+		return -EINVAL;
+	}
 	/* Best effort, sends nothing: the interface the system view should watch. */
 	if (net_route_iface(o->host, (uint16_t)o->port, o->iface, sizeof(o->iface)) < 0)
 		o->iface[0] = 0;
@@ -242,6 +258,9 @@ static void net_run(const struct bench_env *env, const void *p, struct result *r
 	} else {
 		net_client_run(env, o, res);
 	}
+	/* The server's host as the fleet knows it: 'engpass fleet --mesh' places the run by it. */
+	if (o->role == NET_ROLE_CLIENT)
+		result_param(res, "server_host", "%s", o->peer ? o->peer : o->host);
 }
 
 extern const struct bench_quick net_quick;	/* net_quick.c */
@@ -252,6 +271,7 @@ const struct bench bench_net = {
 	.usage = "server [options] | client HOST [options] | -s [options] | -c HOST [options]",
 	.description =
 		"engpass net server serves tests one after another (iperf3 3.x clients work too);\n"
+		"a client that connects while a test runs waits in its queue (--queue) for its turn.\n"
 		"engpass net client HOST runs one test against an engpass or iperf3 server, for\n"
 		"--time (default 10s). Both report sender and receiver byte counts and rates per\n"
 		"direction and each side's process CPU. When both ends are engpass, each side's\n"
@@ -266,6 +286,7 @@ const struct bench bench_net = {
 		"stream. An engpass server answers them, after --delay and paced to --rate when given.\n"
 		"iperf3's spellings work with iperf3's meaning: -s, -c HOST, -t 10, -J, -b 100M (bits:\n"
 		"100 Mbit/s), -O 2, -i 1, -4/-6; short options bundle (-uR, -P4).\n"
+		"--peer NAME stores the server's host name, for 'engpass fleet --mesh' (docs/fleet.md).\n"
 		"See docs/net.md and docs/net-rr.md.",
 	.flags = BENCH_NETWORK,
 	.opts = net_options,

@@ -173,6 +173,47 @@ static void fill_params(const struct bench_env *env, const struct net_opts *o, s
 }
 
 /*
+ * Waits for PARAM_EXCHANGE: within --connect-timeout, or, once an engpass
+ * server said it holds this client in its queue (IPERF3_ENGPASS_QUEUED),
+ * within --queue-timeout. Fills the test's queue wait. False with the
+ * result failed.
+ */
+static bool client_wait_turn(struct client *c)
+{
+	mono_ns t0 = clock_mono(), deadline = t0 + c->o->queue_timeout_ns;
+	int s = 0, r;
+
+	for (;;) {
+		uint64_t wait = c->rto;
+
+		if (c->t.queued)
+			wait = deadline > clock_mono() ? deadline - clock_mono() : 1;
+		r = iperf3_recv_state(c->cfd, &s, wait, c->env->stop);
+		if (r == 0 && s == IPERF3_ENGPASS_QUEUED && !c->t.queued) {
+			char line[160];
+
+			c->t.queued = true;
+			snprintf(line, sizeof(line), "net: server '%s' is busy: waiting in its queue (at most %.3g s, "
+				 "--queue-timeout)", c->o->host, (double)c->o->queue_timeout_ns / 1e9);
+			progress_say(c->env->progress, line);
+			continue;
+		}
+		break;
+	}
+	if (r == 0 && s == IPERF3_PARAM_EXCHANGE) {
+		c->t.queue_wait_s = elapsed_s(t0, clock_mono());
+		return true;
+	}
+	if (r == -ETIMEDOUT && c->t.queued) {
+		result_set_status(c->res, RESULT_FAILED, "server '%s' kept this client in its queue for %.3g s "
+				  "(--queue-timeout)", c->o->host, (double)c->o->queue_timeout_ns / 1e9);
+		return false;
+	}
+	state_failure(c, r, s, c->t.queued ? "waiting in the server's queue" : "waiting for PARAM_EXCHANGE");
+	return false;
+}
+
+/*
  * Connects the control connection and agrees on the test: cookie,
  * PARAM_EXCHANGE, the parameters, CREATE_STREAMS. False with the result
  * failed.
@@ -189,6 +230,8 @@ static bool client_handshake(struct client *c)
 		result_set_status(c->res, RESULT_FAILED, "cannot make a cookie: %s", errstr(r));
 		return false;
 	}
+	/* An engpass server then says when it holds this client in its queue. */
+	iperf3_cookie_mark(c->cookie);
 	r = net_connect(o->host, (uint16_t)o->port, SOCK_STREAM, &so, o->connect_timeout_ns, env->stop, &c->cfd);
 	if (r < 0) {
 		result_set_status(c->res, RESULT_FAILED, "cannot connect to '%s' port %lld: %s", o->host,
@@ -202,7 +245,7 @@ static bool client_handshake(struct client *c)
 		result_set_status(c->res, RESULT_FAILED, "server '%s' closed the connection: %s", o->host, errstr(r));
 		return false;
 	}
-	if (!expect_state(c, IPERF3_PARAM_EXCHANGE, "waiting for PARAM_EXCHANGE"))
+	if (!client_wait_turn(c))
 		return false;
 	if (p->proto == NET_UDP && !p->len) {
 		/* iperf3's default datagram: the control connection's MSS. */
@@ -557,6 +600,7 @@ void net_client_run(const struct bench_env *env, const struct net_opts *o, struc
 			    .pay = { NULL, 0, -1 } };
 
 	c.t.is_client = true;
+	c.t.queue_wait_s = NAN;
 	net_side_init(&c.t.me);
 	fill_params(env, o, &c.t.p);
 	snprintf(c.t.peer, sizeof(c.t.peer), "%s port %lld", o->host, (long long)o->port);
@@ -565,6 +609,9 @@ void net_client_run(const struct bench_env *env, const struct net_opts *o, struc
 		if (res->status != RESULT_FAILED)
 			client_exchange(&c);
 		net_report_fill(res, &c.t, o->capacity);
+		net_queue_wait_metric(res, c.t.queue_wait_s, true);
+		if (c.t.queued)
+			result_note(res, "the server was busy: this client waited %.3g s in its queue", c.t.queue_wait_s);
 		if (c.stopped)
 			result_set_incomplete(res);
 	}

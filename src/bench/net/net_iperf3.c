@@ -557,6 +557,20 @@ int iperf3_cookie_make(char cookie[IPERF3_COOKIE_LEN])
 	return 0;
 }
 
+void iperf3_cookie_mark(char cookie[IPERF3_COOKIE_LEN])
+{
+	size_t m = sizeof(IPERF3_COOKIE_MARK) - 1;
+
+	memcpy(cookie + IPERF3_COOKIE_LEN - 1 - m, IPERF3_COOKIE_MARK, m);
+}
+
+bool iperf3_cookie_marked(const char *cookie)
+{
+	size_t m = sizeof(IPERF3_COOKIE_MARK) - 1;
+
+	return !cookie[IPERF3_COOKIE_LEN - 1] && !memcmp(cookie + IPERF3_COOKIE_LEN - 1 - m, IPERF3_COOKIE_MARK, m);
+}
+
 int iperf3_send_state(int fd, int s, uint64_t timeout_ns, volatile sig_atomic_t *stop)
 {
 	signed char c = (signed char)s;

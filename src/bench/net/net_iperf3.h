@@ -48,6 +48,16 @@ enum iperf3_state {
 };
 
 #define IPERF3_COOKIE_LEN 37		/* 36 characters and a NUL, all on the wire */
+/*
+ * engpass's one extension of the control protocol: an engpass client's
+ * cookie ends with IPERF3_COOKIE_MARK (still 36 characters of iperf3's
+ * alphabet, so any server takes it), and an engpass server that holds such
+ * a client in its queue while another test runs sends it the one state
+ * byte IPERF3_ENGPASS_QUEUED (no iperf3 state has that value). A stock
+ * iperf3 client, whose cookie has no mark, never sees it.
+ */
+#define IPERF3_COOKIE_MARK "engpq"
+#define IPERF3_ENGPASS_QUEUED 64
 #define IPERF3_PARAMS_MAX 8192		/* as iperf3 3.18+ (MAX_PARAMS_JSON_STRING) */
 #define IPERF3_RESULTS_MAX (256 * 1024)	/* 128 streams need about 25 KiB */
 #define IPERF3_MAX_STREAMS 128
@@ -210,6 +220,12 @@ MUST_CHECK int iperf3_results_parse(const char *json, size_t len, struct iperf3_
  * (a-z, 2-7) and a NUL. Returns 0 or -errno from getrandom().
  */
 MUST_CHECK int iperf3_cookie_make(char cookie[IPERF3_COOKIE_LEN]);
+
+/* Ends COOKIE with IPERF3_COOKIE_MARK: this client understands IPERF3_ENGPASS_QUEUED. */
+void iperf3_cookie_mark(char cookie[IPERF3_COOKIE_LEN]);
+
+/* Whether the IPERF3_COOKIE_LEN bytes at COOKIE are a marked cookie. */
+bool iperf3_cookie_marked(const char *cookie);
 
 /* Sends state S (one byte) within TIMEOUT_NS. Returns 0 or -errno. */
 MUST_CHECK int iperf3_send_state(int fd, int s, uint64_t timeout_ns, volatile sig_atomic_t *stop);

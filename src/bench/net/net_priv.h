@@ -41,6 +41,7 @@ struct net_opts {
 	uint64_t read_timeout_ns;	/* every control read */
 	uint64_t delay_ns;		/* rr: answer each request this long after it arrived */
 	double rate;			/* rr: pace the answers, bytes/s; < 0 = not given */
+	int64_t queue;			/* clients held while a test runs; 0 = refuse them */
 	/* both */
 	int64_t port;
 	bool ipv4, ipv6;		/* -4, -6 */
@@ -56,6 +57,8 @@ struct net_opts {
 	double bitrate;			/* bits/s per stream; < 0 = not given */
 	bool capacity;
 	uint64_t connect_timeout_ns;
+	uint64_t queue_timeout_ns;	/* longest wait in an engpass server's queue */
+	const char *peer;		/* --peer: the server's host name; NULL = HOST */
 	int mode;			/* enum net_mode */
 	uint64_t block;			/* rr: bytes per request; 0 = not given */
 	int64_t depth;			/* rr: requests in flight; 0 = not given */
@@ -73,6 +76,9 @@ static inline int net_family(const struct net_opts *o)
 {
 	return o->ipv4 ? AF_INET : o->ipv6 ? AF_INET6 : 0;
 }
+
+/* Most clients an engpass server holds while a test runs (--queue). */
+#define NET_QUEUE_MAX 64
 
 /* Seconds of per-test slack before the server gives up waiting for TEST_END. */
 #define NET_SERVER_GRACE_S 30
@@ -113,6 +119,8 @@ struct net_test {
 	double tcp_busy_us, tcp_rwnd_limited_us, tcp_sndbuf_limited_us, tcp_rtt_us, tcp_cwnd, tcp_delivery_rate;
 	bool incomplete;		/* stopped early */
 	char why[160];			/* how it ended early; "" */
+	double queue_wait_s;		/* server: in its queue; client: connect to PARAM_EXCHANGE; NaN */
+	bool queued;			/* client: the server said it was queued */
 	char notes[4][160];		/* caveats to copy into the result */
 	int nnotes;
 };
@@ -140,6 +148,14 @@ void net_side_local(struct net_side *s, const char *cookie, int fd, const struct
  * seed-004 estimate. Does not set the status.
  */
 void net_report_fill(struct result *res, const struct net_test *t, bool capacity);
+
+/*
+ * Adds the queue_wait metric (seconds, NaN: nothing added) and its method
+ * to RES: as the server saw it (from its accept of the control connection
+ * to the start of the handshake), or with CLIENT as the client saw it
+ * (from the connection's set-up to the server's PARAM_EXCHANGE).
+ */
+void net_queue_wait_metric(struct result *res, double wait_s, bool client);
 
 /* What net_judge() judges a finished test by. */
 struct net_judge_in {

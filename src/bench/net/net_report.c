@@ -916,3 +916,19 @@ void net_report_fill(struct result *res, const struct net_test *t, bool capacity
 			    units_fmt_bits(a, sizeof(a), c.per_core_bps), c.cores);
 	}
 }
+
+void net_queue_wait_metric(struct result *res, double wait_s, bool client)
+{
+	if (isnan(wait_s))
+		return;
+	result_metric(res, "queue_wait", UNIT_SECONDS, wait_s, "waited for its turn")->higher_is_better = false;
+	if (client)
+		result_method(res, "queue_wait", "from the control connection's set-up to the server's first message "
+			      "(PARAM_EXCHANGE): the time a busy engpass server held this client in its queue, plus one "
+			      "round trip");
+	else
+		result_method(res, "queue_wait", "from the server's accept of the control connection to the start of "
+			      "its handshake: the time it waited in the queue while other tests ran (a client that "
+			      "arrived during another's handshake or an rr session waited in the kernel's backlog "
+			      "before that, not counted)");
+}

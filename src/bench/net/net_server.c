@@ -51,8 +51,18 @@ struct server {
 	uint64_t rto;			/* read timeout */
 	const struct net_sockopts *udp_opts;	/* the running test's socket options for UDP; NULL */
 	unsigned tests, ended_early, denied, bad_handshakes;
+	unsigned queued, left_queue;	/* clients held while busy; of them, gone before their turn */
+	double max_wait_s;		/* the longest a served client waited */
 	bool fatal;			/* cannot listen any more */
 	char fatal_why[160];
+	/* The queue: control connections accepted while busy, oldest first. */
+	struct waiter {
+		int fd;
+		char first[IPERF3_COOKIE_LEN];	/* its first bytes (a cookie or the start of an rr hello) */
+		size_t got;
+		mono_ns since;			/* accepted */
+	} q[NET_QUEUE_MAX];
+	size_t nq;
 };
 
 static const char *errstr(int e)
@@ -60,14 +70,11 @@ static const char *errstr(int e)
 	return strerror(e < 0 ? -e : e);
 }
 
-/* Accepts one waiting connection and turns it away with ACCESS_DENIED. */
-static void deny_one(struct server *sv)
+/* Turns connection FD away with ACCESS_DENIED and closes it. */
+static void deny_fd(struct server *sv, int fd)
 {
-	int fd = accept4(sv->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	signed char c = IPERF3_ACCESS_DENIED;
 
-	if (fd < 0)
-		return;
 	if (send(fd, &c, 1, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
 		/* The peer is gone already; nothing to tell it. */
 	}
@@ -75,11 +82,104 @@ static void deny_one(struct server *sv)
 	sv->denied++;
 }
 
+/* Tells a queued engpass client (a marked cookie) that it waits; others hear nothing. */
+static void queue_tell(struct waiter *w)
+{
+	signed char c = IPERF3_ENGPASS_QUEUED;
+
+	if (w->got == sizeof(w->first) && iperf3_cookie_marked(w->first) &&
+	    send(w->fd, &c, 1, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
+		/* Gone: queue_check() drops it. */
+	}
+}
+
+/*
+ * Holds connection FD (accepted while a test runs) at the end of the queue,
+ * with the GOT first bytes already read from it; denies it when the queue
+ * is full or off (--queue 0).
+ */
+static void queue_add(struct server *sv, int fd, const char *first, size_t got)
+{
+	struct waiter *w;
+
+	if (sv->nq >= (size_t)sv->o->queue) {
+		deny_fd(sv, fd);
+		return;
+	}
+	w = &sv->q[sv->nq++];
+	w->fd = fd;
+	w->got = got;
+	w->since = clock_mono();
+	if (got)
+		memcpy(w->first, first, got);
+	sv->queued++;
+	queue_tell(w);
+}
+
+/* Accepts one waiting connection into the queue (or turns it away). */
+static void queue_accept(struct server *sv)
+{
+	int fd = accept4(sv->lfd, NULL, NULL, SOCK_CLOEXEC);
+
+	if (fd >= 0)
+		queue_add(sv, fd, NULL, 0);
+}
+
+/* Takes in every connection waiting in the listener's backlog (before the listener closes). */
+static void queue_drain(struct server *sv)
+{
+	while (sv->lfd >= 0 && net_wait_readable(sv->lfd, 0) > 0) {
+		size_t before = sv->nq;
+		unsigned denied = sv->denied;
+
+		queue_accept(sv);
+		if (sv->nq == before && sv->denied == denied)
+			break;
+	}
+}
+
+/*
+ * Looks at the queued connections without blocking: reads their first
+ * bytes as they come (and tells a marked engpass client it is queued),
+ * and drops the ones whose client left.
+ */
+static void queue_check(struct server *sv)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < sv->nq; i++) {
+		struct waiter *w = &sv->q[i];
+		struct pollfd pf = { .fd = w->fd, .events = POLLRDHUP };
+		bool gone = poll(&pf, 1, 0) > 0 && (pf.revents & (POLLRDHUP | POLLHUP | POLLERR));
+
+		if (!gone && w->got < sizeof(w->first)) {
+			ssize_t n = recv(w->fd, w->first + w->got, sizeof(w->first) - w->got, MSG_DONTWAIT);
+
+			if (n > 0) {
+				w->got += (size_t)n;
+				if (w->got == sizeof(w->first))
+					queue_tell(w);
+			} else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+				gone = true;
+			}
+		}
+		if (gone) {
+			close(w->fd);
+			sv->left_queue++;
+			continue;
+		}
+		sv->q[k++] = *w;
+	}
+	sv->nq = k;
+}
+
 /* Re-creates the listener with OPTS (NULL: defaults). */
 static int relisten(struct server *sv, const struct net_sockopts *opts)
 {
 	int fd, r;
 
+	/* Closing the listener resets what waits in its backlog: queue it first. */
+	queue_drain(sv);
 	close(sv->lfd);
 	sv->lfd = -1;
 	r = net_listen(sv->o->bind, (uint16_t)sv->o->port, SOCK_STREAM, opts, &fd);
@@ -134,6 +234,7 @@ static int accept_streams(struct server *sv, int cfd, const char *cookie, const 
 {
 	mono_ns deadline = clock_mono() + sv->rto;
 	size_t got = 0;
+	int r;
 
 	while (got < n) {
 		struct pollfd pf[3] = {
@@ -148,7 +249,8 @@ static int accept_streams(struct server *sv, int cfd, const char *cookie, const 
 			snprintf(why, whylen, "only %zu of %zu data streams connected within the read timeout", got, n);
 			return -ETIMEDOUT;
 		}
-		k = poll(pf, *ufd >= 0 ? 3 : 2, (int)((deadline - now) / NS_PER_MS) + 1);
+		/* Wakes at least every 250 ms to look at the queue. */
+		k = poll(pf, *ufd >= 0 ? 3 : 2, (int)((deadline - now < 250 * NS_PER_MS ? deadline - now : 250 * NS_PER_MS) / NS_PER_MS) + 1);
 		if (k < 0) {
 			if (errno == EINTR && *sv->env->stop) {
 				snprintf(why, whylen, "stopped by signal while streams connected");
@@ -167,8 +269,12 @@ static int accept_streams(struct server *sv, int cfd, const char *cookie, const 
 
 			if (fd < 0)
 				continue;
-			if (p->proto == NET_TCP &&
-			    net_read_full(fd, c, sizeof(c), left < sv->rto ? left : sv->rto, sv->env->stop) == 0 &&
+			if (p->proto == NET_UDP) {
+				/* UDP streams do not come this way: another client's control connection. */
+				queue_add(sv, fd, NULL, 0);
+				continue;
+			}
+			if ((r = net_read_full(fd, c, sizeof(c), left < sv->rto ? left : sv->rto, sv->env->stop)) == 0 &&
 			    !memcmp(c, cookie, sizeof(c))) {
 				int one = 1;
 
@@ -178,18 +284,18 @@ static int accept_streams(struct server *sv, int cfd, const char *cookie, const 
 				st[got++].fd = fd;
 				continue;
 			}
-			{
-				signed char d = IPERF3_ACCESS_DENIED;
-
-				if (send(fd, &d, 1, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
-					/* The peer is gone already. */
-				}
-			}
-			close(fd);
-			sv->denied++;
+			/*
+			 * Not this test's cookie: another client's control connection (or
+			 * a stray stream), which waits its turn in the queue, or is denied.
+			 */
+			if (r == 0)
+				queue_add(sv, fd, c, sizeof(c));
+			else
+				deny_fd(sv, fd);
 		}
+		queue_check(sv);
 		if (*ufd >= 0 && pf[2].revents) {
-			int r = udp_accept(sv, ufd, &st[got].fd);
+			r = udp_accept(sv, ufd, &st[got].fd);
 
 			if (r < 0) {
 				snprintf(why, whylen, "UDP stream setup failed: %s", errstr(r));
@@ -422,7 +528,8 @@ static void test_wait(struct test_run *x)
 			continue;
 		}
 		if (pf[1].revents)
-			deny_one(sv);
+			queue_accept(sv);
+		queue_check(sv);
 		if (!pf[0].revents)
 			continue;
 		r = iperf3_recv_state(x->cfd, &s, sv->rto, env->stop);
@@ -559,8 +666,11 @@ static uint64_t left_until(mono_ns deadline)
 	return now < deadline ? deadline - now : 1;
 }
 
-/* Handles one accepted control connection, from the cookie to the end. */
-static void serve_one(struct server *sv, int cfd)
+/*
+ * Handles one accepted control connection, from the cookie to the end. W
+ * holds its first bytes already read and how long it waited in the queue.
+ */
+static void serve_one(struct server *sv, int cfd, const struct waiter *w)
 {
 	const struct bench_env *env = sv->env;
 	char cookie[IPERF3_COOKIE_LEN], err[160];
@@ -574,10 +684,15 @@ static void serve_one(struct server *sv, int cfd)
 	memset(&t, 0, sizeof(t));
 	net_side_init(&t.me);
 	net_peer_name(cfd, t.peer, sizeof(t.peer));
+	t.queue_wait_s = w->since ? elapsed_s(w->since, clock_mono()) : 0;
+	if (t.queue_wait_s > sv->max_wait_s)
+		sv->max_wait_s = t.queue_wait_s;
 	if (setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0) {
 		/* Only latency of the state bytes suffers. */
 	}
-	if ((r = net_read_full(cfd, cookie, sizeof(cookie), left_until(deadline), env->stop)) < 0) {
+	memcpy(cookie, w->first, w->got);
+	if (w->got < sizeof(cookie) &&
+	    (r = net_read_full(cfd, cookie + w->got, sizeof(cookie) - w->got, left_until(deadline), env->stop)) < 0) {
 		sv->bad_handshakes++;
 		close(cfd);
 		return;
@@ -587,6 +702,7 @@ static void serve_one(struct server *sv, int cfd)
 						  left_until(deadline));
 
 		if (res) {
+			net_queue_wait_metric(res, t.queue_wait_s, false);
 			sv->tests++;
 			if (res->incomplete)
 				sv->ended_early++;
@@ -618,6 +734,7 @@ static void serve_one(struct server *sv, int cfd)
 		struct result *res = result_new("net", "server");
 
 		net_report_fill(res, &t, t.p.want_capacity);
+		net_queue_wait_metric(res, t.queue_wait_s, false);
 		if (t.incomplete) {
 			result_set_incomplete(res);
 			sv->ended_early++;
@@ -648,8 +765,14 @@ void net_server_run(const struct bench_env *env, const struct net_opts *o, struc
 	result_param(res, "read_timeout", "%.3g s", (double)o->read_timeout_ns / 1e9);
 	if (o->idle_timeout_ns)
 		result_param(res, "idle_timeout", "%.3g s", (double)o->idle_timeout_ns / 1e9);
-	result_method(res, "protocol", "iperf3 3.x wire protocol (TCP and UDP) and engpass rr (docs/net-rr.md); one "
-		      "test at a time, others get ACCESS_DENIED; one result per test served");
+	result_param(res, "queue", "%lld", (long long)o->queue);
+	if (o->queue > 0)
+		result_method(res, "protocol", "iperf3 3.x wire protocol (TCP and UDP) and engpass rr (docs/net-rr.md); one "
+			      "test at a time, clients that connect meanwhile wait in a queue of %lld in arrival order (more "
+			      "get ACCESS_DENIED); one result per test served", (long long)o->queue);
+	else
+		result_method(res, "protocol", "iperf3 3.x wire protocol (TCP and UDP) and engpass rr (docs/net-rr.md); one "
+			      "test at a time, others get ACCESS_DENIED (--queue 0); one result per test served");
 	if (o->delay_ns)
 		result_param(res, "delay", "%.6g ms", (double)o->delay_ns / 1e6);
 	if (o->rate > 0)
@@ -670,16 +793,26 @@ void net_server_run(const struct bench_env *env, const struct net_opts *o, struc
 	idle_deadline = o->idle_timeout_ns ? clock_mono() + o->idle_timeout_ns : UINT64_MAX;
 	while (!*env->stop && !sv.fatal) {
 		mono_ns now = clock_mono();
+		struct waiter w = { .fd = -1 };
 		int cfd, k;
 
-		if (now >= idle_deadline) {
-			idled = true;
-			break;
+		/* The oldest waiting client first; the queue keeps the order of arrival. */
+		queue_check(&sv);
+		if (sv.nq) {
+			w = sv.q[0];
+			memmove(&sv.q[0], &sv.q[1], (sv.nq - 1) * sizeof(sv.q[0]));
+			sv.nq--;
+			cfd = w.fd;
+		} else {
+			if (now >= idle_deadline) {
+				idled = true;
+				break;
+			}
+			k = net_wait_readable(sv.lfd, idle_deadline == UINT64_MAX ? 3600 * NS_PER_SEC : idle_deadline - now);
+			if (k <= 0)
+				continue;
+			cfd = accept4(sv.lfd, NULL, NULL, SOCK_CLOEXEC);
 		}
-		k = net_wait_readable(sv.lfd, idle_deadline == UINT64_MAX ? 3600 * NS_PER_SEC : idle_deadline - now);
-		if (k <= 0)
-			continue;
-		cfd = accept4(sv.lfd, NULL, NULL, SOCK_CLOEXEC);
 		if (cfd < 0) {
 			/* Out of descriptors or memory: breathe instead of spinning. */
 			if (errno != EINTR && errno != EAGAIN && errno != ECONNABORTED &&
@@ -691,7 +824,7 @@ void net_server_run(const struct bench_env *env, const struct net_opts *o, struc
 		{
 			unsigned before = sv.tests;
 
-			serve_one(&sv, cfd);
+			serve_one(&sv, cfd, &w);
 			if (sv.tests != before) {
 				if (o->idle_timeout_ns)
 					idle_deadline = clock_mono() + o->idle_timeout_ns;
@@ -700,9 +833,19 @@ void net_server_run(const struct bench_env *env, const struct net_opts *o, struc
 			}
 		}
 	}
+	/* Whoever still waits is told the server is done, as iperf3 tells a busy server's clients. */
+	queue_check(&sv);
+	for (size_t i = 0; i < sv.nq; i++)
+		deny_fd(&sv, sv.q[i].fd);
+	sv.nq = 0;
 	if (sv.lfd >= 0)
 		close(sv.lfd);
 	result_metric(res, "tests", UNIT_COUNT, sv.tests, "tests served");
+	result_metric(res, "queued", UNIT_COUNT, sv.queued, "clients held in the queue while a test ran");
+	result_metric(res, "left_queue", UNIT_COUNT, sv.left_queue, "queued clients that left before their turn")
+		->higher_is_better = false;
+	result_metric(res, "max_queue_wait", UNIT_SECONDS, sv.max_wait_s, "longest wait in the queue")
+		->higher_is_better = false;
 	result_metric(res, "tests_ended_early", UNIT_COUNT, sv.ended_early, "tests ended early")->higher_is_better = false;
 	result_metric(res, "denied", UNIT_COUNT, sv.denied, "connections denied (busy, cookie)")
 		->higher_is_better = false;

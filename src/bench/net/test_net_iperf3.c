@@ -343,6 +343,15 @@ static void test_cookie(void **state)
 	assert_int_equal(strlen(a), 36);
 	assert_int_equal(strspn(a, "abcdefghijklmnopqrstuvwxyz234567"), 36);
 	assert_true(memcmp(a, b, sizeof(a)) != 0);
+	/* The engpass mark: still 36 characters of iperf3's alphabet, and recognised. */
+	assert_false(iperf3_cookie_marked(a) && iperf3_cookie_marked(b));
+	iperf3_cookie_mark(a);
+	assert_true(iperf3_cookie_marked(a));
+	assert_int_equal(strlen(a), 36);
+	assert_int_equal(strspn(a, "abcdefghijklmnopqrstuvwxyz234567"), 36);
+	assert_memory_equal(a + 31, IPERF3_COOKIE_MARK, 5);
+	a[IPERF3_COOKIE_LEN - 1] = 'x';
+	assert_false(iperf3_cookie_marked(a));
 }
 
 static void test_framing(void **state)
