@@ -42,6 +42,9 @@ const struct opt common_opts_table[] = {
 		   "output format: table (default), json, csv (a row per step) or jsonl (a JSON line "
 		   "per sampling interval, then the document)"),
 	OPT_FLAG("quiet", 'q', struct common_opts, quiet, "no progress line"),
+	OPT_FLAG("details", 'v', struct common_opts, details,
+		 "text output: also the parameters, the method, every limit looked at, the system view and "
+		 "each step's notes (--json always has them)"),
 	OPT_DURATION("time", 0, struct common_opts, time_ns, 1, 24 * 3600 * NS_PER_SEC,
 		     "how long each step measures (N steps take N times as long; default: the benchmark's own)"),
 	OPT_INT("repeat", 0, struct common_opts, repeat, 1, 1000, "N",
@@ -451,7 +454,7 @@ static void render(const struct bench_call *call, const struct run *run)
 		render_json_event(stdout, "end", run, true);
 		break;
 	default:
-		render_table(stdout, run);
+		render_text(stdout, run, c->details ? RENDER_DETAILS : 0);
 		break;
 	}
 	fflush(stdout);
@@ -491,7 +494,7 @@ static void emit_now(const struct bench_env *env, struct result *r)
 		csv_row(stdout, run, r, call->csv);
 		break;
 	default:
-		render_table(stdout, run);
+		render_text(stdout, run, c->details ? RENDER_DETAILS : 0);
 		break;
 	}
 	fflush(stdout);

@@ -13,7 +13,18 @@
 #include "core/result.h"
 #include "core/sampler.h"
 
-/* Human-readable text: the box (if collected) and each result. */
+/*
+ * Human-readable text, at most 100 columns wide: the box (`engpass info`)
+ * or each benchmark's block. FLAGS 0 is the concise default every command
+ * prints (the figures under human labels, the verdict and its "next:", the
+ * notes once per run, the limits in effect); RENDER_DETAILS (-v,
+ * --details) adds the parameters, the method with every limit looked at,
+ * the system view, the histograms, the JSON keys and each step's notes.
+ * `show` renders a stored run through the same entry point.
+ */
+#define RENDER_DETAILS 1u
+void render_text(FILE *f, const struct run *run, unsigned flags);
+/* render_text(F, RUN, 0). */
 void render_table(FILE *f, const struct run *run);
 
 /*

@@ -72,6 +72,30 @@ jqt() {
 	if [ -s "$3" ] && jq -e "$2" "$3" >/dev/null 2>&1; then ok "$1"; else not_ok "$1" "jq -e '$(printf %s "$2" | tr '\n\t' '  ')' was false, failed or had no input"; fi
 }
 
+# mask_figures FILE: FILE up to its first verdict, next or note line, every
+# figure (a number with its unit or suffix) replaced by '#' and runs of
+# blanks squeezed: the layout and the labels of a table, not its figures.
+mask_figures() {
+	perl -ne 'last if /^  (verdict|next|note) /;
+		s{\d[\d.]*(?:[kMGT]? /s|(?: ?[KMGTP]?i?B/s)|(?: [kMGT]?bit/s)|(?: [KMGTP]?i?B\b)|(?: (?:ns|us|ms|s)\b)|(?: %)|(?: MHz\b)|(?:[kMGTx]\b))?}{#}g;
+		s{  +}{ }g; print' "$1"
+}
+
+# golden_masked NAME: passes when mask_figures of $T_TMP/out equals
+# tests/cli/golden/NAME (ENGPASS_UPDATE_GOLDEN writes it there first); the
+# figures' alignment is for the test to check apart.
+golden_masked() {
+	mask_figures "$T_TMP/out" >"$T_TMP/out.masked"
+	if [ -n "${ENGPASS_UPDATE_GOLDEN:-}" ]; then
+		cp "$T_TMP/out.masked" "$ENGPASS_TESTS/cli/golden/$1"
+	fi
+	if diff -u "$ENGPASS_TESTS/cli/golden/$1" "$T_TMP/out.masked" >"$T_TMP/diff"; then
+		ok "$1 matches masked golden"
+	else
+		not_ok "$1 matches masked golden" "$(head -40 "$T_TMP/diff")"
+	fi
+}
+
 # golden NAME: passes when $T_TMP/out equals tests/cli/golden/NAME; with
 # ENGPASS_UPDATE_GOLDEN set, writes it there first.
 golden() {
