@@ -436,7 +436,7 @@ static void print_summary(const struct run *run)
 		if (!m && r->nmetrics)
 			m = &r->metrics[0];
 		if (m) {
-			render_value(val, sizeof(val), m->value, m->unit);
+			render_metric(val, sizeof(val), r, m, m->value);
 			snprintf(head, sizeof(head), "%s %s", val, m->name);
 		}
 		printf("%-8.8s %-40.40s ", r->bench, r->step ? r->step : "");

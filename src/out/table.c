@@ -211,15 +211,15 @@ static void metric_label(char *buf, size_t len, const struct metric *m)
 			*p = ' ';
 }
 
-/*
- * A figure's cell: render_value(), and for a disk's bytes per second the
- * decimal MB/s too, as fio pairs them ("54.37 MiB/s (57.0 MB/s)"): dd and
- * hdparm, the tools a disk figure is held against, print MB/s.
- */
-static void cell(char *buf, size_t len, const struct result *r, const struct metric *m, double v)
+void render_metric(char *buf, size_t len, const struct result *r, const struct metric *m, double v)
 {
 	size_t n;
 
+	/* A network's byte rate in bits, as iperf3 and the rest of net's figures give it. */
+	if (m->unit == UNIT_BYTES_PER_S && !strcmp(r->bench, "net")) {
+		render_value(buf, len, 8 * v, UNIT_BITS_PER_S);
+		return;
+	}
 	render_value(buf, len, v, m->unit);
 	if (m->unit != UNIT_BYTES_PER_S || isnan(v) || strcmp(r->bench, "disk"))
 		return;
@@ -517,13 +517,13 @@ static void metrics_block(FILE *f, const struct result *r, bool details)
 		metric_label(label, sizeof(label), m);
 		if (strlen(label) > lw)
 			lw = strlen(label);
-		cell(v, sizeof(v), r, m, m->value);
+		render_metric(v, sizeof(v), r, m, m->value);
 		if (strlen(v) > vw)
 			vw = strlen(v);
 		if (reps) {
-			cell(v, sizeof(v), r, m, isnan(m->ci_lo) ? m->min : m->ci_lo);
+			render_metric(v, sizeof(v), r, m, isnan(m->ci_lo) ? m->min : m->ci_lo);
 			rw = strlen(v) > rw ? strlen(v) : rw;
-			cell(v, sizeof(v), r, m, isnan(m->ci_hi) ? m->max : m->ci_hi);
+			render_metric(v, sizeof(v), r, m, isnan(m->ci_hi) ? m->max : m->ci_hi);
 			rw = strlen(v) > rw ? strlen(v) : rw;
 		}
 	}
@@ -538,7 +538,7 @@ static void metrics_block(FILE *f, const struct result *r, bool details)
 				char v[64];
 
 				metric_label(label, sizeof(label), &r->metrics[k]);
-				cell(v, sizeof(v), r, &r->metrics[k], r->metrics[k].value);
+				render_metric(v, sizeof(v), r, &r->metrics[k], r->metrics[k].value);
 				fprintf(f, k == i ? "  %-*s  %*s" : "    %-*s  %*s\n", (int)lw, label, (int)vw, v);
 			}
 			if (i + half >= r->nmetrics)
@@ -564,11 +564,11 @@ static void metrics_block(FILE *f, const struct result *r, bool details)
 
 		metric_label(label, sizeof(label), m);
 		nl = split_words(label, lw, lines, 4);
-		cell(v, sizeof(v), r, m, m->value);
+		render_metric(v, sizeof(v), r, m, m->value);
 		fprintf(f, "  %-*s  %*s", (int)lw, lines[0], (int)vw, v);
 		if (reps) {
-			cell(lo, sizeof(lo), r, m, have ? m->ci_lo : m->min);
-			cell(hi, sizeof(hi), r, m, have ? m->ci_hi : m->max);
+			render_metric(lo, sizeof(lo), r, m, have ? m->ci_lo : m->min);
+			render_metric(hi, sizeof(hi), r, m, have ? m->ci_hi : m->max);
 			coverage_cell(cov, sizeof(cov), m);
 			fprintf(f, "  %*s  %*s  %7s  %u", (int)rw, lo, (int)rw, hi, cov, m->reps);
 			if (metric_unstable(m)) {
@@ -733,7 +733,7 @@ static void col_width(struct col *c, const struct result *const *g, size_t n)
 
 		if (!mt || g[i]->status != RESULT_OK)
 			continue;
-		cell(v, sizeof(v), g[i], mt, mt->value);
+		render_metric(v, sizeof(v), g[i], mt, mt->value);
 		w = strlen(v) > w ? strlen(v) : w;
 	}
 	/* Words are not broken while one fits in a 16-column heading. */
@@ -768,7 +768,7 @@ static void pivot_table(FILE *f, const struct result *const *g, size_t n, const 
 			char v[64] = "";
 
 			if (mt)
-				cell(v, sizeof(v), g[i], mt, mt->value);
+				render_metric(v, sizeof(v), g[i], mt, mt->value);
 			fprintf(f, "  %*s", (int)sw[i], v);
 		}
 		fputc('\n', f);
@@ -824,7 +824,7 @@ static void rows_table(FILE *f, const struct result *const *g, size_t n, const s
 			char v[64] = "";
 
 			if (mt)
-				cell(v, sizeof(v), r, mt, mt->value);
+				render_metric(v, sizeof(v), r, mt, mt->value);
 			fprintf(f, "  %*s", (int)cols[c].w, v);
 		}
 		fputc('\n', f);
@@ -945,7 +945,7 @@ static void grid_block(struct text *t, const struct result *const *g, size_t n)
 
 				if (!mt)
 					continue;
-				cell(v, sizeof(v), g[i], mt, mt->value);
+				render_metric(v, sizeof(v), g[i], mt, mt->value);
 				sw[i] = strlen(v) > sw[i] ? strlen(v) : sw[i];
 			}
 			pw += 2 + sw[i];
