@@ -491,6 +491,8 @@ static void coverage_cell(char *buf, size_t len, const struct metric *m)
 		snprintf(buf, len, "%.1f %%", 100 * m->ci_coverage);
 }
 
+/* Figures of one step the default shows (a two-column list: twice as many); --details shows all. */
+#define STEP_MAX_FIGS 24
 /* The widest label column a table gives before it wraps a label. */
 #define LABEL_MAX 40
 
@@ -507,11 +509,21 @@ static void metrics_block(FILE *f, const struct result *r, bool details)
 	bool reps = r->reps > 1, unstable = false, short_cov = false;
 	size_t lw = 6, vw = reps ? 6 : 5, rw = 4;
 	char label[LINE_MAX_LEN], lines[4][LINE_MAX_LEN];
+	const struct metric **ms;
+	size_t n = 0, more;
 
 	if (!r->nmetrics)
 		return;
-	for (size_t i = 0; i < r->nmetrics; i++) {
-		const struct metric *m = &r->metrics[i];
+	/* The headline first, then the figures in the benchmark's order. */
+	ms = xcalloc(r->nmetrics, sizeof(*ms));
+	if (r->headline && result_find_metric(r, r->headline))
+		ms[n++] = result_find_metric(r, r->headline);
+	for (size_t i = 0; i < r->nmetrics; i++)
+		if (!n || &r->metrics[i] != ms[0])
+			ms[n++] = &r->metrics[i];
+	more = n > (size_t)STEP_MAX_FIGS && !details ? n - STEP_MAX_FIGS : 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct metric *m = ms[i];
 		char v[64];
 
 		metric_label(label, sizeof(label), m);
@@ -528,24 +540,26 @@ static void metrics_block(FILE *f, const struct result *r, bool details)
 		}
 	}
 	/* Many figures of one step side by side, two to a line, top to bottom then the right half. */
-	if (!reps && !details && r->nmetrics > 20 && 2 + 2 * (lw + 2 + vw) + 4 <= TEXT_WIDTH) {
-		size_t half = (r->nmetrics + 1) / 2;
+	if (!reps && !details && n > 20 && n <= 2 * STEP_MAX_FIGS && 2 + 2 * (lw + 2 + vw) + 4 <= TEXT_WIDTH) {
+		size_t half = (n + 1) / 2;
 
 		fprintf(f, "\n  %-*s  %*s    %-*s  %*s\n", (int)lw, "metric", (int)vw, "value", (int)lw, "metric",
 			(int)vw, "value");
 		for (size_t i = 0; i < half; i++) {
-			for (size_t k = i; k < r->nmetrics; k += half) {
+			for (size_t k = i; k < n; k += half) {
 				char v[64];
 
-				metric_label(label, sizeof(label), &r->metrics[k]);
-				render_metric(v, sizeof(v), r, &r->metrics[k], r->metrics[k].value);
+				metric_label(label, sizeof(label), ms[k]);
+				render_metric(v, sizeof(v), r, ms[k], ms[k]->value);
 				fprintf(f, k == i ? "  %-*s  %*s" : "    %-*s  %*s\n", (int)lw, label, (int)vw, v);
 			}
-			if (i + half >= r->nmetrics)
+			if (i + half >= n)
 				fputc('\n', f);
 		}
+		free(ms);
 		return;
 	}
+	n -= more;
 	if (reps && lw > LABEL_MAX)
 		lw = LABEL_MAX;
 	if (!reps && 2 + lw + 2 + vw > TEXT_WIDTH)
@@ -556,8 +570,8 @@ static void metrics_block(FILE *f, const struct result *r, bool details)
 	if (reps)
 		fprintf(f, "  %*s  %*s  %7s  %s", (int)rw, "low", (int)rw, "high", "cover", "n");
 	fputc('\n', f);
-	for (size_t i = 0; i < r->nmetrics; i++) {
-		const struct metric *m = &r->metrics[i];
+	for (size_t i = 0; i < n; i++) {
+		const struct metric *m = ms[i];
 		bool have = !isnan(m->ci_lo);
 		char v[64], lo[64], hi[64], cov[16];
 		size_t nl;
@@ -581,6 +595,14 @@ static void metrics_block(FILE *f, const struct result *r, bool details)
 		fputc('\n', f);
 		for (size_t k = 1; k < nl && k < 4; k++)
 			fprintf(f, "    %s\n", lines[k]);
+	}
+	free(ms);
+	if (more) {
+		char *x = xasprintf("(%zu more figure%s: --details or --json)", more, more > 1 ? "s" : "");
+
+		fputs("  ", f);
+		wrap(f, 2, 3, x);
+		free(x);
 	}
 	if (!reps)
 		return;

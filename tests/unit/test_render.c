@@ -379,6 +379,27 @@ static void test_concise(void **state)
 	assert_int_equal(count(s, "libsodium's salsa2012"), 1);
 	free(s);
 	run_free(run);
+
+	/* Many short figures of one step: two to a line, lat_mem_rd's 3 decimals below 10 ns. */
+	run = run_new("1.2.3", 2, argv);
+	{
+		struct result *r = result_new("mem", "latency");
+
+		for (int i = 0; i < 30; i++) {
+			char name[16], label[32];
+
+			snprintf(name, sizeof(name), "lat_%d", i);
+			snprintf(label, sizeof(label), "load latency, %d KiB", 4 << i % 20);
+			result_metric(r, name, UNIT_NS, 1.165 * (i + 1), label);
+		}
+		run_add(run, r);
+	}
+	s = to_text(run, 0);
+	assert_true(widest(s) <= 100);
+	assert_non_null(strstr(s, "\n  load latency, 4 KiB        1.165 ns    load latency, 131072 KiB    18.6 ns\n"));
+	assert_int_equal(count(s, "\n  load latency"), 15);
+	free(s);
+	run_free(run);
 }
 
 static const struct {
