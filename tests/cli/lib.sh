@@ -81,30 +81,28 @@ mask_figures() {
 		s{  +}{ }g; print' "$1"
 }
 
-# golden_masked NAME: passes when mask_figures of $T_TMP/out equals
-# tests/cli/golden/NAME (ENGPASS_UPDATE_GOLDEN writes it there first); the
-# figures' alignment is for the test to check apart.
-golden_masked() {
-	mask_figures "$T_TMP/out" >"$T_TMP/out.masked"
+# golden_file NAME FILE WHAT: passes when FILE equals tests/cli/golden/NAME;
+# with ENGPASS_UPDATE_GOLDEN set, writes it there first.
+golden_file() {
 	if [ -n "${ENGPASS_UPDATE_GOLDEN:-}" ]; then
-		cp "$T_TMP/out.masked" "$ENGPASS_TESTS/cli/golden/$1"
+		cp "$2" "$ENGPASS_TESTS/cli/golden/$1"
 	fi
-	if diff -u "$ENGPASS_TESTS/cli/golden/$1" "$T_TMP/out.masked" >"$T_TMP/diff"; then
-		ok "$1 matches masked golden"
+	if diff -u "$ENGPASS_TESTS/cli/golden/$1" "$2" >"$T_TMP/diff"; then
+		ok "$1 matches $3"
 	else
-		not_ok "$1 matches masked golden" "$(head -40 "$T_TMP/diff")"
+		not_ok "$1 matches $3" "$(head -40 "$T_TMP/diff")"
 	fi
 }
 
-# golden NAME: passes when $T_TMP/out equals tests/cli/golden/NAME; with
-# ENGPASS_UPDATE_GOLDEN set, writes it there first.
+# golden NAME: passes when $T_TMP/out equals tests/cli/golden/NAME.
 golden() {
-	if [ -n "${ENGPASS_UPDATE_GOLDEN:-}" ]; then
-		cp "$T_TMP/out" "$ENGPASS_TESTS/cli/golden/$1"
-	fi
-	if diff -u "$ENGPASS_TESTS/cli/golden/$1" "$T_TMP/out" >"$T_TMP/diff"; then
-		ok "$1 matches golden"
-	else
-		not_ok "$1 matches golden" "$(head -40 "$T_TMP/diff")"
-	fi
+	golden_file "$1" "$T_TMP/out" golden
+}
+
+# golden_masked NAME: passes when mask_figures of $T_TMP/out equals
+# tests/cli/golden/NAME; the figures' alignment is for the test to check
+# apart.
+golden_masked() {
+	mask_figures "$T_TMP/out" >"$T_TMP/out.masked"
+	golden_file "$1" "$T_TMP/out.masked" "masked golden"
 }
