@@ -127,7 +127,8 @@ static void wrap(FILE *f, size_t col, size_t hang, const char *text)
 				break;
 			p += n + 1;
 		} else {
-			for (cut = room; cut > 0 && p[cut] != ' '; cut--)
+			/* A unit stays with its number ("14 %"). */
+			for (cut = room; cut > 0 && (p[cut] != ' ' || p[cut + 1] == '%'); cut--)
 				;
 			if (!cut && col > hang) {
 				fprintf(f, "\n%*s", (int)hang, "");
