@@ -291,11 +291,12 @@ static bool said(const struct text *t, const char *s)
 	return false;
 }
 
-static void say_note(struct text *t, const char *s)
+/* Says TEXT under the block's "note" tag and remembers NOTE as said. */
+static void say_note(struct text *t, const char *note, const char *text)
 {
 	t->said = xrealloc(t->said, (t->nsaid + 1) * sizeof(*t->said));
-	t->said[t->nsaid++] = s;
-	tagged(t->f, t->note_tag ? "" : "note", 0, s);
+	t->said[t->nsaid++] = note;
+	tagged(t->f, t->note_tag ? "" : "note", 0, text);
 	t->note_tag = true;
 }
 
@@ -335,13 +336,10 @@ static void notes_block(struct text *t, const struct result *const *g, size_t n)
 						    "--details shows each)", s, g[i]->step, alike, alike > 1 ? "s" : "",
 						    alike > 1 ? "" : "s", alike > 1 ? "their" : "its", alike > 1 ? "s" : "");
 
-				tagged(t->f, t->note_tag ? "" : "note", 0, x);
-				t->note_tag = true;
+				say_note(t, s, x);
 				free(x);
-				t->said = xrealloc(t->said, (t->nsaid + 1) * sizeof(*t->said));
-				t->said[t->nsaid++] = s;
 			} else {
-				say_note(t, s);
+				say_note(t, s, s);
 			}
 		}
 }
