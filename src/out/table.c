@@ -910,7 +910,12 @@ static void grid_block(struct text *t, const struct result *const *g, size_t n)
 			if (c < ncol)
 				continue;
 			if (ncol == maxcol) {
-				nmore++;
+				/* Counted once per name: the first step that has it. */
+				bool seen = false;
+
+				for (size_t j = 0; j < i && !seen; j++)
+					seen = result_find_metric(g[j], mt->name) != NULL;
+				nmore += !seen;
 				continue;
 			}
 			cols[ncol].name = mt->name;
