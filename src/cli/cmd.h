@@ -41,6 +41,7 @@ struct common_opts {
 	bool json_stream;	/* --json-stream: --format jsonl */
 	int format;		/* enum output_format; --json and --json-stream folded in */
 	bool quiet;
+	bool details;		/* -v, --details: the text output's parameters, method and system view */
 	uint64_t time_ns;	/* --time: 0 = the benchmark's default */
 	int64_t repeat;		/* --repeat N, >= 1 */
 	cpu_set_t pin;		/* --pin CPUS */

@@ -424,26 +424,45 @@ static int run_profile(struct quick *q)
 	return 0;
 }
 
-/* The table: a row per result with its headline figure (else its first) and what bound it. */
+/* R's headline figure (else its first) as the text table shows it; "" without one. */
+static void headline(char *buf, size_t len, const struct result *r)
+{
+	const struct metric *m = r->headline ? result_find_metric(r, r->headline) : NULL;
+
+	if (!m && r->nmetrics)
+		m = &r->metrics[0];
+	buf[0] = '\0';
+	if (m)
+		render_metric(buf, len, r, m, m->value);
+}
+
+/*
+ * The table: a row per result with its headline figure (else its first),
+ * right-aligned in one column, and what bound it; step names whole.
+ */
 static void print_summary(const struct run *run)
 {
-	printf("%-8s %-40s %-34s %s\n", "bench", "step", "headline", "bound by");
+	size_t sw = 4, vw = 8;
+	char val[64];
+
 	for (size_t i = 0; i < run->nresults; i++) {
 		const struct result *r = run->results[i];
-		const struct metric *m = r->headline ? result_find_metric(r, r->headline) : NULL;
-		char head[64] = "", val[48];
 
-		if (!m && r->nmetrics)
-			m = &r->metrics[0];
-		if (m) {
-			render_value(val, sizeof(val), m->value, m->unit);
-			snprintf(head, sizeof(head), "%s %s", val, m->name);
-		}
-		printf("%-8.8s %-40.40s ", r->bench, r->step ? r->step : "");
-		if (r->status != RESULT_OK)
+		sw = r->step && strlen(r->step) > sw ? strlen(r->step) : sw;
+		headline(val, sizeof(val), r);
+		vw = strlen(val) > vw ? strlen(val) : vw;
+	}
+	printf("%-8s %-*s  %*s  %s\n", "bench", (int)sw, "step", (int)vw, "headline", "bound by");
+	for (size_t i = 0; i < run->nresults; i++) {
+		const struct result *r = run->results[i];
+
+		printf("%-8.8s %-*s  ", r->bench, (int)sw, r->step ? r->step : "");
+		if (r->status != RESULT_OK) {
 			printf("%s: %s\n", result_status_name(r->status), r->reason ? r->reason : "");
-		else
-			printf("%-34.34s %s\n", head, r->verdict.resource);
+			continue;
+		}
+		headline(val, sizeof(val), r);
+		printf("%*s  %s\n", (int)vw, val, r->verdict.resource);
 	}
 }
 

@@ -43,6 +43,9 @@ const struct opt common_opts_table[] = {
 		   "per sampling interval, then the document)"),
 	OPT_FLAG("quiet", 'q', struct common_opts, quiet,
 		 "no progress line and no phase lines (fill, warm-up, step k of n) on stderr"),
+	OPT_FLAG("details", 'v', struct common_opts, details,
+		 "text output: also the parameters, the method, every limit looked at, the system view and "
+		 "each step's notes (--json always has them)"),
 	OPT_DURATION("time", 0, struct common_opts, time_ns, 1, 24 * 3600 * NS_PER_SEC,
 		     "how long each step measures, per step: N steps take N times as long, as stderr says "
 		     "before they start (default: the benchmark's own)"),
@@ -468,7 +471,7 @@ static void render(const struct bench_call *call, const struct run *run)
 		render_json_event(stdout, "end", run, true);
 		break;
 	default:
-		render_table(stdout, run);
+		render_text(stdout, run, c->details ? RENDER_DETAILS : 0);
 		break;
 	}
 	fflush(stdout);
@@ -508,7 +511,7 @@ static void emit_now(const struct bench_env *env, struct result *r)
 		csv_row(stdout, run, r, call->csv);
 		break;
 	default:
-		render_table(stdout, run);
+		render_text(stdout, run, c->details ? RENDER_DETAILS : 0);
 		break;
 	}
 	fflush(stdout);

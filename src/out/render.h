@@ -13,7 +13,18 @@
 #include "core/result.h"
 #include "core/sampler.h"
 
-/* Human-readable text: the box (if collected) and each result. */
+/*
+ * Human-readable text, at most 100 columns wide: the box (`engpass info`)
+ * or each benchmark's block. FLAGS 0 is the concise default every command
+ * prints (the figures under human labels, the verdict and its "next:", the
+ * notes once per run, the limits in effect); RENDER_DETAILS (-v,
+ * --details) adds the parameters, the method with every limit looked at,
+ * the system view, the histograms, the JSON keys and each step's notes.
+ * `show` renders a stored run through the same entry point.
+ */
+#define RENDER_DETAILS 1u
+void render_text(FILE *f, const struct run *run, unsigned flags);
+/* render_text(F, RUN, 0). */
 void render_table(FILE *f, const struct run *run);
 
 /*
@@ -81,7 +92,16 @@ void render_prom(FILE *f, const struct run *run);
  */
 MUST_CHECK int prom_write(const char *file, const struct run *run);
 
-/* Formats VALUE in UNIT for people ("1.50 MiB/s", "12.3 us"). */
+/*
+ * Formats VALUE in UNIT for people ("1.50 MiB/s", "12.3 us", "121k /s");
+ * docs/units.md ("Output units") has the rules.
+ */
 void render_value(char *buf, size_t len, double value, enum unit unit);
+/*
+ * Formats V, a figure of metric M of result R, as the text table shows it:
+ * render_value(), except that a disk's bytes per second add the decimal
+ * MB/s (fio's "54.37 MiB/s (57.0 MB/s)") and a network's are in bit/s.
+ */
+void render_metric(char *buf, size_t len, const struct result *r, const struct metric *m, double v);
 
 #endif

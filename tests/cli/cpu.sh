@@ -126,7 +126,7 @@ else
 fi
 
 # The human table: the step label, the frequency source, the figures.
-run cpu --cipher none --size 1400 --time 100ms --no-sample
+run cpu --cipher none --size 1400 --time 100ms --no-sample -v
 check "table exits 0" [ "$RC" = 0 ]
 check "table names the step and the frequency" sh -c "grep -q 'none/1400B/builtin/1 thread: ok' '$T_TMP/out' &&
 	grep -q 'frequency:' '$T_TMP/out' && grep -q 'per CPU-second' '$T_TMP/out'"

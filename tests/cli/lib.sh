@@ -72,15 +72,37 @@ jqt() {
 	if [ -s "$3" ] && jq -e "$2" "$3" >/dev/null 2>&1; then ok "$1"; else not_ok "$1" "jq -e '$(printf %s "$2" | tr '\n\t' '  ')' was false, failed or had no input"; fi
 }
 
-# golden NAME: passes when $T_TMP/out equals tests/cli/golden/NAME; with
-# ENGPASS_UPDATE_GOLDEN set, writes it there first.
-golden() {
+# mask_figures FILE: FILE up to its first verdict, next or note line, every
+# figure (a number with its unit or suffix) replaced by '#' and runs of
+# blanks squeezed: the layout and the labels of a table, not its figures.
+mask_figures() {
+	perl -ne 'last if /^  (verdict|next|note) /;
+		s{\d[\d.]*(?:[kMGT]? /s|(?: ?[KMGTP]?i?B/s)|(?: [kMGT]?bit/s)|(?: [KMGTP]?i?B\b)|(?: (?:ns|us|ms|s)\b)|(?: %)|(?: MHz\b)|(?:[kMGTx]\b))?}{#}g;
+		s{  +}{ }g; print' "$1"
+}
+
+# golden_file NAME FILE WHAT: passes when FILE equals tests/cli/golden/NAME;
+# with ENGPASS_UPDATE_GOLDEN set, writes it there first.
+golden_file() {
 	if [ -n "${ENGPASS_UPDATE_GOLDEN:-}" ]; then
-		cp "$T_TMP/out" "$ENGPASS_TESTS/cli/golden/$1"
+		cp "$2" "$ENGPASS_TESTS/cli/golden/$1"
 	fi
-	if diff -u "$ENGPASS_TESTS/cli/golden/$1" "$T_TMP/out" >"$T_TMP/diff"; then
-		ok "$1 matches golden"
+	if diff -u "$ENGPASS_TESTS/cli/golden/$1" "$2" >"$T_TMP/diff"; then
+		ok "$1 matches $3"
 	else
-		not_ok "$1 matches golden" "$(head -40 "$T_TMP/diff")"
+		not_ok "$1 matches $3" "$(head -40 "$T_TMP/diff")"
 	fi
+}
+
+# golden NAME: passes when $T_TMP/out equals tests/cli/golden/NAME.
+golden() {
+	golden_file "$1" "$T_TMP/out" golden
+}
+
+# golden_masked NAME: passes when mask_figures of $T_TMP/out equals
+# tests/cli/golden/NAME; the figures' alignment is for the test to check
+# apart.
+golden_masked() {
+	mask_figures "$T_TMP/out" >"$T_TMP/out.masked"
+	golden_file "$1" "$T_TMP/out.masked" "masked golden"
 }

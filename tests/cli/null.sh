@@ -28,7 +28,7 @@ jqt "histogram buckets add up to the count" '.results[0].histograms.lat_ns |
 	([.buckets[][2]] | add) == .count' "$T_TMP/out"
 check "stderr is empty without a terminal" [ ! -s "$T_TMP/err" ]
 
-run null --no-sample
+run null --no-sample -v
 check "null table exits 0" [ "$RC" = 0 ]
 if diff -u "$G/null.txt" "$T_TMP/out" >"$T_TMP/diff"; then
 	ok "null table matches golden"
@@ -66,7 +66,7 @@ jqt "busiest core is a real CPU" '.results[0].system.busiest_cpu as $c |
 jqt "the verdict names a resource and its evidence" '.results[0].verdict | (.resource | type == "string") and (.evidence | length > 0)' "$T_TMP/out"
 jqt "spin CPU share is a percentage" '.results[0].metrics.spin_cpu_share_percent | . > 0 and . <= 100.5' "$T_TMP/out"
 
-run null --values 10 --time 300ms --interval 50ms --pin 0
+run null --values 10 --time 300ms --interval 50ms --pin 0 -v
 check "--pin 0 runs" [ "$RC" = 0 ]
 check "table shows the system view and verdict" grep -q "bound by:" "$T_TMP/out"
 # Heat: a box without sensors (this VM) says so once, after the results; one with them shows a heat line.

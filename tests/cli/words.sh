@@ -59,7 +59,7 @@ for v in server client; do
 	check_clean "engpass net $v --help says no seed" "$D/help-net-$v"
 done
 
-run null --no-history
+run null --no-history --details
 cp "$T_TMP/out" "$D/null.txt"
 check_clean "a null run's table says no seed" "$D/null.txt"
 check "... the table still shows the generator's seed as a parameter" grep -q "seed: 1" "$D/null.txt"

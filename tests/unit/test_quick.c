@@ -114,7 +114,7 @@ static void test_net_rr_finding(void **state)
 	struct result *one = made_up("net", "client rr depth 1", "throughput", UNIT_BYTES_PER_S, 59e6);
 	struct result *two = made_up("net", "client rr depth 2", "throughput", UNIT_BYTES_PER_S, 92e6);
 	struct bench_quick_result r[] = { { step_of(b, "rr depth 1"), one }, { step_of(b, "rr depth 2"), two } };
-	static const char *const want[] = { "one at a time moved 59 MB/s and two in flight 92 MB/s (1.6x)" };
+	static const char *const want[] = { "one at a time moved 472 Mbit/s and two in flight 736 Mbit/s (1.6x)" };
 
 	(void)state;
 	assert_findings(b, r, 2, want, 1);

@@ -51,16 +51,29 @@ static struct run *sample_run(unsigned reps)
 	return run;
 }
 
-static char *to_string(const struct run *run, bool json)
+/* RUN as text with FLAGS (render_text). Caller frees. */
+static char *to_text(const struct run *run, unsigned flags)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	if (json)
-		render_json(f, run, false, true);
-	else
-		render_table(f, run);
+	render_text(f, run, flags);
+	fclose(f);
+	return buf;
+}
+
+/* RUN as JSON, or as the text with its details (-v). Caller frees. */
+static char *to_string(const struct run *run, bool json)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!json)
+		return to_text(run, RENDER_DETAILS);
+	f = open_memstream(&buf, &len);
+	render_json(f, run, false, true);
 	fclose(f);
 	return buf;
 }
@@ -114,7 +127,8 @@ static void test_interval(void **state)
 				  "\"unstable\":true}"));
 	free(s);
 	s = to_string(run, false);
-	assert_non_null(strstr(s, "90.60 MiB/s    103.00 MiB/s   96.9 %  6  unstable\n"));
+	/* A disk's byte rate with fio's decimal pairing; the interval's columns, then the mark. */
+	assert_non_null(strstr(s, "90.60 MiB/s (95.0 MB/s)  103.00 MiB/s (108.0 MB/s)   96.9 %  6 unstable\n"));
 	assert_non_null(strstr(s, "low..high: the median's order-statistic interval; unstable: it reaches beyond 5 % "
 				  "of the median\n"));
 	free(s);
@@ -297,6 +311,97 @@ static void test_table_failed(void **state)
 	run_free(run);
 }
 
+/* The widest line of S, in bytes. */
+static size_t widest(const char *s)
+{
+	size_t w = 0;
+
+	for (const char *p = s; *p;) {
+		size_t n = strcspn(p, "\n");
+
+		w = n > w ? n : w;
+		p += n + (p[n] == '\n');
+	}
+	return w;
+}
+
+/*
+ * The concise default (issue 23): a limit in effect in one line, none of
+ * the "none" ones, no method; a note said once per run, one that steps say
+ * with their own figures once with how many say it alike; whole step names;
+ * 100 columns. The details say each step's own note.
+ */
+static void test_concise(void **state)
+{
+	char *argv[] = { "engpass", "cpu" };
+	struct run *run = run_new("1.2.3", 2, argv);
+	static const char long_step[] = "chacha20-poly1305/16384B/openssl/1 thread";
+	char *s;
+
+	(void)state;
+	for (int i = 0; i < 3; i++) {
+		struct result *r = result_new("cpu", i == 2 ? long_step : "none/64B/builtin/1 thread");
+
+		if (i == 1)
+			result_set_step(r, "none/1400B/builtin/1 thread");
+		result_method(r, "timing", "100 ms per run");
+		result_method(r, "limit cpu quota", "0.50 CPU (cpu.cfs_quota_us 50000 / 100000 in /sys/fs/cgroup/cpu/x)");
+		result_method(r, "limit memory", "none (memory.limit_in_bytes unlimited)");
+		result_metric(r, "cpu_throughput", UNIT_BYTES_PER_S, 1e8 * (i + 1), "per CPU-second");
+		result_metric(r, "cpu_packets", UNIT_PER_S, 121221.7 * (i + 1), "packets per CPU-second");
+		result_note(r, "in this VM /proc/cpuinfo says 2096 MHz; per-GHz figures use %d MHz", 3150 + i);
+		result_note(r, "libsodium's salsa2012 is portable C");
+		snprintf(r->verdict.resource, sizeof(r->verdict.resource), "cpu quota");
+		snprintf(r->verdict.evidence, sizeof(r->verdict.evidence), "throttled in 90 %% of the periods, a long "
+			 "sentence of evidence that goes on well past the width of one line of text output");
+		run_add(run, r);
+	}
+	s = to_text(run, 0);
+	assert_true(widest(s) <= 100);
+	assert_non_null(strstr(s, "cpu: 3 steps\n"));
+	assert_non_null(strstr(s, "\n  limit       cpu quota: 0.50 CPU (cpu.cfs_quota_us"));
+	assert_null(strstr(s, "limit memory"));
+	assert_null(strstr(s, "memory: none"));
+	assert_null(strstr(s, "method"));
+	assert_null(strstr(s, "timing"));
+	assert_null(strstr(s, "cpu_throughput"));
+	assert_non_null(strstr(s, long_step));
+	assert_non_null(strstr(s, "121k /s"));
+	assert_int_equal(count(s, "libsodium's salsa2012"), 1);
+	assert_int_equal(count(s, "per-GHz figures use"), 1);
+	assert_non_null(strstr(s, "2 more steps say it with their own figures"));
+	free(s);
+	s = to_text(run, RENDER_DETAILS);
+	assert_true(widest(s) <= 100);
+	assert_non_null(strstr(s, "method      timing: 100 ms per run"));
+	assert_non_null(strstr(s, "limit memory: none"));
+	assert_int_equal(count(s, "per-GHz figures use"), 3);
+	assert_int_equal(count(s, "libsodium's salsa2012"), 1);
+	free(s);
+	run_free(run);
+
+	/* Many short figures of one step: two to a line, lat_mem_rd's 3 decimals below 10 ns. */
+	run = run_new("1.2.3", 2, argv);
+	{
+		struct result *r = result_new("mem", "latency");
+
+		for (int i = 0; i < 30; i++) {
+			char name[16], label[32];
+
+			snprintf(name, sizeof(name), "lat_%d", i);
+			snprintf(label, sizeof(label), "load latency, %d KiB", 4 << i % 20);
+			result_metric(r, name, UNIT_NS, 1.165 * (i + 1), label);
+		}
+		run_add(run, r);
+	}
+	s = to_text(run, 0);
+	assert_true(widest(s) <= 100);
+	assert_non_null(strstr(s, "\n  load latency, 4 KiB        1.165 ns    load latency, 131072 KiB    18.6 ns\n"));
+	assert_int_equal(count(s, "\n  load latency"), 15);
+	free(s);
+	run_free(run);
+}
+
 static const struct {
 	double v;
 	enum unit u;
@@ -306,7 +411,15 @@ static const struct {
 	{ 1536, UNIT_BYTES, "1.50 KiB" },
 	{ 3.0 * 1024 * 1024 * 1024, UNIT_BYTES_PER_S, "3.00 GiB/s" },
 	{ 943.1e6, UNIT_BITS_PER_S, "943.1 Mbit/s" },
-	{ 999, UNIT_NS, "999 ns" },
+	{ 999, UNIT_NS, "999.0 ns" },
+	{ 1.1654, UNIT_NS, "1.165 ns" },
+	{ 9019.4, UNIT_PER_S, "9019 /s" },
+	{ 121221.7, UNIT_PER_S, "121k /s" },
+	{ 6023428.2, UNIT_PER_S, "6.02M /s" },
+	{ 0.25, UNIT_PER_S, "0.2 /s" },
+	{ 12345, UNIT_COUNT, "12.3k" },
+	{ 100000, UNIT_COUNT, "100k" },
+	{ 9999, UNIT_COUNT, "9999" },
 	{ 1500, UNIT_NS, "1.50 us" },
 	{ 2.5e6, UNIT_NS, "2.50 ms" },
 	{ 3e9, UNIT_NS, "3.000 s" },
@@ -411,6 +524,7 @@ int main(void)
 		cmocka_unit_test(test_prom_time_labels),
 		cmocka_unit_test(test_table_failed),
 		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_concise),
 		cmocka_unit_test(test_csv_field),
 		cmocka_unit_test(test_csv_union),
 	};

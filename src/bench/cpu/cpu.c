@@ -945,7 +945,7 @@ static void cpu_report_freq(struct result *res, const struct phase *all, const s
 	if (si && si->virt.hypervisor_flag == SYSINFO_YES && !isnan(si->cpu.cpuinfo_mhz) && !f->boot_value &&
 	    !isnan(f->mhz) && fabs(f->mhz / si->cpu.cpuinfo_mhz - 1) > 0.05)
 		result_note(res, "in this VM /proc/cpuinfo says %.0f MHz; per-GHz figures use %.0f MHz from the %s",
-			    si->cpu.cpuinfo_mhz, f->mhz, all->have_cycles ? "cycle counter" : "source above");
+			    si->cpu.cpuinfo_mhz, f->mhz, all->have_cycles ? "cycle counter" : "method's frequency source");
 }
 
 /*

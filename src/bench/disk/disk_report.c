@@ -116,16 +116,20 @@ void disk_report_device(struct result *res, const struct disk_opts *o, const str
 void disk_report_lat(struct result *res, const char *prefix, const struct hist *h, const char *what)
 {
 	static const struct {
-		const char *suffix;
+		const char *suffix, *label;
 		double p;
-	} ps[] = { { "p50", 50 }, { "p90", 90 }, { "p99", 99 }, { "p99_9", 99.9 }, { "max", 100 } };
+	} ps[] = { { "p50", "p50", 50 },
+		   { "p90", "p90", 90 },
+		   { "p99", "p99", 99 },
+		   { "p99_9", "p99.9", 99.9 },
+		   { "max", "max", 100 } };
 	char name[64], label[128];
 
 	if (!hist_count(h))
 		return;
 	for (size_t i = 0; i < ARRAY_SIZE(ps); i++) {
 		snprintf(name, sizeof(name), "%s_%s", prefix, ps[i].suffix);
-		snprintf(label, sizeof(label), "%s %s", what, ps[i].suffix);
+		snprintf(label, sizeof(label), "%s %s", what, ps[i].label);
 		lower(result_metric(res, name, UNIT_NS, (double)hist_percentile(h, ps[i].p), label));
 	}
 	snprintf(name, sizeof(name), "%s_mean", prefix);
