@@ -48,6 +48,7 @@ struct history_opts {
 	const char *bench;
 	const char *db;
 	bool json;
+	bool details;
 	bool help;
 };
 
@@ -60,6 +61,8 @@ const struct opt history_options[] = {
 	OPT_STRING("db", 0, struct history_opts, db, "PATH",
 		   "history database (default $XDG_DATA_HOME/engpass/history.db)"),
 	OPT_FLAG("json", 0, struct history_opts, json, "show: print the stored JSON document"),
+	OPT_FLAG("details", 'v', struct history_opts, details,
+		 "show: also the parameters, the method and the system view, as the command's -v"),
 	OPT_FLAG("help", 'h', struct history_opts, help, "show this help"),
 	OPT_END,
 };
@@ -296,10 +299,10 @@ int cmd_show(int argc, char **argv)
 	int64_t id;
 	int rc;
 
-	if ((rc = parse("show", argc, argv, &o, pos, 1, &npos, "RUN [--json] [--db PATH]",
+	if ((rc = parse("show", argc, argv, &o, pos, 1, &npos, "RUN [-v] [--json] [--db PATH]",
 			"Shows a stored run: a header (command, time, host, version, status and every\n"
-			"failure's reason), then its results as the command printed them; with --json the\n"
-			"whole stored document.")) >= 0)
+			"failure's reason), then its results as the command printed them (with -v as the\n"
+			"command's -v did); with --json the whole stored document.")) >= 0)
 		return rc;
 	if (npos != 1)
 		return usage_error("show", "needs one run id (see 'engpass history')");
@@ -317,7 +320,7 @@ int cmd_show(int argc, char **argv)
 		rc = run_from_json(doc, &run, lerr, sizeof(lerr));
 		if (!rc) {
 			show_header(stdout, id, run);
-			render_table(stdout, run);
+			render_text(stdout, run, o.details ? RENDER_DETAILS : 0);
 			run_free(run);
 		} else if (rc == -ENOTSUP) {
 			rc = show_metrics(h, id, err, sizeof(err));
