@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "config.h"
 #include "cli/cmd.h"
 
 /* One command as the generators see it: a row of cmd_table or a benchmark. */
@@ -594,6 +595,10 @@ static void zsh_script(FILE *f)
 
 int help_gen(FILE *f, const char *what, const char *arg)
 {
+	/* A router build leaves the generators out (meson -Dgenerators=false): their code is not linked. */
+	if (!ENGPASS_GENERATORS)
+		return usage_error("help", "'%s': this build has no manual page or completion generator "
+				   "(meson -Dgenerators=false)", what);
 	if (!strcmp(what, "--man") && !arg)
 		man_page(f);
 	else if (!strcmp(what, "--completion") && arg && !strcmp(arg, "bash"))

@@ -868,8 +868,9 @@ const struct bench bench_download = {
 	.opts_size = sizeof(struct dl_opts),
 	.defaults = dl_defaults,
 	.check = dl_check,
-	.sample_config = dl_sample_config,
-	.run = dl_run,
+	/* Without http-parser it never runs (unsupported_reason): its code stays out of the binary. */
+	.sample_config = HAVE_HTTP_PARSER ? dl_sample_config : NULL,
+	.run = HAVE_HTTP_PARSER ? dl_run : NULL,
 #if !HAVE_HTTP_PARSER
 	.unsupported_reason = "libhttp-parser (Debian libhttp-parser-dev) was not found or disabled "
 			      "at build time: nothing to parse HTTP responses with",

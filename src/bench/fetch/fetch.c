@@ -1223,8 +1223,9 @@ const struct bench bench_fetch = {
 	.opts_size = sizeof(struct fetch_opts),
 	.defaults = fetch_defaults,
 	.check = fetch_check,
-	.sample_config = fetch_sample_config,
-	.run = fetch_run,
+	/* Without http-parser it never runs (unsupported_reason): its code stays out of the binary. */
+	.sample_config = HAVE_HTTP_PARSER ? fetch_sample_config : NULL,
+	.run = HAVE_HTTP_PARSER ? fetch_run : NULL,
 #if !HAVE_HTTP_PARSER
 	.unsupported_reason = "libhttp-parser (Debian libhttp-parser-dev) was not found or disabled "
 			      "(meson -Dhttp_parser)",
