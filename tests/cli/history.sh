@@ -56,7 +56,7 @@ check "compare warns in one line on unlike runs, naming their benchmarks" \
 check "... and prints no table of n/a" \
 	sh -c "tail -1 '$T_TMP/out' | grep -q '^nothing to put side by side' && ! grep -q 'n/a' '$T_TMP/out'"
 # A near-zero base: a difference in the metric's unit, never a ratio such as 202x or 0.00x.
-jq '.results[0].metrics.lat_p50_ns = 0.3 | .results[0].metrics.values = 0' "$T_TMP/run2.json" >"$T_TMP/zero.json"
+jq '.results[0].metrics.lat_p50_ns = 0.0003 | .results[0].metrics.values = 0' "$T_TMP/run2.json" >"$T_TMP/zero.json"
 run compare "$T_TMP/zero.json" "$T_TMP/run2.json"
 check "compare shows a change from a near-zero base as a difference" \
 	sh -c "grep -Eq '^  p50  .* \+[0-9.]+ us( |\$)' '$T_TMP/out' && grep -Eq '^  values recorded  .* \+2000( |\$)' '$T_TMP/out'"
