@@ -466,6 +466,13 @@ static void print_summary(const struct run *run)
 	}
 }
 
+/* One finding: "- TEXT", wrapped within 100 columns under its first word. */
+static void finding(const char *text)
+{
+	fputs("- ", stdout);
+	render_wrap(stdout, 2, 2, text);
+}
+
 /* One sentence per benchmark whose steps were bound by one core; returns how many. */
 static size_t one_core_findings(const struct run *run)
 {
@@ -487,8 +494,11 @@ static size_t one_core_findings(const struct run *run)
 		}
 		if (earlier)
 			continue;
-		printf("- %zu %s step%s bound by one core, e.g. %s: %s.\n", same, r->bench, same > 1 ? "s were" : " was",
-		       r->step, r->verdict.evidence);
+		char line[1024];
+
+		snprintf(line, sizeof(line), "%zu %s step%s bound by one core, e.g. %s: %s.", same, r->bench,
+			 same > 1 ? "s were" : " was", r->step, r->verdict.evidence);
+		finding(line);
 		n++;
 	}
 	return n;
@@ -523,7 +533,7 @@ static void print_findings(const struct quick *q)
 		}
 		b->quick->findings(mine, nmine, &f);
 		for (size_t k = 0; k < f.n; k++)
-			printf("- %s\n", f.line[k]);
+			finding(f.line[k]);
 		n += f.n;
 		bench_findings_release(&f);
 	}
@@ -545,7 +555,10 @@ static void print_scaled(const struct run *run)
 				continue;
 			if (!n++)
 				printf("\nscaled to fit this box\n");
-			printf("- %s %s: %s\n", r->bench, r->step, r->notes[j]);
+			char line[1024];
+
+			snprintf(line, sizeof(line), "%s %s: %s", r->bench, r->step, r->notes[j]);
+			finding(line);
 		}
 	}
 }

@@ -24,6 +24,12 @@
  */
 #define RENDER_DETAILS 1u
 void render_text(FILE *f, const struct run *run, unsigned flags);
+/*
+ * TEXT and a newline, the caller having written COL columns of the line:
+ * broken at spaces within the text width (100 columns), continuation lines
+ * indented to column HANG (a unit stays with its number).
+ */
+void render_wrap(FILE *f, size_t col, size_t hang, const char *text);
 /* render_text(F, RUN, 0). */
 void render_table(FILE *f, const struct run *run);
 

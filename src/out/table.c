@@ -150,6 +150,11 @@ static void wrap(FILE *f, size_t col, size_t hang, const char *text)
 	fputc('\n', f);
 }
 
+void render_wrap(FILE *f, size_t col, size_t hang, const char *text)
+{
+	wrap(f, col, hang, text);
+}
+
 /* "  TAG         TEXT", TEXT wrapped; its continuation lines EXTRA columns further in. */
 static void tagged(FILE *f, const char *tag, size_t extra, const char *text)
 {

@@ -14,12 +14,17 @@ check "quick exits 0" [ "$RC" = 0 ]
 check "the summary has a row per cpu step with a headline" grep -q "^cpu  *chacha20-poly1305/1400B/.* MiB/s\|^cpu  *chacha20-poly1305/1400B/.* GiB/s" "$T_TMP/out"
 check "the summary has the memory rows" sh -c "grep -q '^mem  *bandwidth' '$T_TMP/out' && grep -q '^mem  *latency' '$T_TMP/out'"
 check "the summary has the disk rows, torrent with and without cache" sh -c "grep -q '^disk  *device' '$T_TMP/out' && grep -q '^disk  *torrent cache 8M' '$T_TMP/out'"
-check "quick prints findings" grep -q "Mbit/s per GHz" "$T_TMP/out"
+# The findings wrap within 100 columns: their continuation lines joined for
+# the checks that read a sentence.
+join_out() { sed -e ':a' -e 'N' -e '$!ba' -e 's/\n   */ /g' "$T_TMP/out" >"$T_TMP/joined"; }
+join_out
+check "quick prints findings" grep -q "Mbit/s per GHz" "$T_TMP/joined"
+check "quick's findings fit 100 columns" sh -c "sed -n '/^findings\$/,/^\$/p' '$T_TMP/out' | awk 'length > 100 { bad = 1 } END { exit bad }'"
 if [ "$JANSSON" = true ]; then
 	check "the summary has the loopback net row" grep -q "^net  *client over loopback" "$T_TMP/out"
 	check "the summary has the rr depth 1 and 2 rows, bound by the round trip" \
 		sh -c "grep -q '^net  *client rr depth 1 .*round trip' '$T_TMP/out' && grep -q '^net  *client rr depth 2 .*round trip' '$T_TMP/out'"
-	check "quick compares rr depth 1 and 2 in a finding" grep -q "requests one at a time moved .* two in flight" "$T_TMP/out"
+	check "quick compares rr depth 1 and 2 in a finding" grep -q "requests one at a time moved .* two in flight" "$T_TMP/joined"
 else
 	# The net server skips itself without jansson: the rows say their peer ended at once.
 	check "without jansson the net rows say why they did not run" \
@@ -30,7 +35,7 @@ overlayfs|tmpfs|fuseblk|nfs)
 	skip "the torrent finding compares device write requests" \
 		"the scratch directory is on $(stat -f -c %T "$T_TMP/cwd"): no block device to count requests on" ;;
 *)
-	check "the torrent finding compares device write requests" grep -q "write requests without a write cache" "$T_TMP/out" ;;
+	check "the torrent finding compares device write requests" grep -q "write requests without a write cache" "$T_TMP/joined" ;;
 esac
 check "quick's disk steps leave no temp files behind" sh -c "[ -z \"\$(ls -A '$T_TMP/cwd')\" ]"
 if [ "$JANSSON" = true ]; then
@@ -89,7 +94,8 @@ if [ -n "$CG" ]; then
 			--no-history --no-report' sh "$CG" "$ENGPASS") >"$T_TMP/out" 2>"$T_TMP/err" </dev/null || RC=$?
 		check "quick --no-net in a 64 MiB cgroup exits 0" [ "$RC" = 0 ]
 		check "... runs the memory bandwidth step" grep -q "^mem  *bandwidth .*/s" "$T_TMP/out"
-		check "... and says what it scaled down to fit" grep -q "^- mem bandwidth: scaled down .*MiB instead of" "$T_TMP/out"
+		join_out
+		check "... and says what it scaled down to fit" grep -q "^- mem bandwidth: scaled down .*MiB instead of" "$T_TMP/joined"
 		rmdir "$CG" 2>/dev/null || true
 	else
 		skip "quick in a 64 MiB memory cgroup" "cannot make a memory cgroup with a 64 MiB limit here"
