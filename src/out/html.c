@@ -204,6 +204,7 @@ static void time_marks(FILE *f, const struct svg_frame *fr, const struct samples
 struct tsline {
 	const char *key;
 	const char *label;
+	double scale;	/* the value times this (0: 1); net's bytes/s times 8 for bit/s */
 };
 
 /*
@@ -224,7 +225,7 @@ static void chart_time(FILE *f, const char *id, const char *title, const struct 
 
 		v[nuse] = xcalloc(s->n, sizeof(double));
 		for (size_t i = 0; i < s->n; i++) {
-			v[nuse][i] = jnum(s->o[i], l[k].key);
+			v[nuse][i] = jnum(s->o[i], l[k].key) * (l[k].scale > 0 ? l[k].scale : 1);
 			if (isfinite(v[nuse][i]) && v[nuse][i] != 0)
 				any = true;
 			if (isfinite(v[nuse][i]) && v[nuse][i] > max)
@@ -423,22 +424,29 @@ static void series_charts(FILE *f, size_t ri, const json_t *r)
 	snprintf(nr, sizeof(nr), "net receive%s", iface);
 	snprintf(nt, sizeof(nt), "net send%s", iface);
 	{
+		/* Net in bit/s as iperf3 and net's tables print it; disk in bytes/s. */
+		const struct tsline net[] = {
+			{ "net_rx_bytes_per_second", nr, 8 },
+			{ "net_tx_bytes_per_second", nt, 8 },
+		};
 		const struct tsline thr[] = {
-			{ "net_rx_bytes_per_second", nr },
-			{ "net_tx_bytes_per_second", nt },
-			{ "disk_read_bytes_per_second", dl },
-			{ "disk_write_bytes_per_second", dw },
+			{ "disk_read_bytes_per_second", dl, 1 },
+			{ "disk_write_bytes_per_second", dw, 1 },
 		};
 		const struct tsline cpu[] = {
-			{ "cpu_busy_percent", "all CPUs busy" },
-			{ "busiest_cpu_busy_percent", "busiest CPU busy" },
-			{ "cpu_iowait_percent", "iowait" },
-			{ "cpu_softirq_percent", "softirq" },
-			{ "cpu_steal_percent", "steal" },
+			{ "cpu_busy_percent", "all CPUs busy", 1 },
+			{ "busiest_cpu_busy_percent", "busiest CPU busy", 1 },
+			{ "cpu_iowait_percent", "iowait", 1 },
+			{ "cpu_softirq_percent", "softirq", 1 },
+			{ "cpu_steal_percent", "steal", 1 },
 		};
 
+		snprintf(id, sizeof(id), "r%zu-net", ri);
+		chart_time(f, id, "Network throughput over time (sampled)", &s, net, ARRAY_SIZE(net), UNIT_BITS_PER_S,
+			   false);
 		snprintf(id, sizeof(id), "r%zu-throughput", ri);
-		chart_time(f, id, "Throughput over time (sampled)", &s, thr, ARRAY_SIZE(thr), UNIT_BYTES_PER_S, false);
+		chart_time(f, id, "Disk throughput over time (sampled)", &s, thr, ARRAY_SIZE(thr), UNIT_BYTES_PER_S,
+			   false);
 		snprintf(id, sizeof(id), "r%zu-cpu", ri);
 		chart_time(f, id, "CPU busy over time (sampled)", &s, cpu, ARRAY_SIZE(cpu), UNIT_PERCENT, true);
 	}
