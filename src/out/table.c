@@ -886,6 +886,51 @@ static void grid_verdict(FILE *f, const struct result *r, bool more)
 	}
 }
 
+/* More steps than this: their verdicts are grouped by resource unless --details. */
+#define GRID_VERDICTS_MAX 4
+
+/*
+ * The verdicts of many steps in a screenful: one line per resource that
+ * bounded any of them, in order of first appearance, with how many steps
+ * and the first one's evidence and next step; --details gives each.
+ */
+static void grid_verdicts_grouped(FILE *f, const struct result *const *g, size_t n)
+{
+	bool *done = xcalloc(n, sizeof(*done));
+	size_t judged = 0, groups = 0;
+
+	for (size_t i = 0; i < n; i++)
+		judged += g[i]->verdict.resource[0] && g[i]->status != RESULT_FAILED;
+	for (size_t i = 0; i < n; i++) {
+		const struct result *r = g[i];
+		size_t same = 0;
+		char *s;
+
+		if (done[i] || !r->verdict.resource[0] || r->status == RESULT_FAILED)
+			continue;
+		for (size_t j = i; j < n; j++)
+			if (!done[j] && g[j]->status != RESULT_FAILED &&
+			    !strcmp(g[j]->verdict.resource, r->verdict.resource)) {
+				done[j] = true;
+				same++;
+			}
+		if (!groups++)
+			fputc('\n', f);
+		s = xasprintf("bound by %s in %zu of %zu steps; e.g. %s: %s", r->verdict.resource, same, judged, r->step,
+			      r->verdict.evidence);
+		tagged(f, groups == 1 ? "verdict" : "", 2, s);
+		free(s);
+		if (r->verdict.next_step[0]) {
+			s = xasprintf("next: %s", r->verdict.next_step);
+			tagged(f, "", 8, s);
+			free(s);
+		}
+	}
+	if (groups)
+		tagged(f, "", 0, "(each step's verdict: --details or --json)");
+	free(done);
+}
+
 /*
  * Several steps of one benchmark (cipher x size, task x load, ladder
  * rungs) as one table under human labels, never cutting a step name: a
@@ -1022,16 +1067,18 @@ static void grid_block(struct text *t, const struct result *const *g, size_t n)
 		}
 	}
 	free(cols);
-	printed = false;
-	for (size_t i = 0; i < n; i++) {
-		/* A failed step's row says why; it measured nothing to judge. */
-		if (!g[i]->verdict.resource[0] || g[i]->status == RESULT_FAILED)
-			continue;
-		if (!printed)
-			fputc('\n', f);
-		grid_verdict(f, g[i], printed);
-		printed = true;
-	}
+	if (!t->details && n > GRID_VERDICTS_MAX)
+		grid_verdicts_grouped(f, g, n);
+	else
+		for (size_t i = 0, shown = 0; i < n; i++) {
+			/* A failed step's row says why; it measured nothing to judge. */
+			if (!g[i]->verdict.resource[0] || g[i]->status == RESULT_FAILED)
+				continue;
+			if (!shown)
+				fputc('\n', f);
+			grid_verdict(f, g[i], shown);
+			shown = 1;
+		}
 	if (t->details) {
 		/* Heat by step, where the box has sensors or counters (else the run says so once). */
 		printed = false;

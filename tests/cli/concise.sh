@@ -128,11 +128,16 @@ if command -v python3 >/dev/null; then
 	if wait_listen "$PORT"; then
 		run fetch "http://127.0.0.1:$PORT/x" --no-history -q
 		concise "fetch" 40 fetch-concise.txt
+		mkdir -p "$T_TMP/dl"
+		run download "http://127.0.0.1:$PORT/x" "$T_TMP/dl" --no-history -q
+		concise "download" 40 download-concise.txt
 	else
 		skip "fetch" "the HTTP server did not listen"
+		skip "download" "the HTTP server did not listen"
 	fi
 else
 	skip "fetch" "no python3 for an HTTP server"
+	skip "download" "no python3 for an HTTP server"
 fi
 
 run watch --time 1s --no-history -q
