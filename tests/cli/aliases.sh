@@ -11,13 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/netlib.sh"
 
-PIDS=""
-cleanup() {
-	kill_pids
-	rm -rf "$T_TMP"
-}
-trap cleanup EXIT
-trap 'cleanup; exit 1' INT TERM
+trap_pids
 
 # bad EXPECTED_TEXT ARGS...: exit 2, one stderr line containing EXPECTED_TEXT.
 bad() {

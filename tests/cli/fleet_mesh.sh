@@ -13,13 +13,7 @@ not_emulated "loopback transfers too slow to finish in time"
 needs_feature sqlite jansson
 . "$(dirname "$0")/netlib.sh"
 
-PIDS=""
-cleanup() {
-	kill_pids
-	rm -rf "$T_TMP"
-}
-trap cleanup EXIT
-trap 'cleanup; exit 1' INT TERM
+trap_pids
 
 DB="$T_TMP/mesh.db"
 new_port

@@ -33,6 +33,14 @@ kill_pids() {
 	for p in ${PIDS:-}; do wait "$p" 2>/dev/null; done
 }
 
+# trap_pids: from now on, the exit of the test (also by INT or TERM) kills
+# $PIDS (kill_pids) and removes $T_TMP. Starts with no PIDS.
+trap_pids() {
+	PIDS=""
+	trap 'kill_pids; rm -rf "$T_TMP"' EXIT
+	trap 'kill_pids; rm -rf "$T_TMP"; exit 1' INT TERM
+}
+
 # ratio NAME A B LO HI: passes when A/B is within [LO, HI].
 ratio() {
 	if awk -v a="$2" -v b="$3" -v lo="$4" -v hi="$5" \
