@@ -84,11 +84,17 @@ jqt "rr depth 1: one request in flight" '.results[0].metrics.depth_kept | (. > 0
 jqcand "rr depth 1: round-trip bound" "round trip" 0.8 "$R"
 jqt "rr depth 1: the client's busy share is recorded" '.results[0].metrics.client_busy_percent | (. >= 0 and . < 50)' "$R"
 jqt "rr depth 1: the server was idle most of the time" '.results[0].metrics.server_idle_percent > 50' "$R"
-# 5 % over: the ceiling rests on the smallest of five empty round trips, and
-# the server's 2 ms timer jitters by that much on a loaded VM (the sanitizer
-# run once measured 2-5 % over).
-jqt "rr depth 1: throughput below the stop-and-wait ceiling" \
-	'.results[0].metrics | .throughput_bytes_per_second <= 1.05 * .stop_and_wait_ceiling_bytes_per_second' "$R"
+# The physical bound: one request at a time, so the run took at least
+# requests x the fastest request's latency (2 % for the clocks' edges).
+jqt "rr depth 1: throughput within stop and wait's bound (bytes / (requests x fastest request))" \
+	'.results[0] | .metrics.throughput_bytes_per_second <=
+		1.02 * .metrics.received_bytes / (.metrics.requests * .histograms.request_latency_ns.min / 1e9)' "$R"
+# The printed ceiling rests on the smallest of five empty round trips before
+# the test, and the server's 2 ms timer jitters on a loaded VM: the run has
+# exceeded it by 2-5 % and, in one clean-clone run, by more than 5 %; more
+# than 25 % would be a wrong ceiling.
+jqt "rr depth 1: throughput near or below the printed stop-and-wait ceiling" \
+	'.results[0].metrics | .throughput_bytes_per_second <= 1.25 * .stop_and_wait_ceiling_bytes_per_second' "$R"
 jqt "rr depth 1: the ceiling is printed with its method" '.results[0].method.rtt and (.results[0].notes | map(test("stop-and-wait ceiling")) | any)' "$R"
 
 run net client 127.0.0.1 --port "$PORT" --mode rr --block 64K --depth 4 --size 4M --json --no-history
