@@ -658,22 +658,22 @@ static void json_mesh(const struct mesh *m, const struct stored *cpu, size_t ncp
 	jw_arr_end(&w);
 	jw_arr_begin(&w, "capacity");
 	for (size_t i = 0; i < m->n; i++) {
-		struct capacity cc, *c = &cc;
+		struct capacity c;
 
-		capacity_of(m->hosts[i], cpu, ncpu, m, c);
+		capacity_of(m->hosts[i], cpu, ncpu, m, &c);
 		jw_obj_begin(&w, NULL);
 		jw_str(&w, "host", m->hosts[i]);
-		if (c->ok) {
-			jw_num(&w, "bits_per_second", c->total_bps);
-			jw_num(&w, "per_core_bits_per_second", c->per_core_bps);
-			jw_str(&w, "per_core_step", c->step);
-			jw_int(&w, "cpu_run", c->cpu_run);
-			jw_int(&w, "cpus", c->cores);
-			jw_num(&w, "uplink_bits_per_second", c->uplink_bps);
-			jw_bool(&w, "capped_by_uplink", c->capped);
+		if (c.ok) {
+			jw_num(&w, "bits_per_second", c.total_bps);
+			jw_num(&w, "per_core_bits_per_second", c.per_core_bps);
+			jw_str(&w, "per_core_step", c.step);
+			jw_int(&w, "cpu_run", c.cpu_run);
+			jw_int(&w, "cpus", c.cores);
+			jw_num(&w, "uplink_bits_per_second", c.uplink_bps);
+			jw_bool(&w, "capped_by_uplink", c.capped);
 		} else {
 			jw_null(&w, "bits_per_second");
-			jw_str(&w, "unknown", c->why);
+			jw_str(&w, "unknown", c.why);
 		}
 		jw_obj_end(&w);
 	}
