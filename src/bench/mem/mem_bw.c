@@ -3,8 +3,13 @@
  * Memory bandwidth and load latency; see mem_bw.h.
  *
  * Bandwidth. Three arrays a, b, c of doubles, each 4 x the last-level
- * cache or more, so every pass streams from and to DRAM. One pass runs
- * eight kernels in this order, each timed on its own:
+ * cache or more, so every pass streams from and to DRAM. Eight kernels
+ * run in this order, each its warm-up pass and its timed passes back to
+ * back (as sysbench, mbw and lmbench's bw_mem repeat one operation), so
+ * that a kernel's figure does not depend on the cache state the kernel
+ * before it left (non-temporal stores over lines another kernel left
+ * dirty in the cache ran at 60 % of their steady rate when every pass ran
+ * all eight kernels in turn, STREAM's order); each pass is timed on its own:
  *	write_nt  a[i] = 1.0, non-temporal stores	 8 bytes per element
  *	write     a[i] = 1.0				 8
  *	read      sum of a[i] as 64-bit integers	 8
@@ -17,9 +22,9 @@
  * instruction set (the _nt ones only where it has streaming stores); the
  * last three are plain loops. The byte counts are STREAM's: what the
  * source names, not the extra read a write-allocate cache does before a
- * store. With --threads N > 1 every pass runs each kernel on one thread
- * over the whole arrays, then on N threads pinned one per CPU, each on its
- * slice: they leave a barrier together and each times itself; the total
+ * store. With --threads N > 1 each kernel runs its passes on one thread
+ * over the whole arrays, then its passes on N threads pinned one per CPU,
+ * each on its slice: they leave a barrier together and each times itself; the total
  * is all bytes over the window from the first start to the last end.
  * After the passes, a == 15, b == 3 and c == 4 everywhere and every read
  * pass's sum is known: both are checked.
@@ -436,6 +441,7 @@ static double pass_spread(uint64_t *ns, unsigned n)
 struct bw_phase {
 	uint64_t best[K_N];
 	uint64_t *ns[K_N];	/* every timed pass's time */
+	unsigned done[K_N];	/* timed passes run */
 	struct bw_thread_times best_tt[K_N][MAX_THREADS];	/* the threads' times in the best pass */
 };
 
@@ -443,6 +449,7 @@ struct bw_phase {
 static void phase_record(struct bw_phase *p, const struct bw_ctx *x, int k, unsigned i, uint64_t ns, bool multi)
 {
 	p->ns[k][i] = ns;
+	p->done[k] = i + 1;
 	if (ns && ns < p->best[k]) {
 		p->best[k] = ns;
 		if (multi)
@@ -451,19 +458,18 @@ static void phase_record(struct bw_phase *p, const struct bw_ctx *x, int k, unsi
 }
 
 /*
- * One pass of every kernel, on the main thread alone or (MULTI) on all
- * threads, recorded in P unless PASS is the warm-up (0). Returns false
- * when a read sum differs from the data written.
+ * Kernel K's warm-up and PASSES timed passes back to back, on the main
+ * thread alone or (MULTI) on all threads, recorded in P; stops early when
+ * STOP is set. Returns false when a read sum differs from the data written.
  */
-static bool run_phase(struct bw_ctx *x, struct bw_phase *p, unsigned pass, bool multi)
+static bool run_passes(struct bw_ctx *x, struct bw_phase *p, int k, unsigned passes, bool multi,
+		       const volatile sig_atomic_t *stop)
 {
 	bool ok = true;
 
-	for (int k = 0; k < K_N; k++) {
+	for (unsigned pass = 0; pass <= passes && !*stop; pass++) {
 		uint64_t ns, sum;
 
-		if (!kernel_present(x, k))
-			continue;
 		ns = multi ? timed_multi(x, k, &sum) : timed_single(x, k, &sum);
 		if (k == K_READ && sum != x->one_bits * (uint64_t)x->n)
 			ok = false;
@@ -510,8 +516,7 @@ static void overlap_note(struct result *res, const struct bw_ctx *x, const struc
  * The metrics of the multi-thread phase, and which phase is the memory's
  * figure per kernel; returns true when the multi-thread triad is.
  */
-static bool report_multi(struct result *res, const struct bw_ctx *x, struct bw_phase *one, struct bw_phase *all,
-			 unsigned passes)
+static bool report_multi(struct result *res, const struct bw_ctx *x, struct bw_phase *one, struct bw_phase *all)
 {
 	char name[48], label[96], judged[512];
 	size_t len = 0;
@@ -522,7 +527,7 @@ static bool report_multi(struct result *res, const struct bw_ctx *x, struct bw_p
 		bool multi;
 		int n;
 
-		if (!kernel_present(x, k) || all->best[k] == UINT64_MAX || one->best[k] == UINT64_MAX)
+		if (!kernel_present(x, k) || !all->done[k] || !one->done[k])
 			continue;
 		snprintf(name, sizeof(name), "%s_threads", kinfo[k].name);
 		snprintf(label, sizeof(label), "%s, %u threads together", kinfo[k].label, x->nthreads);
@@ -541,7 +546,7 @@ static bool report_multi(struct result *res, const struct bw_ctx *x, struct bw_p
 				result_metric(res, name, UNIT_BYTES_PER_S, rate(x, k, elapsed_ns(tt->t0, tt->t1), hi - lo),
 					      label);
 		}
-		noise = fmax(pass_spread(one->ns[k], passes), pass_spread(all->ns[k], passes));
+		noise = fmax(pass_spread(one->ns[k], one->done[k]), pass_spread(all->ns[k], all->done[k]));
 		if (noise < NOISE_FLOOR)
 			noise = NOISE_FLOOR;
 		multi = rn > r1 * (1 + noise);
@@ -554,8 +559,10 @@ static bool report_multi(struct result *res, const struct bw_ctx *x, struct bw_p
 		if (n > 0 && (size_t)n < sizeof(judged) - len)
 			len += (size_t)n;
 	}
-	result_param(res, "memory_figure", "%u threads vs one, per kernel: %s", x->nthreads, judged);
-	overlap_note(res, x, all->best_tt[K_READ]);
+	if (len)
+		result_param(res, "memory_figure", "%u threads vs one, per kernel: %s", x->nthreads, judged);
+	if (all->done[K_READ])
+		overlap_note(res, x, all->best_tt[K_READ]);
 	result_method(res, "memory_figure", "the memory's figure is the %u-thread one when it beats one thread's "
 		      "by more than the noise (the larger of the two phases' (median - best) / median over the "
 		      "passes, at least %.0f %%): one core cannot keep enough misses in flight to fill a server's "
@@ -572,7 +579,7 @@ void mem_bandwidth_run(const struct bench_env *env, const struct mem_bw_cfg *cfg
 	pthread_t tid[MAX_THREADS];
 	struct bw_worker w[MAX_THREADS];
 	uint64_t bytes, limit, one_bits;
-	unsigned started = 1, passes_done = 0, nthreads, ncpus;
+	unsigned started = 1, passes_done = 0, nthreads, ncpus, nk = 0, kdone = 0;
 	char why[160], b1[UNITS_FMT_LEN], b2[UNITS_FMT_LEN];
 	bool sum_ok = true, barriers = false, headline_multi = false;
 	size_t bad;
@@ -613,17 +620,22 @@ void mem_bandwidth_run(const struct bench_env *env, const struct mem_bw_cfg *cfg
 	else
 		result_param(res, "threads", "%u (all: one per CPU of the affinity set)", nthreads);
 	result_param(res, "simd", "%s", x->kern->name);
-	result_param(res, "passes", "%u timed (best kept) after 1 warm-up", cfg->passes);
+	result_param(res, "passes", "%u timed (best kept) after 1 warm-up, per kernel", cfg->passes);
 	result_param(res, "caches", "%s", caches.text[0] ? caches.text : "unknown (sysfs has no cache info)");
 	thp_param(res);
 	result_method(res, "kernels", "STREAM-like (not STREAM): write (non-temporal and ordinary stores), read, "
-		      "copy (non-temporal and ordinary stores), scale, add, triad over double arrays, each timed "
-		      "alone with CLOCK_MONOTONIC");
+		      "copy (non-temporal and ordinary stores), scale, add, triad over double arrays, each pass "
+		      "timed alone with CLOCK_MONOTONIC");
+	result_method(res, "order", "each kernel runs its warm-up and timed passes back to back before the next "
+		      "kernel starts (as sysbench, mbw and lmbench's bw_mem repeat one operation), so its figure is "
+		      "its own steady state, not the cache state the kernel before it left");
 	result_method(res, "simd", "read, write and copy: %s (--simd %s; the widest path this CPU runs unless "
 		      "--simd names one); scale, add, triad: plain loops the compiler may vectorise", x->kern->method,
 		      cfg->simd == MEM_SIMD_AUTO ? "auto" : x->kern->name);
 	result_method(res, "reads", "the read kernel adds every 64-bit word into four accumulators whose sum is "
-		      "checked against the data written, so no load can be dropped");
+		      "checked against the data written, so no load can be dropped%s", x->kern->id == MEM_SIMD_AVX2 ||
+		      x->kern->id == MEM_SIMD_AVX512 ? "; it reads the array's four quarters at once, one 64-byte "
+		      "line of each per iteration (four sequential streams keep more lines in flight than one)" : "");
 	result_method(res, "stores", "write and copy use ordinary stores (a line is read into the cache before it "
 		      "is written, as sysbench's plain stores do); write_nt and copy_nt use non-temporal streaming "
 		      "stores (no read for ownership, past the caches), %s",
@@ -635,8 +647,8 @@ void mem_bandwidth_run(const struct bench_env *env, const struct mem_bw_cfg *cfg
 						   "a power of two"
 					       : "each array 128 MiB (cache size unknown: 4 x 32 MiB assumed)");
 	if (nthreads > 1)
-		result_method(res, "threads", "each pass runs every kernel on one thread over the whole arrays, then "
-			      "on %u threads together, each pinned to its own CPU and its own slice of the arrays; the "
+		result_method(res, "threads", "each kernel runs its passes on one thread over the whole arrays, then "
+			      "its passes on %u threads together, each pinned to its own CPU and its own slice of the arrays; the "
 			      "threads leave a barrier together, each times its slice, the total is all bytes over the "
 			      "window from the first start to the last end (a thread finishing early counts as idle)",
 			      nthreads);
@@ -694,20 +706,26 @@ void mem_bandwidth_run(const struct bench_env *env, const struct mem_bw_cfg *cfg
 	}
 	memcpy(&one_bits, &v1, sizeof(v1));
 	x->one_bits = one_bits;
-	for (unsigned pass = 0; pass <= cfg->passes && !*env->stop; pass++) {
-		sum_ok &= run_phase(x, one, pass, false);
+	for (int k = 0; k < K_N; k++)
+		nk += kernel_present(x, k);
+	for (int k = 0; k < K_N && !*env->stop; k++) {
+		if (!kernel_present(x, k))
+			continue;
+		sum_ok &= run_passes(x, one, k, cfg->passes, false, env->stop);
 		if (nthreads > 1) {
 			if (!restore)
 				restore = affinity_get_self(&saved) == 0;
 			pin_to(x->cpu[0]);
-			sum_ok &= run_phase(x, all, pass, true);
+			sum_ok &= run_passes(x, all, k, cfg->passes, true, env->stop);
 			if (restore)
 				(void)!affinity_pin_self(&saved);
 		}
-		if (pass > 0)
-			passes_done++;
-		progress_update(env->progress, clock_mono(), pass + 1, cfg->passes + 1, "bandwidth");
+		progress_update(env->progress, clock_mono(), ++kdone, nk, "bandwidth");
 	}
+	passes_done = cfg->passes;
+	for (int k = 0; k < K_N; k++)
+		if (kernel_present(x, k) && one->done[k] < passes_done)
+			passes_done = one->done[k];
 join:
 	if (nthreads > 1 && barriers) {
 		if (started == nthreads) {
@@ -725,20 +743,21 @@ join:
 		goto out;
 	if (passes_done < cfg->passes) {
 		result_set_incomplete(res);
-		result_note(res, "stopped early: %u of %u timed passes", passes_done, cfg->passes);
+		result_note(res, "stopped early: %u of %u kernels measured, each over its %u timed passes or fewer",
+			    kdone, nk, cfg->passes);
 	}
-	for (int k = 0; k < K_N && passes_done; k++)
-		if (kernel_present(x, k))
+	for (int k = 0; k < K_N; k++)
+		if (kernel_present(x, k) && one->done[k])
 			result_metric(res, kinfo[k].name, UNIT_BYTES_PER_S, rate(x, k, one->best[k], x->n),
 				      kinfo[k].label);
-	if (passes_done && nthreads > 1)
-		headline_multi = report_multi(res, x, one, all, passes_done);
-	if (passes_done) {
+	if (nthreads > 1)
+		headline_multi = report_multi(res, x, one, all);
+	if (one->done[K_TRIAD]) {
 		result_headline(res, headline_multi ? "triad_threads" : "triad");
 		mem_bandwidth_offer(res, rate(x, K_TRIAD, (headline_multi ? all : one)->best[K_TRIAD], x->n),
 				    headline_multi ? nthreads : 1, env->ncpu, bytes, caches.llc_bytes);
 	}
-	if (passes_done && !*env->stop && !bw_check(x, &bad))
+	if (passes_done == cfg->passes && !*env->stop && !bw_check(x, &bad))
 		result_set_status(res, RESULT_FAILED, "array check failed at element %zu (a %g b %g c %g, expected 15 3 4)",
 				  bad, x->a[bad], x->b[bad], x->c[bad]);
 	else if (!sum_ok)
