@@ -755,7 +755,7 @@ join:
 	if (one->done[K_TRIAD]) {
 		result_headline(res, headline_multi ? "triad_threads" : "triad");
 		mem_bandwidth_offer(res, rate(x, K_TRIAD, (headline_multi ? all : one)->best[K_TRIAD], x->n),
-				    headline_multi ? nthreads : 1, env->ncpu, bytes, caches.llc_bytes);
+				    headline_multi ? nthreads : 1, nthreads, env->ncpu, bytes, caches.llc_bytes);
 	}
 	if (passes_done == cfg->passes && !*env->stop && !bw_check(x, &bad))
 		result_set_status(res, RESULT_FAILED, "array check failed at element %zu (a %g b %g c %g, expected 15 3 4)",
@@ -774,8 +774,8 @@ out:
 	free(x);
 }
 
-void mem_bandwidth_offer(struct result *res, double triad, unsigned threads, int ncpu, uint64_t bytes,
-			 uint64_t llc_bytes)
+void mem_bandwidth_offer(struct result *res, double triad, unsigned threads, unsigned ran, int ncpu,
+			 uint64_t bytes, uint64_t llc_bytes)
 {
 	char next[192];
 
@@ -786,6 +786,14 @@ void mem_bandwidth_offer(struct result *res, double triad, unsigned threads, int
 					 "every CPU streams already: only faster memory (more channels, a higher "
 					 "transfer rate) would move it",
 					 "DRAM bandwidth: %.1f GB/s (triad) with %u threads, one per CPU", triad / 1e9, threads);
+		return;
+	}
+	if (ran > threads && ncpu > 0 && ran >= (unsigned)ncpu) {
+		result_verdict_candidate(res, "memory bandwidth", 1.0,
+					 "only faster memory (more channels, a higher transfer rate) would move it",
+					 "%.1f GB/s (triad) with %u thread%s: %u threads, one per CPU, added nothing "
+					 "beyond the noise, so this is the memory's figure", triad / 1e9, threads,
+					 threads == 1 ? "" : "s", ran);
 		return;
 	}
 	if (threads == 1)

@@ -77,13 +77,16 @@ void mem_latency_offer(struct result *res, double ns, double first_ns, uint64_t 
 /*
  * The candidate limiter a bandwidth step offers: "memory bandwidth", share
  * 1, with TRIAD (bytes/s) over THREADS threads of NCPU online; the next
- * step asks for more threads while there are CPUs left. Nothing when the
+ * step asks for more threads while there are CPUs left, unless RAN (the
+ * most threads the step ran together, >= THREADS) already used them and
+ * added nothing beyond the noise: then one core's figure is the memory's
+ * and only faster memory moves it. Nothing when the
  * three arrays of BYTES each fit in the last-level cache (LLC_BYTES; 0
  * unknown: MEM_LLC_ASSUMED): a cache bandwidth is the core's, judged as
  * such by the runner.
  */
 #define MEM_LLC_ASSUMED (32ULL << 20)
-void mem_bandwidth_offer(struct result *res, double triad, unsigned threads, int ncpu, uint64_t bytes,
-			 uint64_t llc_bytes);
+void mem_bandwidth_offer(struct result *res, double triad, unsigned threads, unsigned ran, int ncpu,
+			 uint64_t bytes, uint64_t llc_bytes);
 
 #endif

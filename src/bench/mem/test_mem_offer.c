@@ -58,7 +58,7 @@ static void test_bandwidth(void **state)
 	const struct verdict_candidate *k;
 
 	(void)state;
-	mem_bandwidth_offer(r, 12.3e9, 1, 8, 64ULL << 20, 0);
+	mem_bandwidth_offer(r, 12.3e9, 1, 1, 8, 64ULL << 20, 0);
 	k = &r->verdict.cand[0];
 	assert_string_equal(k->resource, "memory bandwidth");
 	assert_true(k->share == 1.0);
@@ -68,17 +68,25 @@ static void test_bandwidth(void **state)
 	result_free(r);
 
 	r = result_new("mem", "bandwidth");
-	mem_bandwidth_offer(r, 24.1e9, 8, 8, 256ULL << 20, 32ULL << 20);
+	mem_bandwidth_offer(r, 24.1e9, 8, 8, 8, 256ULL << 20, 32ULL << 20);
 	assert_non_null(strstr(r->verdict.cand[0].evidence, "DRAM bandwidth: 24.1 GB/s (triad) with 8 threads"));
 	result_free(r);
 
+	/* --threads all ran, the threads added nothing: no "more threads" next step. */
 	r = result_new("mem", "bandwidth");
-	mem_bandwidth_offer(r, NAN, 1, 8, 64ULL << 20, 0);
+	mem_bandwidth_offer(r, 9.7e9, 1, 2, 2, 256ULL << 20, 32ULL << 20);
+	k = &r->verdict.cand[0];
+	assert_non_null(strstr(k->evidence, "9.7 GB/s (triad) with 1 thread: 2 threads, one per CPU, added nothing"));
+	assert_null(strstr(k->next_step, "--threads"));
+	result_free(r);
+
+	r = result_new("mem", "bandwidth");
+	mem_bandwidth_offer(r, NAN, 1, 1, 8, 64ULL << 20, 0);
 	assert_int_equal(r->verdict.ncand, 0);
 	result_free(r);
 	/* Arrays that fit in the cache: no memory bandwidth, the core's figure. */
 	r = result_new("mem", "bandwidth");
-	mem_bandwidth_offer(r, 75e9, 1, 8, 64ULL << 10, 0);
+	mem_bandwidth_offer(r, 75e9, 1, 1, 8, 64ULL << 10, 0);
 	assert_int_equal(r->verdict.ncand, 0);
 	result_free(r);
 }
