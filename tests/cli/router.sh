@@ -5,7 +5,7 @@
 # http-parser, libsodium, mbedTLS and liburing; docs/embedded.md): the field
 # reports' commands run and measure on the emulated CPU, nothing skipped for
 # a missing library, and the byte order of the wire protocols holds:
-#   - `net server` answers a stock iperf3 client (TCP, -R, UDP, UDP -R),
+#   - `net server` answers a stock iperf3 client (TCP, -R, UDP, UDP -R, -P 2),
 #     the byte counts agreeing on both sides;
 #   - `net client` completes against a stock iperf3 server (TCP, -R, UDP),
 #     the byte counts agreeing;
@@ -53,14 +53,14 @@ wait_tests() {
 	return 1
 }
 
-# --- net server, stock iperf3 client: one server, four tests
+# --- net server, stock iperf3 client: one server, five tests
 new_port
 "$ENGPASS" net server --port "$PORT" --idle-timeout 60s --json >"$T_TMP/srv" 2>"$T_TMP/srv.err" </dev/null &
 SPID=$!
 PIDS="$PIDS $SPID"
 if wait_listen "$PORT" || wait_listen "$PORT"; then
 	n=0
-	for f in "" "-R" "-u -b 20M" "-u -b 20M -R"; do
+	for f in "" "-R" "-u -b 20M" "-u -b 20M -R" "-P 2"; do
 		# shellcheck disable=SC2086
 		timeout 30 iperf3 -c 127.0.0.1 -p "$PORT" -t 1 -J $f >"$T_TMP/i.json" 2>&1
 		jqt "iperf3 -c $f against the emulated server: no error, bytes sent" \
