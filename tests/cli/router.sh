@@ -37,22 +37,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'cleanup; exit 1' INT TERM
 
-# The server's JSON lines: one result per test served.
-TESTS='[.[].results[]? | select(.parameters.client != null)]'
-srv_metric() { jq -s "$TESTS | .[$2].metrics.$3 // \"none\"" "$1" 2>/dev/null; }
-same() {
-	if [ "$2" = "$3" ] && [ "$2" != none ] && [ "$2" != null ]; then ok "$1"; else not_ok "$1" "'$2' != '$3'"; fi
-}
-wait_tests() {
-	_w=0
-	while [ $_w -lt 100 ]; do
-		[ "$(jq -s "$TESTS | length" "$1" 2>/dev/null)" -ge "$2" ] 2>/dev/null && return 0
-		sleep 0.1
-		_w=$((_w + 1))
-	done
-	return 1
-}
-
 # --- net server, stock iperf3 client: one server, five tests
 new_port
 "$ENGPASS" net server --port "$PORT" --idle-timeout 60s --json >"$T_TMP/srv" 2>"$T_TMP/srv.err" </dev/null &
