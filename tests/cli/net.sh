@@ -74,31 +74,12 @@ start_iperf3() {
 	wait_listen "$PORT"
 }
 
-# Server results are JSON lines (one per test) and a final document.
-TESTS='[.[].results[] | select(.parameters.client != null)]'
-wait_tests() {
-	_w=0
-	while [ $_w -lt 60 ]; do
-		_n=$(jq -s "$TESTS | length" "$1" 2>/dev/null)
-		[ "${_n:-0}" -ge "$2" ] && return 0
-		sleep 0.1
-		_w=$((_w + 1))
-	done
-	return 1
-}
-# srv_metric FILE N METRIC: metric of the N-th (0-based) test a server emitted.
-srv_metric() {
-	jq -s "$TESTS | .[$2].metrics.$3 // \"none\"" "$1" 2>/dev/null
-}
 # jqs NAME FILTER FILE: like jqt, over all the JSON documents of FILE at once.
 jqs() {
 	if jq -s -e "$2" "$3" >/dev/null 2>&1; then ok "$1"; else not_ok "$1" "jq -s -e '$2' was false or failed"; fi
 }
 cli_metric() {
 	jq ".results[0].metrics.$2 // \"none\"" "$1" 2>/dev/null
-}
-same() {
-	if [ "$2" = "$3" ] && [ "$2" != none ] && [ "$2" != null ]; then ok "$1"; else not_ok "$1" "'$2' != '$3'"; fi
 }
 
 # ---------------------------------------------------------------- usage

@@ -50,3 +50,26 @@ ratio() {
 		not_ok "$1" "a=$2 b=$3: a/b not within [$4, $5]"
 	fi
 }
+
+# A net server's results are JSON lines (one per test served) and a final
+# document: TESTS selects the tests' results.
+TESTS='[.[].results[]? | select(.parameters.client != null)]'
+# wait_tests FILE N: waits up to 10 s for the server to have written N tests.
+wait_tests() {
+	_w=0
+	while [ $_w -lt 100 ]; do
+		_n=$(jq -s "$TESTS | length" "$1" 2>/dev/null)
+		[ "${_n:-0}" -ge "$2" ] && return 0
+		sleep 0.1
+		_w=$((_w + 1))
+	done
+	return 1
+}
+# srv_metric FILE N METRIC: metric of the N-th (0-based) test a server emitted.
+srv_metric() {
+	jq -s "$TESTS | .[$2].metrics.$3 // \"none\"" "$1" 2>/dev/null
+}
+# same NAME A B: passes when A and B are equal and not none or null.
+same() {
+	if [ "$2" = "$3" ] && [ "$2" != none ] && [ "$2" != null ]; then ok "$1"; else not_ok "$1" "'$2' != '$3'"; fi
+}
