@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1557,6 +1558,41 @@ int sampler_stop(struct sampler *s)
 	return ret;
 }
 
+/* P, if it points into the LEN bytes at FROM, moved to the same place in TO. */
+static const char *moved(const char *p, const void *from, size_t len, const void *to)
+{
+	uintptr_t a = (uintptr_t)p, f = (uintptr_t)from;
+
+	return a >= f && a < f + len ? (const char *)to + (a - f) : p;
+}
+
+/*
+ * The disks' and interfaces' accumulators, sized for SAMPLER_MAX_DEVS while
+ * sampling, copied into arrays of those seen (no more are added), the
+ * stored samples' names re-pointed into the copies.
+ */
+static void shrink_devs(struct sampler *s)
+{
+	size_t dl = SAMPLER_MAX_DEVS * sizeof(*s->disk), il = SAMPLER_MAX_DEVS * sizeof(*s->iface);
+	struct disk_acc *d = xmalloc((s->ndisk ? s->ndisk : 1) * sizeof(*d));
+	struct if_acc *f = xmalloc((s->niface ? s->niface : 1) * sizeof(*f));
+
+	if (s->ndisk)
+		memcpy(d, s->disk, s->ndisk * sizeof(*d));
+	if (s->niface)
+		memcpy(f, s->iface, s->niface * sizeof(*f));
+	for (size_t i = 0; i < s->count; i++) {
+		struct sample *x = &s->chunks[i / CHUNK]->s[i % CHUNK];
+
+		x->disk = moved(x->disk, s->disk, dl, d);
+		x->iface = moved(x->iface, s->iface, il, f);
+	}
+	free(s->disk);
+	free(s->iface);
+	s->disk = d;
+	s->iface = f;
+}
+
 void sampler_done(struct sampler *s)
 {
 	if (!s || s->done)
@@ -1601,10 +1637,8 @@ void sampler_done(struct sampler *s)
 	s->edge0 = s->edge1 = NULL;
 	s->nedge0 = 0;
 	s->edge0_ok = false;
-	/* The accumulators, sized for SAMPLER_MAX_DEVS and _THREADS while
-	 * sampling, shrink to what was seen: no more are added. */
-	s->disk = xrealloc(s->disk, (s->ndisk ? s->ndisk : 1) * sizeof(*s->disk));
-	s->iface = xrealloc(s->iface, (s->niface ? s->niface : 1) * sizeof(*s->iface));
+	shrink_devs(s);
+	/* The threads' accumulators, likewise (no sample points into them). */
 	if (s->thr)
 		s->thr = xrealloc(s->thr, (s->nthr ? s->nthr : 1) * sizeof(*s->thr));
 }

@@ -419,6 +419,7 @@ static void test_done(void **state)
 	struct sampler *s;
 	struct sysview before, after;
 	uint64_t cpu;
+	char disk[64];
 	int fds;
 
 	cfg.interval_ns = SAMPLER_MAX_INTERVAL_NS;	/* only the start and stop snapshots */
@@ -431,7 +432,11 @@ static void test_done(void **state)
 	assert_int_equal(sampler_stop(s), 0);
 	sampler_summary(s, &before);
 	cpu = sampler_cpu_ns(s);
+	snprintf(disk, sizeof(disk), "%s", sampler_get(s, 0)->disk);
+	assert_true(disk[0]);	/* a name in the sampler's accumulators, not "" */
 	sampler_done(s);
+	/* The samples' names stay where they were. */
+	assert_string_equal(sampler_get(s, 0)->disk, disk);
 	assert_int_equal(count_fds(), fds);
 	sampler_summary(s, &after);
 	assert_int_equal(after.samples, before.samples);
