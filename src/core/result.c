@@ -308,6 +308,8 @@ void result_attach_sampler(struct result *r, struct sampler *s)
 	if (r->series)
 		sampler_free(r->series);
 	r->series = s;
+	/* The result keeps the series only: no working state per step. */
+	sampler_done(s);
 	sampler_summary(s, &r->view);
 	r->have_view = true;
 }

@@ -193,7 +193,8 @@ void result_headline(struct result *r, const char *metric);
 const struct metric *result_find_metric(const struct result *r, const char *name);
 /* Adds a copy of H under NAME. */
 void result_hist(struct result *r, const char *name, enum unit unit, const struct hist *h);
-/* Attaches a stopped sampler: takes ownership, fills view from its summary. */
+/* Attaches a stopped sampler: takes ownership, ends its sampling (sampler_done: its files
+ * and working state go, the series stays), fills view from its summary. */
 void result_attach_sampler(struct result *r, struct sampler *s);
 
 /*

@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,6 +174,7 @@ struct sampler {
 	struct snap snap[2];
 	struct snap *prev, *cur;
 	bool have_prev;
+	bool done;		/* sampler_done(): files closed, sampling state freed */
 	bool resume;			/* the next snapshot is a new baseline after sampler_stop() */
 	mono_ns t0, t_last;
 	uint64_t paused_ns;		/* time between a stop and the next start: not sampled */
@@ -1436,6 +1438,8 @@ int sampler_sample_now(struct sampler *s)
 
 	if (s->running)
 		return -EBUSY;
+	if (s->done)
+		return -EINVAL;
 	c0 = clock_thread_cpu_ns();
 	ret = sample_once(s);
 	s->sync_cpu_ns += clock_thread_cpu_ns() - c0;
@@ -1516,6 +1520,8 @@ int sampler_start(struct sampler *s)
 
 	if (s->running)
 		return -EALREADY;
+	if (s->done)
+		return -EINVAL;
 	base = clock_mono();
 	/* A stopped sampler resumes: what happened while it was stopped is left out. */
 	s->resume = s->have_prev;
@@ -1552,22 +1558,62 @@ int sampler_stop(struct sampler *s)
 	return ret;
 }
 
-void sampler_free(struct sampler *s)
+/* P, if it points into the LEN bytes at FROM, moved to the same place in TO. */
+static const char *moved(const char *p, const void *from, size_t len, const void *to)
 {
-	if (!s)
+	uintptr_t a = (uintptr_t)p, f = (uintptr_t)from;
+
+	return a >= f && a < f + len ? (const char *)to + (a - f) : p;
+}
+
+/*
+ * The disks' and interfaces' accumulators, sized for SAMPLER_MAX_DEVS while
+ * sampling, copied into arrays of those seen (no more are added), the
+ * stored samples' names re-pointed into the copies.
+ */
+static void shrink_devs(struct sampler *s)
+{
+	size_t dl = SAMPLER_MAX_DEVS * sizeof(*s->disk), il = SAMPLER_MAX_DEVS * sizeof(*s->iface);
+	struct disk_acc *d = xmalloc((s->ndisk ? s->ndisk : 1) * sizeof(*d));
+	struct if_acc *f = xmalloc((s->niface ? s->niface : 1) * sizeof(*f));
+
+	if (s->ndisk)
+		memcpy(d, s->disk, s->ndisk * sizeof(*d));
+	if (s->niface)
+		memcpy(f, s->iface, s->niface * sizeof(*f));
+	for (size_t i = 0; i < s->count; i++) {
+		struct sample *x = &s->chunks[i / CHUNK]->s[i % CHUNK];
+
+		x->disk = moved(x->disk, s->disk, dl, d);
+		x->iface = moved(x->iface, s->iface, il, f);
+	}
+	free(s->disk);
+	free(s->iface);
+	s->disk = d;
+	s->iface = f;
+}
+
+void sampler_done(struct sampler *s)
+{
+	if (!s || s->done)
 		return;
 	if (s->running) {
 		int ret = sampler_stop(s);
 
 		(void)ret;
 	}
-	for (int i = 0; i < SRC_N; i++)
+	s->done = true;
+	for (int i = 0; i < SRC_N; i++) {
 		if (s->fd[i] >= 0)
 			close(s->fd[i]);
+		s->fd[i] = -1;
+	}
 	if (s->task_dir)
 		closedir(s->task_dir);
+	s->task_dir = NULL;
 	if (s->work_fd >= 0)
 		close(s->work_fd);
+	s->work_fd = -1;
 	for (size_t i = 0; i < s->ntfd; i++) {
 		if (s->tfd[i].stat_fd >= 0)
 			close(s->tfd[i].stat_fd);
@@ -1575,13 +1621,33 @@ void sampler_free(struct sampler *s)
 			close(s->tfd[i].sched_fd);
 	}
 	free(s->tfd);
+	s->tfd = NULL;
+	s->ntfd = 0;
 	for (int i = 0; i < 2; i++) {
 		free(s->snap[i].task);
+		s->snap[i].task = NULL;
 		proc_stat_release(&s->snap[i].stat);
 		proc_diskstats_release(&s->snap[i].disk);
 		proc_netdev_release(&s->snap[i].net);
 	}
 	proc_buf_release(&s->buf);
+	/* The process scans of the edges: their differences are in s->other. */
+	free(s->edge0);
+	free(s->edge1);
+	s->edge0 = s->edge1 = NULL;
+	s->nedge0 = 0;
+	s->edge0_ok = false;
+	shrink_devs(s);
+	/* The threads' accumulators, likewise (no sample points into them). */
+	if (s->thr)
+		s->thr = xrealloc(s->thr, (s->nthr ? s->nthr : 1) * sizeof(*s->thr));
+}
+
+void sampler_free(struct sampler *s)
+{
+	if (!s)
+		return;
+	sampler_done(s);
 	for (size_t i = 0; i < s->nchunks; i++)
 		free(s->chunks[i]);
 	free(s->chunks);
@@ -1593,8 +1659,6 @@ void sampler_free(struct sampler *s)
 	free(s->want_iface);
 	free(s->root);
 	free(s->thr);
-	free(s->edge0);
-	free(s->edge1);
 	free(s->other);
 	free((char *)s->lim_cfg.root);
 	free((char *)s->lim_cfg.dev_name);

@@ -204,7 +204,19 @@ MUST_CHECK int sampler_start(struct sampler *s);
  */
 MUST_CHECK int sampler_stop(struct sampler *s);
 
-/* Stop the thread if running, close the files, free everything. NULL is ignored. */
+/*
+ * The sampler will not run again: stop the thread if running, close its
+ * files, free what only sampling needs (the two snapshots' buffers, the
+ * work threads' per-snapshot arrays and file descriptors, the other
+ * processes' scans). The samples, the summary, the CPU time and the limits
+ * stay; sampler_start() and sampler_sample_now() return -EINVAL from then
+ * on. A result that keeps a step's sampler for its series calls it, so that
+ * a run of many steps holds their series, not their working state.
+ * Idempotent; NULL is ignored.
+ */
+void sampler_done(struct sampler *s);
+
+/* sampler_done(), then free everything. NULL is ignored. */
 void sampler_free(struct sampler *s);
 
 /*

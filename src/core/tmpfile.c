@@ -45,11 +45,19 @@ static const int handled_signals[] = { SIGINT, SIGTERM, SIGHUP };
 struct tmpfile_slot {
 	atomic_int state;
 	pid_t pid;			/* creator; only it removes the file */
-	char path[TMPFILE_PATH_MAX];
+	char *path;			/* TMPFILE_PATH_MAX bytes of reg->paths */
 };
 
+/*
+ * The slots' states apart from their path buffers: a claim or a signal
+ * handler scans the states, which then share a page or two, and a path
+ * buffer's pages are touched only when a file is named in it. (With the
+ * path inside the slot, initialising the states touched all 64 pages: 256
+ * KiB resident in every process that never makes a temporary file.)
+ */
 struct tmpfile_reg {
 	struct tmpfile_slot slot[TMPFILE_MAX];
+	char paths[TMPFILE_MAX][TMPFILE_PATH_MAX];
 	uint64_t (*rand_fn)(void *);
 	void *rand_arg;
 	atomic_uint counter;	/* for the fallback name source (32 bits: lock-free on 32-bit CPUs too) */
@@ -72,8 +80,10 @@ struct tmpfile_reg *tmpfile_reg_new(void)
 {
 	struct tmpfile_reg *reg = xcalloc(1, sizeof(*reg));
 
-	for (size_t i = 0; i < TMPFILE_MAX; i++)
+	for (size_t i = 0; i < TMPFILE_MAX; i++) {
 		atomic_init(&reg->slot[i].state, SLOT_FREE);
+		reg->slot[i].path = reg->paths[i];
+	}
 	atomic_init(&reg->counter, 0);
 	return reg;
 }
@@ -154,12 +164,12 @@ static int create_in_slot(struct tmpfile_reg *reg, struct tmpfile_slot *slot,
 		unsigned long long rnd = name_random(reg) & 0xffffffffffffULL;
 		int n, fd;
 
-		n = snprintf(slot->path, sizeof(slot->path),
+		n = snprintf(slot->path, TMPFILE_PATH_MAX,
 			     "%s%s.engpass-%s-%ld-%012llx", dir, sep, prefix,
 			     (long)pid, rnd);
 		if (n < 0)
 			return -EINVAL;
-		if ((size_t)n >= sizeof(slot->path))
+		if ((size_t)n >= TMPFILE_PATH_MAX)
 			return -ENAMETOOLONG;
 		fd = open(slot->path, flags, 0600);
 		if (fd >= 0) {

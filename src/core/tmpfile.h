@@ -60,8 +60,9 @@
 struct tmpfile_reg;
 
 /*
- * A new, empty registry (about 260 KiB, allocated with xcalloc; never
- * NULL). Caller frees with tmpfile_reg_free().
+ * A new, empty registry (about 260 KiB of address space, allocated with
+ * xcalloc, of which a path buffer's pages become resident only when a file
+ * is named in it; never NULL). Caller frees with tmpfile_reg_free().
  */
 struct tmpfile_reg *tmpfile_reg_new(void);
 

@@ -14,6 +14,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -392,6 +393,63 @@ static void test_resume(void **state)
 	/* The timeline still counts from the first snapshot. */
 	eq(sampler_get(s, 1)->t_s, 102.0, "t_s of the sample after the pause");
 	eq(sampler_get(s, 1)->interval_s, 1.0, "the interval after the pause");
+	sampler_free(s);
+}
+
+/* Open file descriptors of this process. */
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n - 1;	/* the directory's own */
+}
+
+/* sampler_done(): the samples, summary and CPU time stay, its files are
+ * closed, and it cannot be started again. */
+static void test_done(void **state)
+{
+	struct tree *t = *state;
+	struct sampler_config cfg = tree_config(t);
+	struct sampler *s;
+	struct sysview before, after;
+	uint64_t cpu;
+	char disk[64];
+	int fds;
+
+	cfg.interval_ns = SAMPLER_MAX_INTERVAL_NS;	/* only the start and stop snapshots */
+	fds = count_fds();
+	assert_int_equal(sampler_new(&s, &cfg), 0);
+	assert_true(count_fds() > fds);
+	assert_int_equal(sampler_start(s), 0);
+	install(t, 2);
+	t->now += NS_PER_SEC;
+	assert_int_equal(sampler_stop(s), 0);
+	sampler_summary(s, &before);
+	cpu = sampler_cpu_ns(s);
+	snprintf(disk, sizeof(disk), "%s", sampler_get(s, 0)->disk);
+	assert_true(disk[0]);	/* a name in the sampler's accumulators, not "" */
+	sampler_done(s);
+	/* The samples' names stay where they were. */
+	assert_string_equal(sampler_get(s, 0)->disk, disk);
+	assert_int_equal(count_fds(), fds);
+	sampler_summary(s, &after);
+	assert_int_equal(after.samples, before.samples);
+	assert_int_equal(sampler_count(s), 1);
+	assert_non_null(sampler_get(s, 0));
+	eq(after.duration_s, before.duration_s, "duration after sampler_done");
+	eq(after.cpu_busy_pct, before.cpu_busy_pct, "CPU busy after sampler_done");
+	assert_string_equal(after.busiest_disk, before.busiest_disk);
+	assert_string_equal(after.busiest_iface, before.busiest_iface);
+	assert_true(sampler_cpu_ns(s) == cpu);
+	assert_int_equal(sampler_start(s), -EINVAL);
+	assert_int_equal(sampler_sample_now(s), -EINVAL);
+	sampler_done(s);	/* idempotent */
 	sampler_free(s);
 }
 
@@ -1023,6 +1081,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_on_sample, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_max_samples, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_resume, setup_tree, teardown_tree),
+		cmocka_unit_test_setup_teardown(test_done, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_configured_devices, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_bad_stat, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_config_errors, setup_tree, teardown_tree),

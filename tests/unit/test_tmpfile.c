@@ -260,6 +260,28 @@ static void test_capacity(void **state)
 	free(first);
 }
 
+/* Every slot keeps its own path: all TMPFILE_MAX live at once, each
+ * removed by the name it was given, none disturbed by the others. */
+static void test_paths_kept_apart(void **state)
+{
+	struct fixture *fx = *state;
+	char *path[TMPFILE_MAX];
+	int fd;
+
+	for (int i = 0; i < TMPFILE_MAX; i++) {
+		assert_int_equal(tmpfile_create(fx->reg, fx->dir, i % 2 ? "odd" : "even-longer-prefix", 0,
+						&fd, &path[i]), 0);
+		close(fd);
+	}
+	for (int i = TMPFILE_MAX - 1; i >= 0; i--) {
+		assert_int_equal(access(path[i], F_OK), 0);
+		assert_int_equal(tmpfile_remove(fx->reg, path[i]), 0);
+		assert_int_equal(access(path[i], F_OK), -1);
+		assert_int_equal(count_entries(fx->dir), i);
+		free(path[i]);
+	}
+}
+
 static void test_bad_arguments(void **state)
 {
 	struct fixture *fx = *state;
@@ -582,6 +604,7 @@ int main(void)
 		T(test_exclusive_retry),
 		T(test_foreign_file_untouched),
 		T(test_capacity),
+		T(test_paths_kept_apart),
 		T(test_bad_arguments),
 		T(test_extra_flags),
 		T(test_signal_cleanup),
