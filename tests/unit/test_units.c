@@ -15,6 +15,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "lib/units.h"
 
@@ -727,6 +728,27 @@ static void test_fmt_truncates(void **state)
 	assert_string_equal(buf, "");
 }
 
+/* units_fmt_tm() prints what strftime() prints for the formats engpass uses. */
+static void test_fmt_tm(void **state)
+{
+	static const char *fmts[] = { "%Y-%m-%dT%H:%M:%SZ", "%Y%m%d-%H%M%S", "%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M" };
+	static const time_t when[] = { 0, 951782400 /* 2000-02-29 */, 1796000000, 2147483647 /* 2038-01-19 */ };
+	char buf[40], want[40], small[8];
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(when); i++) {
+		struct tm tm;
+
+		assert_non_null(gmtime_r(&when[i], &tm));
+		for (size_t f = 0; f < ARRAY_SIZE(fmts); f++) {
+			assert_true(strftime(want, sizeof(want), fmts[f], &tm) > 0);
+			assert_string_equal(units_fmt_tm(buf, sizeof(buf), fmts[f], &tm), want);
+		}
+		/* Too small: empty, never a cut date. */
+		assert_string_equal(units_fmt_tm(small, sizeof(small), fmts[0], &tm), "");
+	}
+}
+
 /* What the formatter prints, the parser reads back (within the rounding). */
 static void test_fmt_parse_round_trip(void **state)
 {
@@ -770,6 +792,7 @@ int main(void)
 		cmocka_unit_test(test_fmt_size),
 		cmocka_unit_test(test_fmt_duration),
 		cmocka_unit_test(test_fmt_truncates),
+		cmocka_unit_test(test_fmt_tm),
 		cmocka_unit_test(test_fmt_parse_round_trip),
 	};
 
