@@ -308,14 +308,33 @@ static const char *exporter_body(struct exporter *ex, char *err, size_t errlen)
 	return body;
 }
 
+/*
+ * The next token of *P, blanks before it skipped, into BUF (cut to LEN - 1
+ * bytes, as sscanf's "%15s" would). Returns false when there is none.
+ */
+static bool head_token(const char **p, char *buf, size_t len)
+{
+	static const char blank[] = " \t\r\n\v\f";
+	size_t n;
+
+	*p += strspn(*p, blank);
+	n = strcspn(*p, blank);
+	if (!n)
+		return false;
+	snprintf(buf, len, "%.*s", (int)n, *p);
+	*p += n;
+	return true;
+}
+
 /* Answers the complete request head of C. */
 static void conn_answer(struct exporter *ex, struct conn *c)
 {
 	char method[16], path[256], err[256] = "";
+	const char *p = c->head;
 	bool head_only;
 
 	c->head[c->len] = 0;
-	if (sscanf(c->head, "%15s %255s HTTP/1.%*c", method, path) != 2) {
+	if (!head_token(&p, method, sizeof(method)) || !head_token(&p, path, sizeof(path))) {
 		conn_reply(ex, c, 400, "Bad Request", "text/plain", "bad request\n", false);
 		return;
 	}

@@ -87,7 +87,11 @@ static int parse(const char *cmd, int argc, char **argv, struct history_opts *o,
 	return -1;
 }
 
+#if HAVE_SQLITE
 int cmd_history_open(const char *cmd, const char *db, struct history **h)
+#else
+int cmd_history_unavailable(const char *cmd, const char *db, struct history **h)
+#endif
 {
 	char *path = db_path(db), err[256] = "";
 	int r;

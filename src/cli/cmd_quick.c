@@ -37,6 +37,7 @@
 #include "cli/cmd.h"
 #include "core/clock.h"
 #include "core/tmpfile.h"
+#include "lib/units.h"
 #include "lib/xalloc.h"
 #include "out/render.h"
 #include "store/history.h"
@@ -634,6 +635,26 @@ static int quick_setup(struct quick *q, int argc, char **argv)
 	return -1;
 }
 
+/*
+ * The report's path: --report, else engpass-quick-LOCALTIME.html, the
+ * time quick started. Without jansson no report is written (keep() says
+ * so) and the default name, never shown, is not made: localtime_r() would
+ * bring musl's time zone code, 8 KiB, into the router's static binary.
+ */
+static char *report_path(const char *opt)
+{
+	char when[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (opt)
+		return xstrdup(opt);
+	if (!HAVE_JANSSON)
+		return xstrdup("engpass-quick.html");
+	units_fmt_tm(when, sizeof(when), "%Y%m%d-%H%M%S", localtime_r(&now, &tm) ? &tm : &tm);
+	return xasprintf("engpass-quick-%s.html", when);
+}
+
 int cmd_quick(int argc, char **argv)
 {
 	struct quick q = { 0 };
@@ -646,14 +667,8 @@ int cmd_quick(int argc, char **argv)
 		free(q.steps);
 		return rc;
 	}
-	if (!q.o.no_report) {
-		char when[32];
-		time_t now = time(NULL);
-		struct tm tm;
-
-		strftime(when, sizeof(when), "%Y%m%d-%H%M%S", localtime_r(&now, &tm) ? &tm : &tm);
-		report = q.o.report ? xstrdup(q.o.report) : xasprintf("engpass-quick-%s.html", when);
-	}
+	if (!q.o.no_report)
+		report = report_path(q.o.report);
 	q.run = run_new(ENGPASS_VERSION, 2, (char *[]){ (char *)"engpass", (char *)"quick", NULL });
 	q.tmp = tmpfile_reg_new();
 	q.stop = &stop;

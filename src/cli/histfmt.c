@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/units.h"
 #include "lib/xalloc.h"
 #include "out/render.h"
 
@@ -21,7 +22,7 @@ void hist_fmt_time(char *buf, size_t len, int64_t t_ns, bool seconds)
 
 	snprintf(buf, len, "?");
 	if (gmtime_r(&t, &tm))
-		strftime(buf, len, seconds ? "%Y-%m-%d %H:%M:%S" : "%Y-%m-%d %H:%M", &tm);
+		units_fmt_tm(buf, len, seconds ? "%Y-%m-%d %H:%M:%S" : "%Y-%m-%d %H:%M", &tm);
 }
 
 /* True for the first byte of a UTF-8 character (not a continuation byte). */

@@ -353,7 +353,7 @@ static int whole_disk_devnum(const struct blkdev_info *dev, unsigned *maj, unsig
 	snprintf(path, sizeof(path), "%s/dev", dev->disk_dir);
 	if ((r = proc_read_line(path, line, sizeof(line))) < 0)
 		return r;
-	return sscanf(line, "%u:%u", maj, min) == 2 ? 0 : -EINVAL;
+	return proc_devnum_parse(line, maj, min);
 }
 
 /* The block device called NAME in /proc/diskstats ("vda1", "loop3"), from its sysfs "dev" file. */
@@ -368,7 +368,7 @@ static int blkdev_from_name(const char *name, struct blkdev_info *out)
 	snprintf(path, sizeof(path), "/sys/class/block/%s/dev", name);
 	if ((r = proc_read_line(path, line, sizeof(line))) < 0)
 		return r;
-	if (sscanf(line, "%u:%u", &maj, &min) != 2)
+	if (proc_devnum_parse(line, &maj, &min))
 		return -EINVAL;
 	return blkdev_from_devnum(NULL, maj, min, out);
 }

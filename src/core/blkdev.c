@@ -332,7 +332,7 @@ static size_t devnums(const struct blkdev_info *info, unsigned (*nums)[2], size_
 		if (access(sub, F_OK))
 			continue;
 		snprintf(sub, sizeof(sub), "%s/%s/dev", info->disk_dir, e->d_name);
-		if (proc_read_line(sub, buf, sizeof(buf)) || sscanf(buf, "%u:%u", &ma, &mi) != 2)
+		if (proc_read_line(sub, buf, sizeof(buf)) || proc_devnum_parse(buf, &ma, &mi))
 			continue;
 		nums[n][0] = ma;
 		nums[n][1] = mi;

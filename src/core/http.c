@@ -160,6 +160,7 @@ int fetch_url_parse(const char *url, struct fetch_url *u, char *err, size_t errl
 	return 0;
 }
 
+#if HAVE_HTTP_PARSER
 int fetch_url_check(const char *url, char *iface, size_t ifacelen, char *err, size_t errlen)
 {
 	struct fetch_url *u = xmalloc(sizeof(*u));
@@ -172,6 +173,7 @@ int fetch_url_check(const char *url, char *iface, size_t ifacelen, char *err, si
 	free(u);
 	return r;
 }
+#endif
 
 /* True when S starts with a URI scheme and its colon (RFC 3986 3.1). */
 static bool has_scheme(const char *s)

@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "config.h"
 #include "lib/compiler.h"
 #include "lib/units.h"
 
@@ -57,7 +58,24 @@ MUST_CHECK int fetch_url_parse(const char *url, struct fetch_url *u, char *err, 
  * a connection to it would leave by into IFACE (best effort, sends
  * nothing; "" when unknown), for the system view. Returns 0 or -EINVAL.
  */
+#if HAVE_HTTP_PARSER
 MUST_CHECK int fetch_url_check(const char *url, char *iface, size_t ifacelen, char *err, size_t errlen);
+#else
+/*
+ * Without http-parser fetch and download never run (they say "skipped:
+ * built without support"), and their URL is not checked either: that
+ * keeps the URL parser out of the router's minimal build (docs/embedded.md,
+ * "Size").
+ */
+static inline MUST_CHECK int fetch_url_check(const char *url, char *iface, size_t ifacelen, char *err,
+					     size_t errlen)
+{
+	(void)url, (void)err, (void)errlen;
+	if (ifacelen)
+		iface[0] = 0;
+	return 0;
+}
+#endif
 
 /*
  * Resolves a Location header value LOC against BASE into OUT (OUT may be

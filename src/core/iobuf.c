@@ -2,12 +2,16 @@
 /* I/O buffers, huge-page backed where possible; the contract is in iobuf.h. */
 #include "iobuf.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include "core/proc.h"
 
 static size_t round_up(size_t v, size_t to)
 {
@@ -57,15 +61,22 @@ long long iobuf_huge_bytes(const struct iobuf *b)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
 		uintmax_t lo, hi;
-		unsigned long long kb;
+		uint64_t kb;
+		char *e;
 
 		/* A mapping's header line: "lo-hi perms offset dev inode path". */
-		if (sscanf(line, "%jx-%jx ", &lo, &hi) == 2) {
-			inside = lo < end && hi > want;
-			seen |= inside;
-			continue;
+		if (isxdigit((unsigned char)line[0])) {
+			lo = strtoumax(line, &e, 16);
+			if (*e == '-' && isxdigit((unsigned char)e[1])) {
+				hi = strtoumax(e + 1, &e, 16);
+				if (*e == ' ') {
+					inside = lo < end && hi > want;
+					seen |= inside;
+					continue;
+				}
+			}
 		}
-		if (inside && sscanf(line, "AnonHugePages: %llu kB", &kb) == 1)
+		if (inside && proc_kb_line(line, "AnonHugePages", &kb))
 			total += (long long)kb * 1024;
 	}
 	fclose(f);

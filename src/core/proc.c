@@ -1353,6 +1353,56 @@ int proc_schedstat_parse(const char *buf, size_t len, uint64_t *run_ns, uint64_t
 	return 0;
 }
 
+int proc_thread_schedstat(uint64_t *run_ns, uint64_t *wait_ns)
+{
+	char buf[128];
+	ssize_t n;
+	int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC), e;
+
+	*run_ns = *wait_ns = PROC_NONE;
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf));
+	e = errno;
+	close(fd);
+	if (n < 0)
+		return -e;
+	return proc_schedstat_parse(buf, (size_t)n, run_ns, wait_ns);
+}
+
+/* ------------------------------------------------------------------ */
+/* Single lines: sysfs dev numbers, "KEY: N kB" */
+
+int proc_devnum_parse(const char *s, unsigned *maj, unsigned *min)
+{
+	const char *colon = strchr(s, ':'), *end = s + strlen(s);
+	uint64_t a, b;
+
+	if (!colon || token_u64(s, colon, &a) || token_u64(colon + 1, end, &b) || a > UINT_MAX || b > UINT_MAX)
+		return -EINVAL;
+	*maj = (unsigned)a;
+	*min = (unsigned)b;
+	return 0;
+}
+
+bool proc_kb_line(const char *line, const char *key, uint64_t *kb)
+{
+	size_t klen = strlen(key);
+	const char *p, *end = line + strcspn(line, "\n");
+	uint64_t v;
+
+	if (strncmp(line, key, klen) || line[klen] != ':')
+		return false;
+	p = line + klen + 1;
+	if (field_u64(&p, end, &v) != 1)
+		return false;
+	skip_blanks(&p, end);
+	if (end - p != 2 || strncmp(p, "kB", 2))
+		return false;
+	*kb = v;
+	return true;
+}
+
 /* ------------------------------------------------------------------ */
 /* /proc/net/snmp */
 

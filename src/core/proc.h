@@ -462,6 +462,25 @@ MUST_CHECK int proc_pid_status_parse(struct proc_pid_status *st, const char *buf
  */
 MUST_CHECK int proc_schedstat_parse(const char *buf, size_t len, uint64_t *run_ns, uint64_t *wait_ns);
 
+/*
+ * The calling thread's schedstat (/proc/thread-self/schedstat), parsed
+ * as above; no allocation. Returns 0, or -errno (-ENOENT without
+ * CONFIG_SCHED_INFO, -EINVAL for a line that does not parse).
+ */
+MUST_CHECK int proc_thread_schedstat(uint64_t *run_ns, uint64_t *wait_ns);
+
+/*
+ * A sysfs "dev" file's line, "MAJ:MIN" (as proc_read_line() returns it):
+ * digits, ':', digits and nothing else. Returns 0 or -EINVAL.
+ */
+MUST_CHECK int proc_devnum_parse(const char *s, unsigned *maj, unsigned *min);
+
+/*
+ * A "KEY: N kB" line of /proc/meminfo, /proc/PID/smaps or smaps_rollup
+ * (LINE may end in '\n'): true with *KB set when LINE is KEY's.
+ */
+bool proc_kb_line(const char *line, const char *key, uint64_t *kb);
+
 /* The UDP error counters of /proc/net/snmp; PROC_NONE when the file lacks the field. */
 struct proc_snmp_udp {
 	uint64_t in_errors;		/* Udp: InErrors */

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 /* An exact non-negative decimal: ip + frac / 10^nfrac. */
 struct dec {
@@ -639,5 +640,40 @@ const char *units_fmt_duration(char *buf, size_t len, uint64_t ns)
 		snprintf(buf, len, "%.2f ms", (double)ns / 1e6);
 	else
 		snprintf(buf, len, "%.3f s", (double)ns / 1e9);
+	return buf;
+}
+
+const char *units_fmt_tm(char *buf, size_t len, const char *fmt, const struct tm *tm)
+{
+	size_t n = 0;
+
+	if (!len)
+		return buf;
+	for (const char *p = fmt; *p; p++) {
+		int v, r;
+
+		switch (p[0] == '%' ? p[1] : 0) {
+		case 'Y': v = tm->tm_year + 1900; break;
+		case 'm': v = tm->tm_mon + 1; break;
+		case 'd': v = tm->tm_mday; break;
+		case 'H': v = tm->tm_hour; break;
+		case 'M': v = tm->tm_min; break;
+		case 'S': v = tm->tm_sec; break;
+		default:
+			if (n + 1 >= len)
+				goto full;
+			buf[n++] = *p;
+			continue;
+		}
+		r = snprintf(buf + n, len - n, "%0*d", p[1] == 'Y' ? 4 : 2, v);
+		if (r < 0 || (size_t)r >= len - n)
+			goto full;
+		n += (size_t)r;
+		p++;
+	}
+	buf[n] = 0;
+	return buf;
+full:
+	buf[0] = 0;
 	return buf;
 }

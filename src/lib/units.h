@@ -183,4 +183,14 @@ const char *units_fmt_bits(char *buf, size_t len, double bits_per_s);
  */
 const char *units_fmt_duration(char *buf, size_t len, uint64_t ns);
 
+struct tm;
+/*
+ * The one date formatter: TM as FMT, the part of strftime() engpass uses:
+ * "%Y" (at least four digits), "%m" "%d" "%H" "%M" "%S" (two) and every
+ * other character as it is ("%Y-%m-%dT%H:%M:%SZ"). No locale and no time
+ * zone code: strftime() brings both, 5 KiB of the router's static binary
+ * (docs/embedded.md, "Size"). Returns buf; "" when it does not fit.
+ */
+const char *units_fmt_tm(char *buf, size_t len, const char *fmt, const struct tm *tm);
+
 #endif

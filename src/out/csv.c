@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/units.h"
 #include "lib/xalloc.h"
 
 void csv_field(FILE *f, const char *s)
@@ -128,7 +129,7 @@ void csv_row(FILE *f, const struct run *run, const struct result *r, const struc
 	time_t t = (time_t)((r->time_ns ? r->time_ns : run->time_ns) / 1000000000);
 
 	if (gmtime_r(&t, &tm))
-		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		units_fmt_tm(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	if (h)
 		snprintf(key, sizeof(key), "%s%s", h->name, unit_suffix(h->unit));
 	csv_field(f, run->host);

@@ -13,6 +13,7 @@
 #include "core/sampler.h"
 #include "out/info.h"
 #include "lib/jw.h"
+#include "lib/units.h"
 
 static void metric_key(char *buf, size_t len, const struct metric *m)
 {
@@ -335,7 +336,7 @@ static void run_header(struct jw *w, const struct run *run)
 	struct tm tm;
 
 	if (gmtime_r(&t, &tm))
-		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		units_fmt_tm(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	jw_str(w, "schema", "engpass/1");
 	jw_obj_begin(w, "tool");
 	jw_str(w, "name", "engpass");

@@ -677,14 +677,6 @@ int history_latest(struct history *h, int64_t **ids, size_t *n, char *err, size_
 }
 
 
-int history_open(struct history **out, const char *path, bool create, char *err, size_t errlen)
-{
-	(void)path;
-	(void)create;
-	*out = NULL;
-	snprintf(err, errlen, "built without sqlite");
-	return -ENOTSUP;
-}
 
 void history_close(struct history *h)
 {

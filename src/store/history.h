@@ -14,10 +14,13 @@
 #ifndef ENGPASS_HISTORY_H
 #define ENGPASS_HISTORY_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
+#include "config.h"
 #include "lib/compiler.h"
 #include "core/result.h"
 
@@ -75,7 +78,24 @@ char *history_default_path(void);
  * (built without SQLite). On error ERR gets one line. Caller closes with
  * history_close().
  */
+#if HAVE_SQLITE
 MUST_CHECK int history_open(struct history **out, const char *path, bool create, char *err, size_t errlen);
+#else
+/*
+ * Without SQLite nothing can be opened. Inline, so that the compiler sees
+ * it fail and leaves out every caller's code that reads a history (the
+ * bodies of history, show, fleet, import and the exporter's metrics: the
+ * router's static build, docs/embedded.md "Size").
+ */
+static inline MUST_CHECK int history_open(struct history **out, const char *path, bool create, char *err,
+					  size_t errlen)
+{
+	(void)path, (void)create;
+	*out = NULL;
+	snprintf(err, errlen, "built without sqlite");
+	return -ENOTSUP;
+}
+#endif
 void history_close(struct history *h);
 
 /*

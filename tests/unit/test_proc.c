@@ -1144,6 +1144,54 @@ static void test_schedstat(void **state)
 	proc_buf_release(&b);
 }
 
+/* The calling thread's own schedstat: read without allocation, or the kernel has none. */
+static void test_thread_schedstat(void **state)
+{
+	uint64_t run, wait;
+	int r = proc_thread_schedstat(&run, &wait);
+
+	(void)state;
+	if (r == -ENOENT)
+		skip();	/* no CONFIG_SCHED_INFO */
+	assert_int_equal(r, 0);
+	assert_true(run > 0 && run != PROC_NONE && wait != PROC_NONE);
+}
+
+/* A sysfs dev line: MAJ:MIN exactly. */
+static void test_devnum(void **state)
+{
+	unsigned ma = 0, mi = 0;
+
+	(void)state;
+	assert_int_equal(proc_devnum_parse("8:0", &ma, &mi), 0);
+	assert_true(ma == 8 && mi == 0);
+	assert_int_equal(proc_devnum_parse("259:12", &ma, &mi), 0);
+	assert_true(ma == 259 && mi == 12);
+	assert_int_equal(proc_devnum_parse("4294967295:1", &ma, &mi), 0);
+	assert_true(ma == 4294967295U && mi == 1);
+	static const char *bad[] = { "", "8", "8:", ":0", "8:0x", "-8:0", " 8:0", "8: 0", "4294967296:0", "8:0:1" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(proc_devnum_parse(bad[i], &ma, &mi), -EINVAL);
+}
+
+/* "KEY: N kB" lines of smaps and meminfo: the key whole, the number and "kB". */
+static void test_kb_line(void **state)
+{
+	uint64_t kb = 7;
+
+	(void)state;
+	assert_true(proc_kb_line("AnonHugePages:      2048 kB\n", "AnonHugePages", &kb));
+	assert_true(kb == 2048);
+	assert_true(proc_kb_line("AnonHugePages: 0 kB", "AnonHugePages", &kb));
+	assert_true(kb == 0);
+	assert_false(proc_kb_line("AnonHugePagesX: 5 kB\n", "AnonHugePages", &kb));
+	assert_false(proc_kb_line("Anon: 5 kB\n", "AnonHugePages", &kb));
+	assert_false(proc_kb_line("AnonHugePages: 5 MB\n", "AnonHugePages", &kb));
+	assert_false(proc_kb_line("AnonHugePages: -5 kB\n", "AnonHugePages", &kb));
+	assert_false(proc_kb_line("AnonHugePages: 5\n", "AnonHugePages", &kb));
+	assert_true(kb == 0);
+}
+
 /* /proc/net/snmp: the Udp pair, fields by name; UdpLite is not Udp. */
 static void test_snmp_udp(void **state)
 {
@@ -1205,6 +1253,9 @@ int main(void)
 		cmocka_unit_test(test_mount_has_opt),
 		cmocka_unit_test(test_counter_wrap_32bit),
 		cmocka_unit_test(test_schedstat),
+		cmocka_unit_test(test_thread_schedstat),
+		cmocka_unit_test(test_devnum),
+		cmocka_unit_test(test_kb_line),
 		cmocka_unit_test(test_snmp_udp),
 	};
 

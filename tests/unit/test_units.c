@@ -15,6 +15,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "lib/units.h"
 
@@ -727,6 +728,33 @@ static void test_fmt_truncates(void **state)
 	assert_string_equal(buf, "");
 }
 
+/* units_fmt_tm() prints what strftime() printed for the formats engpass uses. */
+static void test_fmt_tm(void **state)
+{
+	static const char *fmts[] = { "%Y-%m-%dT%H:%M:%SZ", "%Y%m%d-%H%M%S", "%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M" };
+	static const struct {
+		time_t t;
+		const char *want[4];
+	} cases[] = {
+		{ 0, { "1970-01-01T00:00:00Z", "19700101-000000", "1970-01-01 00:00:00", "1970-01-01 00:00" } },
+		{ 951782400, { "2000-02-29T00:00:00Z", "20000229-000000", "2000-02-29 00:00:00", "2000-02-29 00:00" } },
+		{ 1796000000, { "2026-11-30T00:53:20Z", "20261130-005320", "2026-11-30 00:53:20", "2026-11-30 00:53" } },
+		{ 2147483647, { "2038-01-19T03:14:07Z", "20380119-031407", "2038-01-19 03:14:07", "2038-01-19 03:14" } },
+	};
+	char buf[40], small[8];
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct tm tm;
+
+		assert_non_null(gmtime_r(&cases[i].t, &tm));
+		for (size_t f = 0; f < ARRAY_SIZE(fmts); f++)
+			assert_string_equal(units_fmt_tm(buf, sizeof(buf), fmts[f], &tm), cases[i].want[f]);
+		/* Too small: empty, never a cut date. */
+		assert_string_equal(units_fmt_tm(small, sizeof(small), fmts[0], &tm), "");
+	}
+}
+
 /* What the formatter prints, the parser reads back (within the rounding). */
 static void test_fmt_parse_round_trip(void **state)
 {
@@ -770,6 +798,7 @@ int main(void)
 		cmocka_unit_test(test_fmt_size),
 		cmocka_unit_test(test_fmt_duration),
 		cmocka_unit_test(test_fmt_truncates),
+		cmocka_unit_test(test_fmt_tm),
 		cmocka_unit_test(test_fmt_parse_round_trip),
 	};
 

@@ -45,6 +45,7 @@
 #include "lib/units.h"
 #include "core/affinity.h"
 #include "core/clock.h"
+#include "core/proc.h"
 #include "core/progress.h"
 #include "core/sysinfo.h"
 #include "lib/xalloc.h"
@@ -357,15 +358,9 @@ struct worker {
 /* Run-queue wait of the calling thread so far, ns; -1 when unknown. */
 static int64_t runq_wait_ns(void)
 {
-	FILE *f = fopen("/proc/thread-self/schedstat", "re");
-	unsigned long long run, wait;
-	int n;
+	uint64_t run, wait;
 
-	if (!f)
-		return -1;
-	n = fscanf(f, "%llu %llu", &run, &wait);
-	fclose(f);
-	return n == 2 ? (int64_t)wait : -1;
+	return proc_thread_schedstat(&run, &wait) ? -1 : (int64_t)wait;
 }
 
 /* User and system CPU time of the calling thread, ns; 0 when getrusage fails. */

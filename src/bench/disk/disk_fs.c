@@ -314,6 +314,22 @@ static int reap_one(const char *dir, long pid)
 	return r;
 }
 
+/* The PID of a file name .engpass-fs-PID.img or .engpass-fs-PID.mnt; 0 for any other name. */
+static long fs_name_pid(const char *name)
+{
+	static const char pre[] = ".engpass-fs-";
+	const char *p = name + sizeof(pre) - 1;
+	char *e;
+	long pid;
+
+	if (strncmp(name, pre, sizeof(pre) - 1) || *p < '0' || *p > '9')
+		return 0;
+	pid = strtol(p, &e, 10);
+	if (*e != '.' || (strcmp(e + 1, "img") && strcmp(e + 1, "mnt")))
+		return 0;
+	return pid;
+}
+
 int disk_fs_reap(const char *dir, char *note, size_t len)
 {
 	long seen[16];
@@ -326,12 +342,10 @@ int disk_fs_reap(const char *dir, char *note, size_t len)
 	if (!d)
 		return -errno;
 	while ((e = readdir(d)) && nseen < sizeof(seen) / sizeof(seen[0])) {
-		char suffix[8] = "";
-		long pid;
+		long pid = fs_name_pid(e->d_name);
 		bool dup = false;
 
-		if (sscanf(e->d_name, ".engpass-fs-%ld.%4s", &pid, suffix) != 2 ||
-		    (strcmp(suffix, "img") && strcmp(suffix, "mnt")) || pid == (long)getpid() || !pid_dead(pid))
+		if (pid <= 0 || pid == (long)getpid() || !pid_dead(pid))
 			continue;
 		for (size_t i = 0; i < nseen; i++)
 			dup |= seen[i] == pid;

@@ -16,6 +16,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "core/proc.h"
+
 bool lat_burn_cpu(uint64_t ns, const atomic_bool *halt, uint64_t *used)
 {
 	uint64_t c0 = clock_thread_cpu_ns(), x = c0, u;
@@ -58,21 +60,9 @@ int lat_spawn(pthread_t *th, void *(*fn)(void *), void *arg)
 /* Run-queue wait of the calling thread so far, ns, from /proc/thread-self/schedstat; NaN if unknown. */
 static double runq_wait_now(void)
 {
-	char buf[128];
-	unsigned long long run, wait;
-	ssize_t n;
-	int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+	uint64_t run, wait;
 
-	if (fd < 0)
-		return NAN;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return NAN;
-	buf[n] = '\0';
-	if (sscanf(buf, "%llu %llu", &run, &wait) != 2)
-		return NAN;
-	return (double)wait;
+	return proc_thread_schedstat(&run, &wait) ? NAN : (double)wait;
 }
 
 static bool halted(const struct lat_task *t)

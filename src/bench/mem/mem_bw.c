@@ -55,6 +55,7 @@
 #include "core/affinity.h"
 #include "lib/units.h"
 #include "core/clock.h"
+#include "core/proc.h"
 #include "core/progress.h"
 #include "core/sysinfo.h"
 #include "lib/xalloc.h"
@@ -188,14 +189,13 @@ static uint64_t anon_huge_bytes(void)
 {
 	FILE *f = fopen("/proc/self/smaps_rollup", "re");
 	char line[256];
-	unsigned long long kb;
-	uint64_t v = UINT64_MAX;
+	uint64_t kb, v = UINT64_MAX;
 
 	if (!f)
 		return v;
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "AnonHugePages: %llu kB", &kb) == 1)
-			v = (uint64_t)kb * 1024;
+		if (proc_kb_line(line, "AnonHugePages", &kb))
+			v = kb * 1024;
 	fclose(f);
 	return v;
 }
