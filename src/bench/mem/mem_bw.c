@@ -626,16 +626,14 @@ void mem_bandwidth_run(const struct bench_env *env, const struct mem_bw_cfg *cfg
 	result_method(res, "kernels", "STREAM-like (not STREAM): write (non-temporal and ordinary stores), read, "
 		      "copy (non-temporal and ordinary stores), scale, add, triad over double arrays, each pass "
 		      "timed alone with CLOCK_MONOTONIC");
-	result_method(res, "order", "each kernel runs its warm-up and timed passes back to back before the next "
-		      "kernel starts (as sysbench, mbw and lmbench's bw_mem repeat one operation), so its figure is "
-		      "its own steady state, not the cache state the kernel before it left");
+	result_method(res, "order", "each kernel's warm-up and timed passes back to back, then the next kernel "
+		      "(as sysbench and mbw repeat one operation): its own steady state, not the cache state the "
+		      "kernel before left");
 	result_method(res, "simd", "read, write and copy: %s (--simd %s; the widest path this CPU runs unless "
 		      "--simd names one); scale, add, triad: plain loops the compiler may vectorise", x->kern->method,
 		      cfg->simd == MEM_SIMD_AUTO ? "auto" : x->kern->name);
 	result_method(res, "reads", "the read kernel adds every 64-bit word into four accumulators whose sum is "
-		      "checked against the data written, so no load can be dropped%s", x->kern->id == MEM_SIMD_AVX2 ||
-		      x->kern->id == MEM_SIMD_AVX512 ? "; it reads the array's four quarters at once, one 64-byte "
-		      "line of each per iteration (four sequential streams keep more lines in flight than one)" : "");
+		      "checked against the data written, so no load can be dropped");
 	result_method(res, "stores", "write and copy use ordinary stores (a line is read into the cache before it "
 		      "is written, as sysbench's plain stores do); write_nt and copy_nt use non-temporal streaming "
 		      "stores (no read for ownership, past the caches), %s",

@@ -286,14 +286,16 @@ AVX512 static void avx512_copy_nt(uint64_t *restrict dst, const uint64_t *restri
 }
 
 static const struct mem_kernels k_avx2 = {
-	MEM_SIMD_AVX2, "avx2", "AVX2 loads and stores, 32 bytes per instruction (copy: one 64-byte line per "
-	"iteration, two loads then two stores)",
+	MEM_SIMD_AVX2, "avx2", "AVX2 loads and stores, 32 bytes per instruction (read: the array's four quarters "
+	"at once, one 64-byte line of each per iteration; copy: one 64-byte line per iteration, two loads then two "
+	"stores)",
 	avx2_read, avx2_write, avx2_write_nt, avx2_copy, avx2_copy_nt,
 };
 
 /* Its copy is AVX2's: wider vectors moved no more, see avx2_copy(). */
 static const struct mem_kernels k_avx512 = {
-	MEM_SIMD_AVX512, "avx512", "AVX-512 loads and stores, 64 bytes per instruction (copy: AVX2's, one "
+	MEM_SIMD_AVX512, "avx512", "AVX-512 loads and stores, 64 bytes per instruction (read: the array's four "
+	"quarters at once, one line of each per iteration; copy: AVX2's, one "
 	"64-byte line per iteration as two 32-byte loads then two stores, which was faster than 64-byte "
 	"ones)",
 	avx512_read, avx512_write, avx512_write_nt, avx2_copy, avx512_copy_nt,
