@@ -13,6 +13,7 @@ int main(int argc, char **argv)
 {
 	const char *name = argc > 1 ? argv[1] : NULL;
 	const struct bench *b;
+	int rc;
 	struct opt_suggest sg;
 
 	if (!name) {
@@ -29,6 +30,8 @@ int main(int argc, char **argv)
 	b = bench_find(name);
 	if (b)
 		return cmd_bench(b, argc - 2, argv + 2);
+	if ((rc = cmd_not_built_say(name)) >= 0)
+		return rc;
 	/* git's "did you mean", from both tables. */
 	opt_suggest_init(&sg, name);
 	for (size_t i = 0; cmd_table[i].name; i++)

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "config.h"
 #include "lib/opt.h"
 #include "core/result.h"
 #include "core/sampler.h"
@@ -31,7 +32,19 @@ struct sysinfo;
 struct tmpfile_reg;
 struct window;
 
-/* The registry: one X(name) per benchmark. */
+/*
+ * The registry: one X(name) per benchmark. The minimal router build
+ * (-Dminimal=true) registers only those of its commands; the others are
+ * named in cmd_not_built (src/cli/commands.c), which says so when called.
+ */
+#if ENGPASS_MINIMAL
+#define BENCHES(X) \
+	X(disk) \
+	X(mem) \
+	X(latency) \
+	X(net) \
+	X(null)
+#else
 #define BENCHES(X) \
 	X(disk) \
 	X(mem) \
@@ -42,6 +55,7 @@ struct window;
 	X(fetch) \
 	X(download) \
 	X(null)
+#endif
 
 /*
  * Capabilities the command layer acts on (never on names); `engpass list`

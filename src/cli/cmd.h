@@ -70,6 +70,13 @@ struct cmd {
 
 /* The top-level command table, NULL-name terminated (commands.c). */
 extern const struct cmd cmd_table[];
+/* The commands and benchmarks this build leaves out (NULL terminated; src/cli/commands.c). */
+extern const char *const cmd_not_built[];
+/* What a left-out one says (after "engpass NAME: "), and -V after "not in this build: ...". */
+#define CMD_NOT_BUILT_WHY                                                                                            \
+	"not in this build (the minimal router build: net, disk, mem, latency, quick; the engpass-full package has it)"
+/* When NAME is one of cmd_not_built: says so on stderr, returns EXIT_MEASURE_FAILED; else -1. */
+int cmd_not_built_say(const char *name);
 
 int cmd_info(int argc, char **argv);
 int cmd_list(int argc, char **argv);

@@ -139,11 +139,14 @@ static void quick_help(const struct qstep *p, size_t n)
 	       "The whole-box profile in about a minute: the steps below, then a summary table (a row per\n"
 	       "step, its headline figure and what bound it) and a few plain findings. It stores the\n"
 	       "profile in the history as one run and writes an HTML report (not in a build without\n"
-	       "jansson: it says so). Disk steps use temp files in the current directory.\n\n"
+	       "jansson nor in the minimal router build: it says so). Disk steps use temp files in the\n"
+	       "current directory.\n\n"
 	       "the profile (part, benchmark, what the step shows):\n");
 	for (size_t i = 0; i < n; i++)
 		printf("  %-8s %-8s %s%s\n", p[i].s->group, p[i].b->name, p[i].s->why,
 		       p[i].s->needs_root ? " (as root)" : "");
+	if (ENGPASS_MINIMAL)
+		printf("  cpu      cpu      " CMD_NOT_BUILT_WHY "\n");
 	printf("\noptions:\n");
 	opt_help(stdout, quick_options);
 }
@@ -393,6 +396,9 @@ static int run_profile(struct quick *q)
 	mono_ns t0 = clock_mono();
 
 	plan(q);
+	/* The minimal router build has no cpu benchmark: its quick steps are left out, and said so. */
+	if (ENGPASS_MINIMAL && !skipped(&q->o.skip, "cpu"))
+		fprintf(stderr, "engpass quick: the cpu steps: " CMD_NOT_BUILT_WHY "\n");
 	for (size_t i = 0; i < q->nsteps; i++) {
 		const struct qstep *s = &q->steps[i];
 
@@ -589,6 +595,12 @@ static int keep(const struct quick *q, const char *report)
 	}
 	if (!report)
 		return rc;
+#if ENGPASS_MINIMAL
+	/* Not even called: the report's code stays out of the minimal binary. */
+	(void)stage, (void)r;
+	fprintf(says, "report: not written: the HTML report is " CMD_NOT_BUILT_WHY "; --json has every figure\n");
+	return rc;
+#endif
 	r = report_write_run(report, q->run, "engpass quick", &stage);
 	if (r == -ENOTSUP) {
 		fprintf(says, "report: not written: this engpass is built without jansson, which the HTML report "
@@ -649,7 +661,7 @@ static char *report_path(const char *opt)
 
 	if (opt)
 		return xstrdup(opt);
-	if (!HAVE_JANSSON)
+	if (!HAVE_JANSSON || ENGPASS_MINIMAL)
 		return xstrdup("engpass-quick.html");
 	units_fmt_tm(when, sizeof(when), "%Y%m%d-%H%M%S", localtime_r(&now, &tm) ? &tm : &tm);
 	return xasprintf("engpass-quick-%s.html", when);

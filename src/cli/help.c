@@ -47,6 +47,12 @@ void help_top(FILE *f)
 	for (size_t i = 0; bench_table[i]; i++)
 		fprintf(f, "  %-10s %s%s\n", bench_table[i]->name, bench_table[i]->summary,
 			bench_table[i]->unsupported_reason ? " (not in this build)" : "");
+	if (cmd_not_built[0]) {
+		fprintf(f, "\nnot in this build (the minimal router build; the engpass-full package has them):\n ");
+		for (size_t i = 0; cmd_not_built[i]; i++)
+			fprintf(f, " %s", cmd_not_built[i]);
+		fputc('\n', f);
+	}
 	fprintf(f, "\nRun 'engpass COMMAND --help' for the options of one command, 'man engpass' for all.\n"
 		   "'engpass --version' (-V) names the optional libraries this build has.\n");
 	fputs(help_units_text, f);
@@ -95,6 +101,7 @@ void help_bench(FILE *f, const struct bench *b, const struct bench_verb *verb)
 int cmd_help(int argc, char **argv)
 {
 	const struct bench *b;
+	int rc;
 
 	if (argc < 1) {
 		help_top(stdout);
@@ -113,6 +120,8 @@ int cmd_help(int argc, char **argv)
 		}
 	}
 	b = bench_find(argv[0]);
+	if (!b && (rc = cmd_not_built_say(argv[0])) >= 0)
+		return rc;
 	if (!b)
 		return usage_error("help", "unknown command '%s'", argv[0]);
 	help_bench(stdout, b, NULL);
@@ -198,5 +207,12 @@ void help_version(FILE *f)
 			fprintf(f, "  %-12s on (dlopen: loads here)\n", feat[i].name);
 		else
 			fprintf(f, "  %-12s on (dlopen), but not here: %s\n", feat[i].name, why);
+	}
+	if (cmd_not_built[0]) {
+		fprintf(f, "the minimal router build (-Dminimal=true; the engpass-full package has the rest):\n"
+			   "  not in this build:");
+		for (size_t i = 0; cmd_not_built[i]; i++)
+			fprintf(f, " %s", cmd_not_built[i]);
+		fputc('\n', f);
 	}
 }
