@@ -36,6 +36,14 @@ int usage_error(const char *cmd, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+/* The commands this build leaves out (cmd_not_built), each after a space, then a newline. */
+static void not_built_list(FILE *f)
+{
+	for (size_t i = 0; cmd_not_built[i]; i++)
+		fprintf(f, " %s", cmd_not_built[i]);
+	fputc('\n', f);
+}
+
 void help_top(FILE *f)
 {
 	fprintf(f, "usage: engpass COMMAND [options]\n\n"
@@ -49,9 +57,7 @@ void help_top(FILE *f)
 			bench_table[i]->unsupported_reason ? " (not in this build)" : "");
 	if (cmd_not_built[0]) {
 		fprintf(f, "\nnot in this build (the minimal router build; the engpass-full package has them):\n ");
-		for (size_t i = 0; cmd_not_built[i]; i++)
-			fprintf(f, " %s", cmd_not_built[i]);
-		fputc('\n', f);
+		not_built_list(f);
 	}
 	fprintf(f, "\nRun 'engpass COMMAND --help' for the options of one command, 'man engpass' for all.\n"
 		   "'engpass --version' (-V) names the optional libraries this build has.\n");
@@ -211,8 +217,6 @@ void help_version(FILE *f)
 	if (cmd_not_built[0]) {
 		fprintf(f, "the minimal router build (-Dminimal=true; the engpass-full package has the rest):\n"
 			   "  not in this build:");
-		for (size_t i = 0; cmd_not_built[i]; i++)
-			fprintf(f, " %s", cmd_not_built[i]);
-		fputc('\n', f);
+		not_built_list(f);
 	}
 }
