@@ -48,6 +48,8 @@ struct common_opts {
 	bool pin_set;
 	uint64_t interval_ns;	/* --interval: sampler interval */
 	bool no_sample;		/* --no-sample: do not run the sampler */
+	uint64_t state_interval_ns;	/* --state-interval: thread states; 0 = the default (100 Hz) */
+	bool no_states;		/* --no-states: no thread-state sampling */
 	const char *prom;	/* --prom FILE: also write Prometheus text format */
 	bool no_history;	/* --no-history: do not store the run */
 	const char *db;		/* --db PATH: history database */

@@ -54,6 +54,10 @@ const struct opt common_opts_table[] = {
 	OPT_CPULIST("pin", 0, struct common_opts, pin, "run on these CPUs only"),
 	OPT_DURATION("interval", 0, struct common_opts, interval_ns, 10 * NS_PER_MS, 10 * NS_PER_SEC,
 		     "system sampling interval, 10ms..10s (default 250ms)"),
+	OPT_DURATION("state-interval", 0, struct common_opts, state_interval_ns, NS_PER_MS, NS_PER_SEC,
+		     "thread-state sampling interval for the time budget, 1ms..1s (default 10ms: 100 Hz)"),
+	OPT_FLAG("no-states", 0, struct common_opts, no_states,
+		 "do not sample the work's thread states (no time budget)"),
 	OPT_FLAG("no-sample", 0, struct common_opts, no_sample, "do not sample the system while measuring"),
 	OPT_STRING("prom", 0, struct common_opts, prom, "FILE",
 		   "also write Prometheus text format to FILE, atomically (textfile collector)"),
@@ -411,6 +415,9 @@ static struct result *run_step(const struct bench *b, struct bench_env *env, con
 	/* The work: the watched process (watch --pid), else engpass's own threads. */
 	cfg.work_pid = cfg.pid ? cfg.pid : getpid();
 	cfg.others = true;
+	cfg.state_interval_ns = c->no_states ? UINT64_MAX : c->state_interval_ns;
+	/* A process watched from outside: its children are part of it (nginx's workers). */
+	cfg.state_children = cfg.pid != 0;
 	lcfg.pid = cfg.work_pid;
 	cfg.limits = &lcfg;
 	if (env_runner(env)->call->stream) {

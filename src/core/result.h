@@ -101,7 +101,7 @@ struct verdict_candidate {
 	char next_step[192];
 };
 
-#define VERDICT_MAX_CANDIDATES 12
+#define VERDICT_MAX_CANDIDATES 16
 
 struct verdict {
 	char resource[32];	/* the first candidate at >= 80 %, "none observed" or "unknown" */

@@ -30,6 +30,7 @@
 #include "core/limits.h"
 #include "core/proc.h"
 #include "core/thermal.h"
+#include "core/tstate.h"
 #include "lib/xalloc.h"
 
 enum src {
@@ -233,6 +234,10 @@ struct sampler {
 	uint64_t work_child_ticks;	/* the work's children reaped during the sampled time (cutime + cstime) */
 	unsigned edge_scans;
 	uint64_t edge_scan_ns;		/* thread CPU time of the edge scans */
+
+	/* the work's thread states (core/tstate.h) */
+	struct tstate *ts;		/* NULL: off, or no work */
+	struct sysview_budget budget;	/* as of the last stop */
 
 	/* limits */
 	bool have_limits, lim_discovered;
@@ -1307,6 +1312,7 @@ static size_t task_fd_budget(void)
 
 int sampler_new(struct sampler **out, const struct sampler_config *cfg)
 {
+	struct sysview scratch_view;
 	struct sampler *s;
 	pthread_condattr_t ca;
 	uint64_t iv = cfg->interval_ns ? cfg->interval_ns : SAMPLER_DEFAULT_INTERVAL_NS;
@@ -1343,6 +1349,8 @@ int sampler_new(struct sampler **out, const struct sampler_config *cfg)
 	s->cur = &s->snap[1];
 	s->peak_cpu = -1;
 	s->mem_min = -1;
+	sysview_init(&scratch_view);
+	s->budget = scratch_view.budget;
 	s->disk = xcalloc(SAMPLER_MAX_DEVS, sizeof(*s->disk));
 	s->iface = xcalloc(SAMPLER_MAX_DEVS, sizeof(*s->iface));
 	s->work_pid = cfg->work_pid;
@@ -1398,6 +1406,14 @@ int sampler_new(struct sampler **out, const struct sampler_config *cfg)
 		s->tfd_max = task_fd_budget();
 		snprintf(rel, sizeof(rel), "%d/stat", (int)s->work_pid);
 		s->work_fd = open_src(s, rel);
+		if (cfg->state_interval_ns != UINT64_MAX) {
+			struct tstate_config tc = {
+				.proc_root = s->root, .sys_root = cfg->sys_root, .pid = s->work_pid,
+				.interval_ns = cfg->state_interval_ns, .children = cfg->state_children,
+			};
+
+			s->ts = tstate_new(&tc);
+		}
 	}
 	if (s->others) {
 		s->edge0 = xcalloc(SAMPLER_MAX_PROCS, sizeof(*s->edge0));
@@ -1446,31 +1462,46 @@ int sampler_sample_now(struct sampler *s)
 	return ret;
 }
 
+/*
+ * The sampling thread: a snapshot at base + k * interval, and between them
+ * the work's thread states at base + j * state interval (core/tstate.h).
+ */
 static void *sampler_thread(void *arg)
 {
 	struct sampler *s = arg;
-	uint64_t k = 1;
+	uint64_t k = 1, j = 1, tiv = s->ts ? tstate_interval_ns(s->ts) : 0;
 
 	s->self_tid = gettid();	/* only this thread reads it while it runs */
 	pthread_mutex_lock(&s->mu);
 	while (!s->stop) {
-		mono_ns deadline = s->base + k * s->interval_ns;
+		mono_ns snap_at = s->base + k * s->interval_ns;
+		mono_ns state_at = tiv ? s->base + j * tiv : snap_at;
+		mono_ns deadline = state_at < snap_at ? state_at : snap_at;
 		struct timespec ts = {
 			.tv_sec = (time_t)(deadline / NS_PER_SEC),
 			.tv_nsec = (long)(deadline % NS_PER_SEC),
 		};
 		int ret = pthread_cond_timedwait(&s->cv, &s->mu, &ts);
+		mono_ns now;
 
 		if (s->stop)
 			break;
-		if (ret != ETIMEDOUT && clock_mono() < deadline)
+		now = clock_mono();
+		if (ret != ETIMEDOUT && now < deadline)
 			continue;	/* spurious wake-up */
 		pthread_mutex_unlock(&s->mu);
-		/* A failed snapshot is counted as a gap; the next one spans it. */
-		(void)sample_once(s);
+		if (now >= snap_at) {
+			/* A failed snapshot is counted as a gap; the next one spans it. */
+			(void)sample_once(s);
+		} else {
+			tstate_tick(s->ts, now, s->self_tid);
+		}
 		pthread_mutex_lock(&s->mu);
-		/* Next deadline strictly after now: late wake-ups skip, never bunch. */
-		k = (clock_mono() - s->base) / s->interval_ns + 1;
+		/* Next deadlines strictly after now: late wake-ups skip, never bunch. */
+		now = clock_mono();
+		k = (now - s->base) / s->interval_ns + 1;
+		if (tiv)
+			j = (now - s->base) / tiv + 1;
 	}
 	pthread_mutex_unlock(&s->mu);
 	s->self_tid = 0;
@@ -1493,6 +1524,8 @@ static void edge_start(struct sampler *s)
 	if (s->others)
 		others_start(s);
 	thermal_edge(s->heat, true);
+	if (s->ts)
+		tstate_span_begin(s->ts, clock_mono(), 0);
 	s->sync_cpu_ns += clock_thread_cpu_ns() - c0;
 }
 
@@ -1509,6 +1542,10 @@ static void edge_stop(struct sampler *s)
 	if (s->others)
 		others_stop(s);
 	thermal_edge(s->heat, false);
+	if (s->ts) {
+		tstate_span_end(s->ts, clock_mono(), 0);
+		tstate_budget(s->ts, &s->budget);
+	}
 	s->sync_cpu_ns += clock_thread_cpu_ns() - c0;
 }
 
@@ -1631,6 +1668,9 @@ void sampler_done(struct sampler *s)
 		proc_netdev_release(&s->snap[i].net);
 	}
 	proc_buf_release(&s->buf);
+	/* The budget is kept (s->budget); the thread-state sampler is not needed. */
+	tstate_free(s->ts);
+	s->ts = NULL;
 	/* The process scans of the edges: their differences are in s->other. */
 	free(s->edge0);
 	free(s->edge1);
@@ -1648,6 +1688,7 @@ void sampler_free(struct sampler *s)
 	if (!s)
 		return;
 	sampler_done(s);
+	tstate_free(s->ts);
 	for (size_t i = 0; i < s->nchunks; i++)
 		free(s->chunks[i]);
 	free(s->chunks);
@@ -1845,6 +1886,34 @@ static void summary_net(const struct sampler *s, struct sysview *v)
 	v->net_tx_bytes_per_s = (double)pick->tx / pick->time_s;
 }
 
+/*
+ * The work's time budget, with what only the summary knows: the run-queue
+ * time the cgroup's quota throttled (of the work's threads that ran), and
+ * the requests in flight on the disk the work waited for.
+ */
+static void summary_budget(const struct sampler *s, struct sysview *v)
+{
+	struct sysview_budget *b = &v->budget;
+
+	*b = s->budget;
+	if (!(b->thread_s > 0))
+		return;
+	for (unsigned i = 0; i < b->n; i++) {
+		struct sysview_budget_entry *e = &b->e[i];
+
+		if (!strcmp(e->state, "run queue") && isfinite(v->cg_cpu_throttled_s) && v->cg_cpu_throttled_s > 0) {
+			/* Each of the work's threads that wanted the CPU waited out the throttled time. */
+			double q = v->cg_cpu_throttled_s * (b->threads > 0 ? b->threads : 1);
+			double rq = e->pct / 100 * b->thread_s;
+
+			b->quota_s = q < rq ? q : rq;
+		}
+		if (!strcmp(e->state, "disk") && v->busiest_disk[0] && !strcmp(e->what, v->busiest_disk) &&
+		    isfinite(v->disk_queue_avg) && !e->detail[0])
+			snprintf(e->detail, sizeof(e->detail), "%.1f in flight", v->disk_queue_avg);
+	}
+}
+
 void sampler_summary(const struct sampler *s, struct sysview *v)
 {
 	double best = -1;
@@ -1908,4 +1977,5 @@ void sampler_summary(const struct sampler *s, struct sysview *v)
 	if (s->have_limits && s->lim_discovered)
 		limits_span_view(&s->lim_span, v);
 	thermal_view(s->heat, v);
+	summary_budget(s, v);
 }

@@ -105,6 +105,15 @@ struct sampler_config {
 	 * the edges of each span. NULL = "/sys"; tests point it at a fixture.
 	 */
 	const char *sys_root;
+	/*
+	 * Thread states of the work (core/tstate.h), for its time budget:
+	 * its threads are sampled every state_interval_ns by the sampling
+	 * thread between its snapshots. 0 = TSTATE_DEFAULT_INTERVAL_NS
+	 * (100 Hz); UINT64_MAX = off. Nothing without work_pid.
+	 * state_children follows the work's child processes too (watch).
+	 */
+	uint64_t state_interval_ns;
+	bool state_children;
 	/* The limits to discover at the first start and whose counters to read at each edge; NULL = none. */
 	const struct limits_config *limits;
 	/*

@@ -18,6 +18,33 @@
 #include <stdint.h>
 #include <string.h>
 
+/*
+ * The work's time budget (core/tstate.h): the share of its threads' time
+ * in each state, largest first. pct is of thread_s; the entries add up to
+ * 100 (the last may be "other" for the rest). thread_s NaN = not taken.
+ */
+#define SYSVIEW_BUDGET 8
+struct sysview_budget_entry {
+	char state[12];		/* tstate_kind_name(): "on CPU", "run queue", "disk", "network", ... */
+	char what[48];		/* the resource: "vda", "tcp 10.0.0.1:5201", "futex", "nanosleep"; "" none */
+	char detail[48];	/* "write, O_DIRECT", "fsync", "recv", "1.0 in flight"; "" none */
+	double pct;		/* of the work's thread time */
+};
+struct sysview_budget {
+	double thread_s;	/* the work's thread time (idle threads left out); NaN not taken */
+	int threads;		/* threads counted */
+	int idle_threads;	/* threads left out as idle (waiting for the others) */
+	double idle_s;		/* their time */
+	unsigned samples;	/* thread samples taken */
+	double rate_hz;		/* the sampling rate */
+	double quota_s;		/* run-queue time spent throttled by the cgroup's quota (part of "run queue") */
+	double major_faults;	/* of the work over the window; NaN unknown */
+	double read_bytes, write_bytes;	/* storage bytes the work caused (/proc/PID/io); NaN unknown */
+	int delayacct;		/* kernel.task_delayacct: 1 on, 0 off, -1 unknown */
+	unsigned n;
+	struct sysview_budget_entry e[SYSVIEW_BUDGET];
+};
+
 struct sysview {
 	unsigned samples;		/* number of intervals summarised */
 	unsigned dropped;		/* intervals summarised but not stored (max_samples reached) */
@@ -114,6 +141,8 @@ struct sysview {
 	char cooling_name[24];		/* the one with the highest state */
 	double cooling_state_max;	/* its highest cur_state seen; NaN no CPU cooling device */
 	double cooling_state_limit;	/* its max_state */
+
+	struct sysview_budget budget;	/* where the work's time went (core/tstate.h) */
 };
 
 /* Set every field of v to "unknown" (see above). */
@@ -213,6 +242,9 @@ static inline void sysview_init(struct sysview *v)
 	v->temp_hit.start_c = v->temp_hit.end_c = v->temp_hit.max_c = v->temp_hit.trip_c = NAN;
 	v->throttle_core_events = v->throttle_package_events = NAN;
 	v->cooling_state_max = v->cooling_state_limit = NAN;
+	v->budget.thread_s = v->budget.idle_s = v->budget.rate_hz = v->budget.quota_s = NAN;
+	v->budget.major_faults = v->budget.read_bytes = v->budget.write_bytes = NAN;
+	v->budget.delayacct = -1;
 }
 
 #endif

@@ -17,9 +17,12 @@
 const char *const verdict_priority[] = {
 	"own pacing", "cpu quota", "cpuset", "io limit", "memory limit", "shaper", "link", "tcp window",
 	"udp receive buffer", "round trip", "memory latency", "memory bandwidth", "cache latency",
-	"other processes", "steal", "memory", "device", "device latency", "thermal throttling", "cpu", "one core",
+	"other processes", "steal", "memory", "sync writes", "writeback", "device", "device latency", "network",
+	"another process", "lock", "thermal throttling", "cpu", "one core",
 	NULL,
 };
+
+static double state_pct(const struct sysview_budget *b, const char *state, const struct sysview_budget_entry **top);
 
 static bool known(double v)
 {
@@ -46,6 +49,40 @@ offer(struct verdict *out, const char *resource, double share, const char *next,
 	if (out->ncand == VERDICT_MAX_CANDIDATES)
 		return;
 	c = &out->cand[out->ncand++];
+	memset(c, 0, sizeof(*c));
+	snprintf(c->resource, sizeof(c->resource), "%s", resource);
+	c->share = clamp0(share);
+	snprintf(c->next_step, sizeof(c->next_step), "%s", next ? next : "");
+	va_start(ap, fmt);
+	vsnprintf(c->evidence, sizeof(c->evidence), fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Offers a candidate, or raises the system's candidate of the same
+ * resource to SHARE (with this evidence) when SHARE is higher. A
+ * benchmark's candidate (the first NBENCH) is never changed.
+ */
+static void PRINTF_LIKE(6, 7)
+offer_max(struct verdict *out, size_t nbench, const char *resource, double share, const char *next, const char *fmt,
+	  ...)
+{
+	struct verdict_candidate *c = NULL;
+	va_list ap;
+
+	if (isnan(share))
+		return;
+	for (size_t i = 0; i < out->ncand; i++)
+		if (!strcmp(out->cand[i].resource, resource)) {
+			if (i < nbench || out->cand[i].share >= share)
+				return;
+			c = &out->cand[i];
+		}
+	if (!c) {
+		if (out->ncand == VERDICT_MAX_CANDIDATES)
+			return;
+		c = &out->cand[out->ncand++];
+	}
 	memset(c, 0, sizeof(*c));
 	snprintf(c->resource, sizeof(c->resource), "%s", resource);
 	c->share = clamp0(share);
@@ -289,6 +326,14 @@ static void memory(const struct verdict_input *in, struct verdict *out)
 	const struct sysview *v = in->view;
 	double swap = v->swap_in_pages_per_s + v->swap_out_pages_per_s, share = NAN;
 
+	/*
+	 * Swapping is box-wide: it bounds the work only when the work itself
+	 * waited for pages. With a time budget that shows no page-fault wait
+	 * and no major fault of the work, it was another process's.
+	 */
+	if (v->budget.thread_s > 0 && isfinite(v->budget.major_faults) && v->budget.major_faults == 0 &&
+	    state_pct(&v->budget, "paging", NULL) == 0)
+		return;
 	if (known(swap))
 		share = swap / VERDICT_SWAP_PAGES_PER_S;
 	if (v->psi_available && known(v->psi_mem_some_pct) &&
@@ -321,6 +366,182 @@ static void device(const struct verdict_input *in, struct verdict *out)
 	      "more requests in flight (a deeper queue or more jobs) would use the device's parallelism",
 	      "%s %.0f %% busy with %.1f requests in flight: busy, not saturated; each request waited %.2f ms",
 	      v->busiest_disk, u, known(q) ? q : NAN, v->disk_avg_wait_ms);
+}
+
+/* ------------------------------------------------------------------ */
+/* The time budget: what the work waited for */
+
+/* The budget's share of STATE (all its entries), and the largest entry of it. */
+static double state_pct(const struct sysview_budget *b, const char *state, const struct sysview_budget_entry **top)
+{
+	double sum = 0;
+
+	if (top)
+		*top = NULL;
+	for (unsigned i = 0; i < b->n; i++) {
+		if (strcmp(b->e[i].state, state))
+			continue;
+		sum += b->e[i].pct;
+		if (top && (!*top || b->e[i].pct > (*top)->pct))
+			*top = &b->e[i];
+	}
+	return sum;
+}
+
+/* Of STATE's entries, the share whose detail contains any of WORDS (NULL-terminated). */
+static double detail_pct(const struct sysview_budget *b, const char *state, const char *const *words)
+{
+	double sum = 0;
+
+	for (unsigned i = 0; i < b->n; i++) {
+		if (strcmp(b->e[i].state, state))
+			continue;
+		for (const char *const *w = words; *w; w++)
+			if (strstr(b->e[i].detail, *w)) {
+				sum += b->e[i].pct;
+				break;
+			}
+	}
+	return sum;
+}
+
+static double budget_share(double pct)
+{
+	return pct / 100 * VERDICT_NAMED_SHARE / VERDICT_BUDGET_MAJORITY;
+}
+
+/* "vda 71 % (write, O_DIRECT)" of an entry. */
+static void entry_text(const struct sysview_budget_entry *e, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s%s", e->what[0] ? e->what : e->state, e->detail[0] ? " (" : "", e->detail,
+		 e->detail[0] ? ")" : "");
+}
+
+static void budget_disk(const struct verdict_input *in, struct verdict *out, size_t nbench)
+{
+	const struct sysview *v = in->view;
+	const struct sysview_budget *b = &v->budget;
+	const struct limits *l = in->limits;
+	const struct sysview_budget_entry *top;
+	static const char *const sync_words[] = { "fsync", "fdatasync", "sync_file_range", "syncfs", "O_SYNC", "O_DSYNC",
+						  "journal commit", NULL };
+	static const char *const dirty_words[] = { "dirty-page throttling", NULL };
+	double pct = state_pct(b, "disk", &top), sync, dirty, share = budget_share(pct);
+	char dev[48], what[160];
+	bool on_busiest;
+
+	if (!top || pct <= 0)
+		return;
+	/* A wait whose file was not resolved (async I/O, D state) is on the disk under test. */
+	snprintf(dev, sizeof(dev), "%s", top->what);
+	if ((!strcmp(dev, "?") || !strcmp(dev, "async I/O")) && (v->busiest_disk[0] || (l && l->io_dev[0])))
+		snprintf(dev, sizeof(dev), "%s", l && l->io_dev[0] ? l->io_dev : v->busiest_disk);
+	on_busiest = v->busiest_disk[0] && !strncmp(dev, v->busiest_disk, strlen(dev));
+	snprintf(what, sizeof(what), "%s", top->detail[0] ? top->detail : "blocked");
+	sync = detail_pct(b, "disk", sync_words);
+	dirty = detail_pct(b, "disk", dirty_words);
+
+	/* The disk's own throttle: the io limit, from its counters and the time the work waited. */
+	if (l && l->discovered && l->io_dev[0] && !strcmp(l->io_dev, dev) &&
+	    (l->io_rbps.state == LIMIT_SET || l->io_wbps.state == LIMIT_SET || l->io_riops.state == LIMIT_SET ||
+	     l->io_wiops.state == LIMIT_SET)) {
+		double sh = share;
+		size_t i;
+
+		for (i = 0; i < out->ncand && strcmp(out->cand[i].resource, "io limit"); i++)
+			;
+		if (i < out->ncand && out->cand[i].share > sh)
+			sh = out->cand[i].share;
+		offer_max(out, nbench, "io limit", sh,
+			  "the cgroup's I/O limit on this device set the pace: raise it (blkio.throttle.*_device or io.max) or test outside it",
+			  "the work waited %.0f %% of its time on %s, which the cgroup throttles (%s%s%s%s); %s",
+			  pct, dev, l->io_wbps.state == LIMIT_SET ? "writes " : "", l->io_rbps.state == LIMIT_SET ? "reads " : "",
+			  l->io_wiops.state == LIMIT_SET ? "write requests " : "",
+			  l->io_riops.state == LIMIT_SET ? "read requests" : "", what);
+		return;
+	}
+	if (sync >= pct / 2) {
+		offer_max(out, nbench, "sync writes", share,
+			  "each write waits for the device to commit it: batch the writes, fsync less often, or mount without sync",
+			  "the work waited %.0f %% of its time on %s, %.0f %% in synchronous writes (%s)", pct, dev, sync, what);
+		return;
+	}
+	if (dirty >= pct / 2) {
+		offer_max(out, nbench, "writeback", share,
+			  "the kernel held the writer back until dirty pages were written: the device cannot keep up with buffered writes",
+			  "the work waited %.0f %% of its time on %s, %.0f %% throttled for dirty pages (balance_dirty_pages)", pct,
+			  dev, dirty);
+		return;
+	}
+	if (on_busiest && isfinite(v->disk_queue_avg) && v->disk_queue_avg >= VERDICT_DISK_QUEUE) {
+		offer_max(out, nbench, "device", share, "the device is saturated: a faster device, or spread the load",
+			  "the work waited %.0f %% of its time on %s (%s); %s %.0f %% busy with %.1f requests in flight, %.2f ms a request",
+			  pct, dev, what, v->busiest_disk, v->disk_util_pct, v->disk_queue_avg, v->disk_avg_wait_ms);
+		return;
+	}
+	if (on_busiest)
+		offer_max(out, nbench, "device latency", share,
+			  "more requests in flight (a deeper queue, more jobs, larger blocks) would use the device's parallelism",
+			  "the work waited %.0f %% of its time on %s (%s) with %.1f requests in flight: each request's latency "
+			  "(%.2f ms) is the pace",
+			  pct, dev, what, isfinite(v->disk_queue_avg) ? v->disk_queue_avg : NAN, v->disk_avg_wait_ms);
+	else
+		offer_max(out, nbench, "device latency", share,
+			  "the device the work waits for sets the pace: more requests in flight, or a faster device",
+			  "the work waited %.0f %% of its time on %s (%s)", pct, dev, what);
+}
+
+/* The work's waiting states as candidates: what it spent its time waiting for. */
+static void budget(const struct verdict_input *in, struct verdict *out, size_t nbench)
+{
+	const struct sysview_budget *b = &in->view->budget;
+	const struct sysview_budget_entry *top;
+	char what[160];
+	double pct;
+
+	if (!(b->thread_s > 0))
+		return;
+	budget_disk(in, out, nbench);
+	if ((pct = state_pct(b, "network", &top)) > 0 && top) {
+		entry_text(top, what, sizeof(what));
+		offer_max(out, nbench, "network", budget_share(pct),
+			  "the peer or the path set the pace: its round trip, its window, a shaper on either side, or the peer itself "
+			  "(engpass net client PEER measures the path)",
+			  "the work waited %.0f %% of its time on the network, most on %s (%.0f %%)", pct, what, top->pct);
+	}
+	if ((pct = state_pct(b, "own sleep", &top)) > 0 && top) {
+		entry_text(top, what, sizeof(what));
+		offer_max(out, nbench, "own pacing", budget_share(pct),
+			  "the work paces itself (a rate setting or a timer): lift it to go faster",
+			  "the work slept %.0f %% of its time in its own timed waits (%s)", pct, what);
+	}
+	if ((pct = state_pct(b, "ipc", &top)) > 0 && top) {
+		entry_text(top, what, sizeof(what));
+		offer_max(out, nbench, "another process", budget_share(pct),
+			  "the process at the other end set the pace: look at it (engpass watch --pid)",
+			  "the work waited %.0f %% of its time on another local process through %s", pct, what);
+	}
+	if ((pct = state_pct(b, "lock", &top)) > 0 && top)
+		offer_max(out, nbench, "lock", budget_share(pct),
+			  "the work's threads wait for each other: fewer threads on one lock, or a finer-grained lock",
+			  "the work's %d threads waited %.0f %% of their time on futexes (locks or condition variables)",
+			  b->threads, pct);
+	if ((pct = state_pct(b, "paging", &top)) > 0 && top)
+		offer_max(out, nbench, "memory", budget_share(pct),
+			  "the work waits for its pages to come back: more memory, or less of it in use",
+			  "the work waited %.0f %% of its time in page faults, %.0f major faults", pct,
+			  isfinite(b->major_faults) ? b->major_faults : NAN);
+}
+
+/* "on CPU 22 % · vda 71 % · run queue 2 %": the budget in a line, for "none observed". */
+static void budget_line(const struct sysview_budget *b, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = 0;
+	for (unsigned i = 0; i < b->n && i < 4 && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s %.0f %%", i ? ", " : "",
+					b->e[i].what[0] ? b->e[i].what : b->e[i].state, b->e[i].pct);
 }
 
 /* All the CPUs the work may use, and one core of them. */
@@ -487,10 +708,13 @@ static void checked(const struct verdict_input *in, char *buf, size_t len)
 void verdict_judge(const struct verdict_input *in, struct verdict *out)
 {
 	const struct sysview *v = in ? in->view : NULL;
-	char list[200] = "", chk[160];
+	char list[200] = "", chk[160], tb[160] = "";
 	size_t off = 0;
 
+	size_t nbench = out->ncand;
+
 	if (v && v->samples > 0) {
+		budget(in, out, nbench);
 		if (in->limits && in->limits->discovered) {
 			cpu_quota(in, out);
 			cpuset(in, out);
@@ -532,9 +756,10 @@ void verdict_judge(const struct verdict_input *in, struct verdict *out)
 		off += snprintf(list + off, off < sizeof(list) ? sizeof(list) - off : 0, "%s%s %.0f %%", i ? ", " : "",
 				out->cand[i].resource, out->cand[i].share * 100);
 	checked(in, chk, sizeof(chk));
+	budget_line(&v->budget, tb, sizeof(tb));
 	snprintf(out->resource, sizeof(out->resource), "none observed");
-	snprintf(out->evidence, sizeof(out->evidence), "no limit reached 80 %%: %.120s%s%.100s", list[0] ? list : "no candidate",
-		 chk[0] ? "; limits: " : "", chk);
+	snprintf(out->evidence, sizeof(out->evidence), "no limit reached 80 %%: %.80s%s%.70s%s%.60s",
+		 list[0] ? list : "no candidate", chk[0] ? "; limits: " : "", chk, tb[0] ? "; time: " : "", tb);
 	snprintf(out->next_step, sizeof(out->next_step), "%s",
 		 "no limit held it back: the work set its own pace (more load -- threads, streams, requests in "
 		 "flight -- would find the limit)");

@@ -48,6 +48,15 @@
 /* Other processes at less than this share of one CPU cannot be what the work waited for. */
 #define VERDICT_OTHERS_MIN_PCT 10.0
 
+/*
+ * A waiting state of the work's time budget (core/tstate.h) holding this
+ * share of its thread time is named: its candidate's share is the state's
+ * fraction scaled so that this fraction is VERDICT_NAMED_SHARE (the
+ * largest state of TSA, once it holds half the time, is what the work
+ * waited for).
+ */
+#define VERDICT_BUDGET_MAJORITY 0.5
+
 struct verdict_input {
 	const struct sysview *view;	/* NULL = the step was not sampled */
 	const struct limits *limits;	/* NULL = not discovered */

@@ -99,6 +99,41 @@ static void temp_object(struct jw *w, const char *key, const struct sysview_temp
 	jw_obj_end(w);
 }
 
+/* The work's time budget (core/tstate.h), null when it was not taken. */
+static void budget_object(struct jw *w, const struct sysview_budget *b)
+{
+	if (!(b->thread_s > 0)) {
+		jw_null(w, "time_budget");
+		return;
+	}
+	jw_obj_begin(w, "time_budget");
+	jw_num(w, "thread_seconds", b->thread_s);
+	jw_int(w, "threads", b->threads);
+	jw_int(w, "idle_threads", b->idle_threads);
+	jw_num(w, "idle_thread_seconds", b->idle_s);
+	jw_uint(w, "samples", b->samples);
+	jw_num(w, "rate_hz", b->rate_hz);
+	jw_num(w, "quota_throttled_seconds", b->quota_s);
+	jw_num(w, "major_faults", b->major_faults);
+	jw_num(w, "read_bytes", b->read_bytes);
+	jw_num(w, "write_bytes", b->write_bytes);
+	if (b->delayacct >= 0)
+		jw_bool(w, "delay_accounting", b->delayacct == 1);
+	else
+		jw_null(w, "delay_accounting");
+	jw_arr_begin(w, "states");
+	for (unsigned i = 0; i < b->n && i < SYSVIEW_BUDGET; i++) {
+		jw_obj_begin(w, NULL);
+		jw_str(w, "state", b->e[i].state);
+		jw_str(w, "what", b->e[i].what[0] ? b->e[i].what : NULL);
+		jw_str(w, "detail", b->e[i].detail[0] ? b->e[i].detail : NULL);
+		jw_num(w, "percent", b->e[i].pct);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+	jw_obj_end(w);
+}
+
 static void view_object(struct jw *w, const struct sysview *v)
 {
 	jw_obj_begin(w, "system");
@@ -150,6 +185,7 @@ static void view_object(struct jw *w, const struct sysview *v)
 	jw_num(w, key, !v->psi_available && !strncmp(key, "psi_", 4) ? NAN : v->field);
 	SYSVIEW_DOUBLE_FIELDS(VIEW_FIELD_)
 #undef VIEW_FIELD_
+	budget_object(w, &v->budget);
 	jw_obj_end(w);
 }
 

@@ -628,6 +628,50 @@ static void metrics_block(FILE *f, const struct result *r, bool details)
 	}
 }
 
+/*
+ * The work's time budget: "time  on CPU 22 % · vda 71 % (write, 1.0 in
+ * flight) · run queue 2 % · own sleep 5 %", states of 1 % or more; with
+ * --details every entry and how it was taken.
+ */
+static void budget_lines(FILE *f, const struct result *r, bool details)
+{
+	const struct sysview_budget *b = &r->view.budget;
+	char *s = xstrdup(""), *u;
+
+	if (!r->have_view || !(b->thread_s > 0))
+		return;
+	for (unsigned i = 0; i < b->n; i++) {
+		const struct sysview_budget_entry *e = &b->e[i];
+		bool named = e->what[0] && strcmp(e->state, "other") && strcmp(e->state, "unknown");
+
+		if (!details && (e->pct < 1 || i >= 5))
+			continue;
+		/* A resource by its name ("vda"), a state without one by the state's ("on CPU"). */
+		u = xasprintf("%s%s%s%s%s %.0f %%%s%s%s", s, s[0] ? " \u00b7 " : "", named ? e->what : e->state,
+			      !named && e->what[0] ? " " : "", !named ? e->what : "", e->pct,
+			      details && e->detail[0] ? " (" : "", details ? e->detail : "",
+			      details && e->detail[0] ? ")" : "");
+		free(s);
+		s = u;
+	}
+	tagged(f, "time", 0, s);
+	free(s);
+	if (details) {
+		char rb[UNITS_FMT_LEN], wb[UNITS_FMT_LEN];
+
+		units_fmt_size(rb, sizeof(rb), b->read_bytes, 0);
+		units_fmt_size(wb, sizeof(wb), b->write_bytes, 0);
+		s = xasprintf("%.1f thread-seconds of %d thread%s (%d idle left out), %u samples at %.0f Hz; "
+			      "storage read %s, written %s, %.0f major faults; delay accounting %s",
+			      b->thread_s, b->threads, b->threads == 1 ? "" : "s", b->idle_threads, b->samples, b->rate_hz,
+			      rb, wb, b->major_faults,
+			      b->delayacct == 1 ? "on" : b->delayacct == 0 ? "off (sysctl kernel.task_delayacct=1 turns it on)" :
+			      "unknown");
+		tagged(f, "", 0, s);
+		free(s);
+	}
+}
+
 /* The verdict of R: what bounded it, what would move it and the runners-up that came close. */
 static void verdict_lines(FILE *f, const struct result *r)
 {
@@ -713,6 +757,7 @@ static void result_block(struct text *t, const struct result *r)
 		histograms(f, r);
 		view_block(f, r);
 	}
+	budget_lines(f, r, t->details);
 	verdict_lines(f, r);
 	notes_block(t, &r, 1);
 }

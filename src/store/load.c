@@ -172,6 +172,44 @@ static void load_temp(struct sysview_temp *t, json_t *o)
 }
 
 /* The heat part of the system view (render_json's temperature_* and thermal_* keys). */
+/* The time budget, as json.c writes it. */
+static void load_budget(struct sysview_budget *b, json_t *sys)
+{
+	json_t *o = json_object_get(sys, "time_budget"), *st, *e, *x;
+	size_t i;
+
+	if (!json_is_object(o))
+		return;
+	b->thread_s = num_or_nan(json_object_get(o, "thread_seconds"));
+	b->threads = (int)json_integer_value(json_object_get(o, "threads"));
+	b->idle_threads = (int)json_integer_value(json_object_get(o, "idle_threads"));
+	b->idle_s = num_or_nan(json_object_get(o, "idle_thread_seconds"));
+	b->samples = (unsigned)json_integer_value(json_object_get(o, "samples"));
+	b->rate_hz = num_or_nan(json_object_get(o, "rate_hz"));
+	b->quota_s = num_or_nan(json_object_get(o, "quota_throttled_seconds"));
+	b->major_faults = num_or_nan(json_object_get(o, "major_faults"));
+	b->read_bytes = num_or_nan(json_object_get(o, "read_bytes"));
+	b->write_bytes = num_or_nan(json_object_get(o, "write_bytes"));
+	x = json_object_get(o, "delay_accounting");
+	b->delayacct = json_is_boolean(x) ? json_is_true(x) : -1;
+	st = json_object_get(o, "states");
+	b->n = 0;
+	json_array_foreach(st, i, e) {
+		struct sysview_budget_entry *d;
+
+		if (b->n == SYSVIEW_BUDGET || !json_is_object(e))
+			break;
+		d = &b->e[b->n++];
+		x = json_object_get(e, "state");
+		snprintf(d->state, sizeof(d->state), "%s", json_is_string(x) ? json_string_value(x) : "");
+		x = json_object_get(e, "what");
+		snprintf(d->what, sizeof(d->what), "%s", json_is_string(x) ? json_string_value(x) : "");
+		x = json_object_get(e, "detail");
+		snprintf(d->detail, sizeof(d->detail), "%s", json_is_string(x) ? json_string_value(x) : "");
+		d->pct = num_or_nan(json_object_get(e, "percent"));
+	}
+}
+
 static void load_heat(struct sysview *v, json_t *sys)
 {
 	json_t *arr = json_object_get(sys, "temperatures"), *x;
@@ -219,6 +257,7 @@ static void load_view(struct result *r, json_t *sys)
 	SYSVIEW_DOUBLE_FIELDS(LOAD_FIELD_)
 #undef LOAD_FIELD_
 	load_heat(v, sys);
+	load_budget(&v->budget, sys);
 }
 
 int run_from_json(const char *text, struct run **out, char *err, size_t errlen)

@@ -1,0 +1,1324 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Thread states; see tstate.h for the model. The time of each thread is
+ * cut into segments at its schedstat reads (every TSTATE_SCHED_EVERY ticks
+ * and at the span edges): a segment's run and run-queue deltas are its CPU
+ * and run-queue time, and the rest of its length is shared among the
+ * off-CPU samples taken in it. A segment without one gives its off-CPU time
+ * to the thread's last known wait (the same wait, most likely, sampled
+ * before), or to "unknown".
+ */
+#include "core/tstate.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "lib/xalloc.h"
+#include "core/clock.h"
+#include "core/fdres.h"
+#include "core/proc.h"
+
+#define KEYS_MAX	64	/* distinct (state, resource, detail) kept over a window */
+#define THR_KEYS	8	/* per thread; past it the thread's waits go to its last slot */
+#define SEG_KEYS	TSTATE_SCHED_EVERY	/* a segment has at most this many samples */
+#define FD_LIST		16	/* fds of one poll/select/epoll looked at */
+#define EPOLL_CACHE	16
+#define CHILD_EVERY_NS	1000000000ULL
+
+static const char *const kind_name[TS_KINDS] = {
+	[TS_CPU] = "on CPU", [TS_RUNQ] = "run queue", [TS_DISK] = "disk", [TS_NET] = "network",
+	[TS_IPC] = "ipc", [TS_SLEEP] = "own sleep", [TS_LOCK] = "lock", [TS_PAGING] = "paging",
+	[TS_CHILD] = "children", [TS_SIGNAL] = "signal", [TS_OTHER] = "other", [TS_UNKNOWN] = "unknown",
+};
+
+const char *tstate_kind_name(enum tstate_kind k)
+{
+	return (unsigned)k < TS_KINDS ? kind_name[k] : "unknown";
+}
+
+/* ------------------------------------------------------------------ */
+/* Pure parts: the syscall file, the syscall table, wait channels */
+
+static const char *skip_ws(const char *p, const char *e)
+{
+	while (p < e && (*p == ' ' || *p == '\t'))
+		p++;
+	return p;
+}
+
+/* One number: decimal (possibly negative) or 0x hex. Returns the end, or NULL. */
+static const char *num(const char *p, const char *e, bool hex, uint64_t *v, bool *neg)
+{
+	uint64_t x = 0;
+	const char *s;
+
+	*neg = false;
+	if (!hex && p < e && *p == '-') {
+		*neg = true;
+		p++;
+	}
+	if (hex) {
+		if (e - p < 3 || p[0] != '0' || (p[1] != 'x' && p[1] != 'X'))
+			return NULL;
+		p += 2;
+	}
+	s = p;
+	for (; p < e; p++) {
+		unsigned d;
+
+		if (*p >= '0' && *p <= '9')
+			d = (unsigned)(*p - '0');
+		else if (hex && *p >= 'a' && *p <= 'f')
+			d = (unsigned)(*p - 'a' + 10);
+		else if (hex && *p >= 'A' && *p <= 'F')
+			d = (unsigned)(*p - 'A' + 10);
+		else
+			break;
+		if (x > (UINT64_MAX - d) / (hex ? 16 : 10))
+			return NULL;
+		x = x * (hex ? 16 : 10) + d;
+	}
+	if (p == s || (p < e && *p != ' ' && *p != '\n' && *p != '\t'))
+		return NULL;
+	*v = x;
+	return p;
+}
+
+int tstate_syscall_parse(const char *buf, size_t len, struct tstate_syscall *out)
+{
+	const char *p = buf, *e = buf + len;
+	uint64_t v;
+	bool neg;
+	int words;
+
+	memset(out, 0, sizeof(*out));
+	if (!buf || !len)
+		return -ENODATA;
+	while (e > p && (e[-1] == '\n' || e[-1] == ' ' || e[-1] == '\0'))
+		e--;
+	if (e == p)
+		return -ENODATA;
+	if ((size_t)(e - p) == 7 && !memcmp(p, "running", 7)) {
+		out->where = TSC_RUNNING;
+		out->nr = -1;
+		return 0;
+	}
+	p = num(p, e, false, &v, &neg);
+	if (!p || v > 1000000)
+		return -EINVAL;
+	if (neg) {
+		if (v != 1)
+			return -EINVAL;
+		out->where = TSC_OUTSIDE;
+		out->nr = -1;
+		/* "-1 SP PC": two more words, not needed */
+		for (words = 0; words < 2; words++) {
+			p = skip_ws(p, e);
+			if (!(p = num(p, e, true, &v, &neg)))
+				return -EINVAL;
+		}
+		return skip_ws(p, e) == e ? 0 : -EINVAL;
+	}
+	out->where = TSC_IN;
+	out->nr = (long)v;
+	/* six arguments, then SP and PC */
+	for (words = 0; words < 8; words++) {
+		p = skip_ws(p, e);
+		if (!(p = num(p, e, true, &v, &neg)))
+			return -EINVAL;
+		if (words < 6)
+			out->arg[words] = v;
+	}
+	return skip_ws(p, e) == e ? 0 : -EINVAL;
+}
+
+/* The syscalls a waiting thread is found in, by this architecture's numbers. */
+static const struct sc {
+	long nr;
+	const char *name;
+	enum tstate_sc_class cls;
+} sc_table[] = {
+#define SC(n, c) { SYS_##n, #n, c },
+#ifdef SYS_read
+	SC(read, TSC_FDIO)
+#endif
+#ifdef SYS_write
+	SC(write, TSC_FDIO)
+#endif
+#ifdef SYS_pread64
+	SC(pread64, TSC_FDIO)
+#endif
+#ifdef SYS_pwrite64
+	SC(pwrite64, TSC_FDIO)
+#endif
+#ifdef SYS_readv
+	SC(readv, TSC_FDIO)
+#endif
+#ifdef SYS_writev
+	SC(writev, TSC_FDIO)
+#endif
+#ifdef SYS_preadv
+	SC(preadv, TSC_FDIO)
+#endif
+#ifdef SYS_pwritev
+	SC(pwritev, TSC_FDIO)
+#endif
+#ifdef SYS_preadv2
+	SC(preadv2, TSC_FDIO)
+#endif
+#ifdef SYS_pwritev2
+	SC(pwritev2, TSC_FDIO)
+#endif
+#ifdef SYS_recvfrom
+	SC(recvfrom, TSC_FDIO)
+#endif
+#ifdef SYS_sendto
+	SC(sendto, TSC_FDIO)
+#endif
+#ifdef SYS_recvmsg
+	SC(recvmsg, TSC_FDIO)
+#endif
+#ifdef SYS_sendmsg
+	SC(sendmsg, TSC_FDIO)
+#endif
+#ifdef SYS_recvmmsg
+	SC(recvmmsg, TSC_FDIO)
+#endif
+#ifdef SYS_sendmmsg
+	SC(sendmmsg, TSC_FDIO)
+#endif
+#ifdef SYS_recv
+	SC(recv, TSC_FDIO)
+#endif
+#ifdef SYS_send
+	SC(send, TSC_FDIO)
+#endif
+#ifdef SYS_accept
+	SC(accept, TSC_FDIO)
+#endif
+#ifdef SYS_accept4
+	SC(accept4, TSC_FDIO)
+#endif
+#ifdef SYS_connect
+	SC(connect, TSC_FDIO)
+#endif
+#ifdef SYS_ioctl
+	SC(ioctl, TSC_FDIO)
+#endif
+#ifdef SYS_fallocate
+	SC(fallocate, TSC_FDIO)
+#endif
+#ifdef SYS_ftruncate
+	SC(ftruncate, TSC_FDIO)
+#endif
+#ifdef SYS_flock
+	SC(flock, TSC_FDIO)
+#endif
+#ifdef SYS_fsync
+	SC(fsync, TSC_SYNC)
+#endif
+#ifdef SYS_fdatasync
+	SC(fdatasync, TSC_SYNC)
+#endif
+#ifdef SYS_sync_file_range
+	SC(sync_file_range, TSC_SYNC)
+#endif
+#ifdef SYS_syncfs
+	SC(syncfs, TSC_SYNC)
+#endif
+#ifdef SYS_sendfile
+	SC(sendfile, TSC_SENDFILE)
+#endif
+#ifdef SYS_sendfile64
+	SC(sendfile64, TSC_SENDFILE)
+#endif
+#ifdef SYS_splice
+	SC(splice, TSC_SENDFILE)
+#endif
+#ifdef SYS_copy_file_range
+	SC(copy_file_range, TSC_SENDFILE)
+#endif
+#ifdef SYS_epoll_wait
+	SC(epoll_wait, TSC_EPOLL)
+#endif
+#ifdef SYS_epoll_pwait
+	SC(epoll_pwait, TSC_EPOLL)
+#endif
+#ifdef SYS_epoll_pwait2
+	SC(epoll_pwait2, TSC_EPOLL)
+#endif
+#ifdef SYS_poll
+	SC(poll, TSC_POLL)
+#endif
+#ifdef SYS_ppoll
+	SC(ppoll, TSC_POLL)
+#endif
+#ifdef SYS_select
+	SC(select, TSC_SELECT)
+#endif
+#ifdef SYS__newselect
+	SC(_newselect, TSC_SELECT)
+#endif
+#ifdef SYS_pselect6
+	SC(pselect6, TSC_SELECT)
+#endif
+#ifdef SYS_io_uring_enter
+	SC(io_uring_enter, TSC_URING)
+#endif
+#ifdef SYS_io_getevents
+	SC(io_getevents, TSC_URING)
+#endif
+#ifdef SYS_io_pgetevents
+	SC(io_pgetevents, TSC_URING)
+#endif
+#ifdef SYS_nanosleep
+	SC(nanosleep, TSC_SLEEP)
+#endif
+#ifdef SYS_clock_nanosleep
+	SC(clock_nanosleep, TSC_SLEEP)
+#endif
+#ifdef SYS_futex
+	SC(futex, TSC_FUTEX)
+#endif
+#ifdef SYS_futex_waitv
+	SC(futex_waitv, TSC_FUTEX)
+#endif
+#ifdef SYS_wait4
+	SC(wait4, TSC_WAIT)
+#endif
+#ifdef SYS_waitid
+	SC(waitid, TSC_WAIT)
+#endif
+#ifdef SYS_pause
+	SC(pause, TSC_SIGWAIT)
+#endif
+#ifdef SYS_rt_sigsuspend
+	SC(rt_sigsuspend, TSC_SIGWAIT)
+#endif
+#ifdef SYS_rt_sigtimedwait
+	SC(rt_sigtimedwait, TSC_SIGWAIT)
+#endif
+#undef SC
+};
+
+enum tstate_sc_class tstate_sc_classify(long nr, char *name, size_t len)
+{
+	for (size_t i = 0; i < sizeof(sc_table) / sizeof(sc_table[0]); i++)
+		if (sc_table[i].nr == nr) {
+			if (len)
+				snprintf(name, len, "%s", sc_table[i].name);
+			return sc_table[i].cls;
+		}
+	if (len)
+		snprintf(name, len, "syscall %ld", nr);
+	return TSC_OTHER;
+}
+
+static bool starts(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+enum tstate_kind tstate_wchan_family(const char *w, bool *dirty, bool *journal)
+{
+	*dirty = *journal = false;
+	if (!w || !*w || !strcmp(w, "0"))
+		return TS_UNKNOWN;
+	if (starts(w, "balance_dirty_pages")) {
+		*dirty = true;
+		return TS_DISK;
+	}
+	if (starts(w, "jbd2") || starts(w, "jbd2_log_wait_commit") || strstr(w, "journal")) {
+		*journal = true;
+		return TS_DISK;
+	}
+	if (starts(w, "io_schedule") || starts(w, "folio_wait") || starts(w, "bit_wait_io") ||
+	    starts(w, "blk_") || starts(w, "wait_on_page") || starts(w, "__lock_page") ||
+	    starts(w, "submit_bio") || starts(w, "blkdev_") || starts(w, "do_io_getevents") ||
+	    starts(w, "io_cqring_wait") || starts(w, "iomap_dio") || starts(w, "ext4_") ||
+	    starts(w, "filemap_") || starts(w, "wait_on_buffer") || starts(w, "__wait_on_buffer"))
+		return TS_DISK;
+	if (starts(w, "sk_wait") || starts(w, "inet_csk") || starts(w, "tcp_") || starts(w, "udp_") ||
+	    starts(w, "__skb_wait") || starts(w, "sock_"))
+		return TS_NET;
+	if (starts(w, "futex"))
+		return TS_LOCK;
+	if (starts(w, "hrtimer_nanosleep") || starts(w, "do_nanosleep") || starts(w, "schedule_hrtimeout"))
+		return TS_SLEEP;
+	if (starts(w, "pipe_") || starts(w, "unix_"))
+		return TS_IPC;
+	if (starts(w, "do_wait"))
+		return TS_CHILD;
+	return TS_UNKNOWN;
+}
+
+/* ------------------------------------------------------------------ */
+/* The sampler */
+
+struct key {
+	enum tstate_kind kind;
+	char what[48], detail[48];
+};
+
+/* A segment's samples by key. */
+struct seg_key {
+	short key;
+	unsigned short n;
+};
+
+/* A thread's time by key, over the window. */
+struct thr_key {
+	short key;
+	double s;
+};
+
+struct proc_task {
+	pid_t pid;
+	DIR *task;		/* PROC/PID/task, rewound each tick */
+	bool gone;
+};
+
+struct thr {
+	pid_t pid, tid;
+	char comm[16];
+	int stat_fd, sc_fd;	/* kept open; -1 */
+	unsigned gen;		/* the tick that last saw it */
+	bool dead;
+	bool in_span;		/* a segment is open (baseline read in this span) */
+	uint64_t seg_t, seg_run, seg_wait;	/* the segment's start */
+	struct seg_key seg[SEG_KEYS];
+	unsigned nseg;
+	short last_key;		/* the last wait sampled, for segments without one; -1 */
+	/* over the window */
+	double time_s, cpu_s, runq_s;
+	bool busy_wait;		/* a sample in disk, network, ipc, paging, other or unknown */
+	struct thr_key k[THR_KEYS];
+	unsigned nk;
+};
+
+struct epoll_ent {
+	pid_t pid;
+	int fd;
+	uint64_t t;
+	short key_kind;		/* enum tstate_kind */
+	char what[48];
+};
+
+struct tstate {
+	char *root;
+	pid_t pid;
+	uint64_t interval_ns;
+	bool children;
+	struct fdres *fdres;
+	struct proc_buf buf;
+	struct proc_task *procs;	/* [0] the work, then children */
+	size_t nprocs;
+	uint64_t child_t;
+	struct thr *thr;		/* TSTATE_MAX_THREADS */
+	size_t nthr;
+	unsigned gen, ticks, untracked;
+	struct key keys[KEYS_MAX];
+	size_t nkeys;
+	struct epoll_ent ep[EPOLL_CACHE];
+	unsigned samples;
+	bool in_span;
+	/* the work's io and faults, at span edges */
+	bool io_ok, flt_ok;
+	uint64_t io0_r, io0_w, flt0;
+	double io_r, io_w, flt;
+	bool io_seen, flt_seen;
+	int delayacct;
+	uint64_t cpu_ns;
+};
+
+struct tstate *tstate_new(const struct tstate_config *cfg)
+{
+	struct tstate *t;
+	char line[16];
+	char path[64];
+
+	if (!cfg || cfg->pid <= 0 || (cfg->interval_ns && cfg->interval_ns < TSTATE_MIN_INTERVAL_NS))
+		return NULL;
+	t = xcalloc(1, sizeof(*t));
+	t->root = xstrdup(cfg->proc_root ? cfg->proc_root : "/proc");
+	t->pid = cfg->pid;
+	t->interval_ns = cfg->interval_ns ? cfg->interval_ns : TSTATE_DEFAULT_INTERVAL_NS;
+	t->children = cfg->children;
+	t->fdres = fdres_new(cfg->proc_root, cfg->sys_root);
+	t->procs = xcalloc(1 + TSTATE_MAX_CHILDREN, sizeof(*t->procs));
+	t->thr = xcalloc(TSTATE_MAX_THREADS, sizeof(*t->thr));
+	t->delayacct = -1;
+	if (!proc_path(path, sizeof(path), "%s/sys/kernel/task_delayacct", t->root) &&
+	    !proc_read_line(path, line, sizeof(line)))
+		t->delayacct = line[0] == '1';
+	return t;
+}
+
+static void thr_close(struct thr *h)
+{
+	if (h->stat_fd >= 0)
+		close(h->stat_fd);
+	if (h->sc_fd >= 0)
+		close(h->sc_fd);
+	h->stat_fd = h->sc_fd = -1;
+}
+
+void tstate_free(struct tstate *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nthr; i++)
+		thr_close(&t->thr[i]);
+	for (size_t i = 0; i < t->nprocs; i++)
+		if (t->procs[i].task)
+			closedir(t->procs[i].task);
+	fdres_free(t->fdres);
+	proc_buf_release(&t->buf);
+	free(t->procs);
+	free(t->thr);
+	free(t->root);
+	free(t);
+}
+
+uint64_t tstate_interval_ns(const struct tstate *t)
+{
+	return t->interval_ns;
+}
+
+uint64_t tstate_cpu_ns(const struct tstate *t)
+{
+	return t->cpu_ns;
+}
+
+static short key_of(struct tstate *t, enum tstate_kind kind, const char *what, const char *detail)
+{
+	for (size_t i = 0; i < t->nkeys; i++)
+		if (t->keys[i].kind == kind && !strcmp(t->keys[i].what, what) && !strcmp(t->keys[i].detail, detail))
+			return (short)i;
+	if (t->nkeys == KEYS_MAX) {
+		/* Full: the same state's "other" entry (the last slot is kept for it). */
+		for (size_t i = 0; i < t->nkeys; i++)
+			if (t->keys[i].kind == kind && !strcmp(t->keys[i].what, "(others)"))
+				return (short)i;
+		return (short)(KEYS_MAX - 1);
+	}
+	if (t->nkeys == KEYS_MAX - 1) {
+		what = "(others)";
+		detail = "";
+	}
+	t->keys[t->nkeys].kind = kind;
+	snprintf(t->keys[t->nkeys].what, sizeof(t->keys[0].what), "%s", what);
+	snprintf(t->keys[t->nkeys].detail, sizeof(t->keys[0].detail), "%s", detail);
+	return (short)t->nkeys++;
+}
+
+static int open_rel(const struct tstate *t, pid_t pid, pid_t tid, const char *file)
+{
+	char path[96];
+
+	if (proc_path(path, sizeof(path), "%s/%d/task/%d/%s", t->root, (int)pid, (int)tid, file))
+		return -1;
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+/* schedstat of a thread, open-read-close (read at the edges and every few ticks only). */
+static bool sched_read(struct tstate *t, const struct thr *h, uint64_t *run, uint64_t *wait)
+{
+	int fd = open_rel(t, h->pid, h->tid, "schedstat");
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = !proc_buf_pread(&t->buf, fd) && !proc_schedstat_parse(t->buf.data, t->buf.len, run, wait);
+	close(fd);
+	return ok;
+}
+
+static void thr_add_key(struct thr *h, short key, double s)
+{
+	unsigned i;
+
+	if (!(s > 0))
+		return;
+	for (i = 0; i < h->nk; i++)
+		if (h->k[i].key == key) {
+			h->k[i].s += s;
+			return;
+		}
+	if (h->nk < THR_KEYS) {
+		h->k[h->nk].key = key;
+		h->k[h->nk++].s = s;
+	} else {
+		h->k[THR_KEYS - 1].s += s;
+	}
+}
+
+/*
+ * Closes the thread's open segment at NOW with the counters RUN and WAIT:
+ * its CPU and run-queue time, and the rest shared among its samples.
+ */
+static void seg_close(struct tstate *t, struct thr *h, uint64_t now, uint64_t run, uint64_t wait)
+{
+	double dt, cpu, rq, off;
+	unsigned total = 0;
+
+	if (!h->in_span)
+		return;
+	dt = now > h->seg_t ? (double)(now - h->seg_t) / 1e9 : 0;
+	cpu = run >= h->seg_run ? (double)(run - h->seg_run) / 1e9 : 0;
+	rq = wait >= h->seg_wait ? (double)(wait - h->seg_wait) / 1e9 : 0;
+	/* Counters read a moment apart from the clock: never more than the segment. */
+	if (cpu > dt)
+		cpu = dt;
+	if (rq > dt - cpu)
+		rq = dt - cpu;
+	off = dt - cpu - rq;
+	h->time_s += dt;
+	h->cpu_s += cpu;
+	h->runq_s += rq;
+	for (unsigned i = 0; i < h->nseg; i++)
+		total += h->seg[i].n;
+	if (off > 0) {
+		if (total)
+			for (unsigned i = 0; i < h->nseg; i++)
+				thr_add_key(h, h->seg[i].key, off * h->seg[i].n / total);
+		else if (h->last_key >= 0)
+			thr_add_key(h, h->last_key, off);
+		else
+			thr_add_key(h, key_of(t, TS_UNKNOWN, "between samples", ""), off);
+	}
+	h->nseg = 0;
+	h->seg_t = now;
+	h->seg_run = run;
+	h->seg_wait = wait;
+}
+
+static void seg_open(struct thr *h, uint64_t now, uint64_t run, uint64_t wait)
+{
+	h->in_span = true;
+	h->nseg = 0;
+	h->seg_t = now;
+	h->seg_run = run;
+	h->seg_wait = wait;
+}
+
+static void seg_sample(struct tstate *t, struct thr *h, enum tstate_kind kind, const char *what, const char *detail)
+{
+	short k = key_of(t, kind, what, detail);
+
+	if (kind != TS_LOCK && kind != TS_SLEEP && kind != TS_CHILD && kind != TS_SIGNAL)
+		h->busy_wait = true;
+	h->last_key = k;
+	t->samples++;
+	for (unsigned i = 0; i < h->nseg; i++)
+		if (h->seg[i].key == k) {
+			h->seg[i].n++;
+			return;
+		}
+	if (h->nseg < SEG_KEYS) {
+		h->seg[h->nseg].key = k;
+		h->seg[h->nseg++].n = 1;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* From a blocked syscall to a state and a resource */
+
+struct fdwait {
+	enum tstate_kind kind;
+	char what[80];
+	char detail[80];
+};
+
+static void flags_text(const struct fd_target *f, char *buf, size_t len)
+{
+	buf[0] = 0;
+	if (!f->flags_known)
+		return;
+#ifdef O_DIRECT
+	if (f->flags & O_DIRECT)
+		snprintf(buf + strlen(buf), len - strlen(buf), ", O_DIRECT");
+#endif
+	if ((f->flags & O_SYNC) == O_SYNC)
+		snprintf(buf + strlen(buf), len - strlen(buf), ", O_SYNC");
+	else if (f->flags & O_DSYNC)
+		snprintf(buf + strlen(buf), len - strlen(buf), ", O_DSYNC");
+}
+
+/* What waiting on fd target F in syscall NAME is. */
+static void fd_state(const struct fd_target *f, const char *name, int fd, struct fdwait *v)
+{
+	char fl[32];
+
+	snprintf(v->detail, sizeof(v->detail), "%s", name);
+	switch (f->kind) {
+	case FD_FILE:
+	case FD_BLOCKDEV:
+		v->kind = TS_DISK;
+		snprintf(v->what, sizeof(v->what), "%s", f->dev[0] ? f->dev : "file (no block device)");
+		flags_text(f, fl, sizeof(fl));
+		snprintf(v->detail, sizeof(v->detail), "%s%s", name, fl);
+		return;
+	case FD_TCP:
+	case FD_UDP:
+		v->kind = TS_NET;
+		snprintf(v->what, sizeof(v->what), "%s %s", f->kind == FD_TCP ? "tcp" : "udp",
+			 f->peer[0] ? f->peer : (f->local[0] ? f->local : "?"));
+		return;
+	case FD_UNIX:
+		v->kind = TS_IPC;
+		snprintf(v->what, sizeof(v->what), "unix %s", f->peer[0] ? f->peer : (f->local[0] ? f->local : "socket"));
+		return;
+	case FD_PIPE:
+		v->kind = TS_IPC;
+		snprintf(v->what, sizeof(v->what), "pipe");
+		return;
+	case FD_EVENTFD:
+		v->kind = TS_IPC;
+		snprintf(v->what, sizeof(v->what), "eventfd");
+		return;
+	case FD_TIMERFD:
+		v->kind = TS_SLEEP;
+		snprintf(v->what, sizeof(v->what), "timerfd");
+		return;
+	case FD_SIGNALFD:
+		v->kind = TS_SIGNAL;
+		snprintf(v->what, sizeof(v->what), "signalfd");
+		return;
+	case FD_UNKNOWN:
+		v->kind = TS_UNKNOWN;
+		snprintf(v->what, sizeof(v->what), "fd %d", fd);
+		return;
+	default:
+		v->kind = TS_OTHER;
+		snprintf(v->what, sizeof(v->what), "%s", fd_kind_name(f->kind));
+		return;
+	}
+}
+
+/*
+ * A wait on several fds (epoll, poll, select): the network when any is a
+ * TCP or UDP socket (the one peer, or how many), else a local process
+ * when any is a pipe, unix socket or eventfd, else "other".
+ */
+static void fds_state(struct tstate *t, pid_t pid, const int *fds, size_t n, const char *name, struct fdwait *v)
+{
+	size_t nnet = 0, nipc = 0;
+	struct fdwait one = { .kind = TS_OTHER };
+
+	for (size_t i = 0; i < n; i++) {
+		const struct fd_target *f;
+		struct fdwait x;
+
+		if (fdres_lookup(t->fdres, pid, fds[i], &f) || f->kind == FD_UNKNOWN)
+			continue;
+		fd_state(f, name, fds[i], &x);
+		if (x.kind == TS_NET && (f->tcp_state < 0 || f->tcp_state != 10 /* LISTEN */)) {
+			if (!nnet++)
+				one = x;
+		} else if (x.kind == TS_NET) {
+			if (!nnet && !nipc)
+				one = x;	/* a listening socket: waiting for clients */
+			nnet++;
+		} else if (x.kind == TS_IPC) {
+			if (!nnet && !nipc++)
+				one = x;
+		}
+	}
+	snprintf(v->detail, sizeof(v->detail), "%s", name);
+	if (nnet) {
+		v->kind = TS_NET;
+		if (nnet == 1)
+			snprintf(v->what, sizeof(v->what), "%s", one.what);
+		else
+			snprintf(v->what, sizeof(v->what), "%zu sockets", nnet);
+	} else if (nipc) {
+		v->kind = TS_IPC;
+		snprintf(v->what, sizeof(v->what), "%s", one.what);
+	} else {
+		v->kind = TS_OTHER;
+		snprintf(v->what, sizeof(v->what), "%s", name);
+	}
+}
+
+static void epoll_state(struct tstate *t, pid_t pid, int epfd, uint64_t now, const char *name, struct fdwait *v)
+{
+	struct epoll_ent *slot = &t->ep[0];
+	int fds[FD_LIST];
+	int n;
+
+	for (size_t i = 0; i < EPOLL_CACHE; i++) {
+		struct epoll_ent *e = &t->ep[i];
+
+		if (e->pid == pid && e->fd == epfd && now - e->t < CHILD_EVERY_NS) {
+			v->kind = (enum tstate_kind)e->key_kind;
+			snprintf(v->what, sizeof(v->what), "%s", e->what);
+			snprintf(v->detail, sizeof(v->detail), "%s", name);
+			return;
+		}
+		if (e->t < slot->t)
+			slot = e;
+	}
+	n = fdres_epoll_fds(t->fdres, pid, epfd, fds, FD_LIST);
+	if (n < 0)
+		n = 0;
+	fds_state(t, pid, fds, (size_t)n, name, v);
+	slot->pid = pid;
+	slot->fd = epfd;
+	slot->t = now;
+	slot->key_kind = (short)v->kind;
+	snprintf(slot->what, sizeof(slot->what), "%s", v->what);
+}
+
+/* poll's pollfd array or select's fd sets, read from the process (root or the process itself). */
+static int user_fds(pid_t pid, const struct tstate_syscall *sc, bool is_poll, int *fds)
+{
+	int n = 0;
+
+	if (is_poll) {
+		struct pollfd p[FD_LIST];
+		size_t cnt = sc->arg[1] < FD_LIST ? (size_t)sc->arg[1] : FD_LIST;
+		struct iovec l = { p, cnt * sizeof(p[0]) }, r = { (void *)(uintptr_t)sc->arg[0], cnt * sizeof(p[0]) };
+
+		if (!cnt || process_vm_readv(pid, &l, 1, &r, 1, 0) != (ssize_t)(cnt * sizeof(p[0])))
+			return -1;
+		for (size_t i = 0; i < cnt; i++)
+			if (p[i].fd >= 0)
+				fds[n++] = p[i].fd;
+		return n;
+	}
+	/* select(nfds, readfds, writefds, ...): the first FD_LIST fds set in either */
+	{
+		unsigned char set[2][128];
+		uint64_t nfds = sc->arg[0] < 1024 ? sc->arg[0] : 1024;
+		size_t bytes = (size_t)(nfds + 7) / 8;
+
+		if (!nfds)
+			return -1;
+		for (int w = 0; w < 2; w++) {
+			struct iovec l = { set[w], bytes }, r = { (void *)(uintptr_t)sc->arg[1 + w], bytes };
+
+			memset(set[w], 0, sizeof(set[w]));
+			if (sc->arg[1 + w] && process_vm_readv(pid, &l, 1, &r, 1, 0) != (ssize_t)bytes)
+				return -1;
+		}
+		for (uint64_t fd = 0; fd < nfds && n < FD_LIST; fd++)
+			if ((set[0][fd / 8] | set[1][fd / 8]) & (1u << (fd % 8)))
+				fds[n++] = (int)fd;
+		return n;
+	}
+}
+
+static void wchan_read(struct tstate *t, const struct thr *h, char *buf, size_t len)
+{
+	int fd = open_rel(t, h->pid, h->tid, "wchan");
+
+	buf[0] = 0;
+	if (fd < 0)
+		return;
+	if (!proc_buf_pread(&t->buf, fd))
+		snprintf(buf, len, "%s", t->buf.data);
+	close(fd);
+}
+
+/* Files one off-CPU sample of thread H in state ST. */
+static void classify(struct tstate *t, struct thr *h, char st, uint64_t now)
+{
+	struct tstate_syscall sc;
+	struct fdwait v = { .kind = TS_UNKNOWN };
+	char name[32], wchan[40] = "";
+	bool dirty = false, journal = false;
+	enum tstate_sc_class cls;
+	const struct fd_target *f;
+	int fds[FD_LIST], n;
+
+	if (h->sc_fd < 0)
+		h->sc_fd = open_rel(t, h->pid, h->tid, "syscall");
+	if (h->sc_fd < 0 || proc_buf_pread(&t->buf, h->sc_fd) ||
+	    tstate_syscall_parse(t->buf.data, t->buf.len, &sc)) {
+		/* No syscall file to read (privilege, or gone): the state letter and wchan only. */
+		if (st == 'D') {
+			wchan_read(t, h, wchan, sizeof(wchan));
+			v.kind = tstate_wchan_family(wchan, &dirty, &journal);
+			if (v.kind == TS_UNKNOWN)
+				v.kind = TS_DISK;
+			snprintf(v.what, sizeof(v.what), "%s", v.kind == TS_DISK ? "?" : wchan);
+			snprintf(v.detail, sizeof(v.detail), "D state%s%s", wchan[0] ? ", " : "", wchan);
+		} else {
+			snprintf(v.what, sizeof(v.what), "syscall unreadable");
+		}
+		seg_sample(t, h, v.kind, v.what, v.detail);
+		return;
+	}
+	if (sc.where == TSC_RUNNING)
+		return;		/* it ran again by the time we looked: schedstat has it */
+	if (sc.where == TSC_OUTSIDE) {
+		if (st == 'D') {
+			wchan_read(t, h, wchan, sizeof(wchan));
+			seg_sample(t, h, TS_PAGING, "page fault", wchan);
+		} else {
+			seg_sample(t, h, TS_UNKNOWN, "outside a syscall", "");
+		}
+		return;
+	}
+	cls = tstate_sc_classify(sc.nr, name, sizeof(name));
+	switch (cls) {
+	case TSC_FDIO:
+	case TSC_SYNC:
+	case TSC_SENDFILE:
+		if (fdres_lookup(t->fdres, h->pid, (int)sc.arg[0], &f)) {
+			snprintf(v.what, sizeof(v.what), "fd %d", (int)sc.arg[0]);
+		} else {
+			fd_state(f, name, (int)sc.arg[0], &v);
+			/* sendfile/splice to a socket from a file: which side waits is the socket (out) */
+		}
+		if (cls == TSC_SYNC && v.kind == TS_DISK)
+			snprintf(v.detail, sizeof(v.detail), "%s", name);
+		break;
+	case TSC_EPOLL:
+		epoll_state(t, h->pid, (int)sc.arg[0], now, name, &v);
+		break;
+	case TSC_POLL:
+	case TSC_SELECT:
+		n = user_fds(h->pid, &sc, cls == TSC_POLL, fds);
+		if (n > 0) {
+			fds_state(t, h->pid, fds, (size_t)n, name, &v);
+		} else {
+			v.kind = n == 0 ? TS_SLEEP : TS_OTHER;	/* poll on nothing is a sleep */
+			snprintf(v.what, sizeof(v.what), "%s", name);
+		}
+		break;
+	case TSC_URING:
+		v.kind = TS_DISK;
+		snprintf(v.what, sizeof(v.what), "%s", "async I/O");
+		snprintf(v.detail, sizeof(v.detail), "%s", name);
+		break;
+	case TSC_SLEEP:
+		v.kind = TS_SLEEP;
+		snprintf(v.what, sizeof(v.what), "%s", name);
+		break;
+	case TSC_FUTEX:
+		v.kind = TS_LOCK;
+		snprintf(v.what, sizeof(v.what), "futex");
+		break;
+	case TSC_WAIT:
+		v.kind = TS_CHILD;
+		snprintf(v.what, sizeof(v.what), "%s", name);
+		break;
+	case TSC_SIGWAIT:
+		v.kind = TS_SIGNAL;
+		snprintf(v.what, sizeof(v.what), "%s", name);
+		break;
+	case TSC_OTHER:
+		v.kind = TS_OTHER;
+		snprintf(v.what, sizeof(v.what), "%s", name);
+		break;
+	}
+	/* In D, the wait channel says what a disk wait is (or that another syscall waits on the disk). */
+	if (st == 'D' && (v.kind == TS_DISK || v.kind == TS_OTHER || v.kind == TS_UNKNOWN)) {
+		enum tstate_kind fam;
+
+		wchan_read(t, h, wchan, sizeof(wchan));
+		fam = tstate_wchan_family(wchan, &dirty, &journal);
+		if (fam == TS_DISK && v.kind != TS_DISK) {
+			v.kind = TS_DISK;
+			snprintf(v.detail, sizeof(v.detail), "%s", name);
+			snprintf(v.what, sizeof(v.what), "?");
+		}
+		if (dirty)
+			snprintf(v.detail, sizeof(v.detail), "%s, dirty-page throttling", name);
+		else if (journal)
+			snprintf(v.detail, sizeof(v.detail), "%s, journal commit", name);
+	}
+	seg_sample(t, h, v.kind, v.what, v.detail);
+}
+
+/* ------------------------------------------------------------------ */
+/* Threads */
+
+static int name_num(const char *s)
+{
+	long v = 0;
+
+	if (!*s)
+		return 0;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || v > 100000000)
+			return 0;
+		v = v * 10 + (*s - '0');
+	}
+	return (int)v;
+}
+
+static struct thr *thr_find(struct tstate *t, pid_t pid, pid_t tid)
+{
+	for (size_t i = 0; i < t->nthr; i++)
+		if (t->thr[i].tid == tid && t->thr[i].pid == pid && !t->thr[i].dead)
+			return &t->thr[i];
+	return NULL;
+}
+
+static struct thr *thr_add(struct tstate *t, pid_t pid, pid_t tid)
+{
+	struct thr *h;
+
+	if (t->nthr == TSTATE_MAX_THREADS) {
+		t->untracked++;
+		return NULL;
+	}
+	h = &t->thr[t->nthr++];
+	memset(h, 0, sizeof(*h));
+	h->pid = pid;
+	h->tid = tid;
+	h->stat_fd = h->sc_fd = -1;
+	h->last_key = -1;
+	return h;
+}
+
+/* State letter and comm from a stat text; 0 when it does not parse. */
+static char stat_state(const char *buf, size_t len, char *comm, size_t clen)
+{
+	const char *o = memchr(buf, '(', len), *c = NULL;
+
+	for (const char *p = buf + len; p > buf; p--)
+		if (p[-1] == ')') {
+			c = p - 1;
+			break;
+		}
+	if (!o || !c || c < o || c + 2 >= buf + len)
+		return 0;
+	snprintf(comm, clen, "%.*s", (int)(c - o - 1 < (long)clen - 1 ? c - o - 1 : (long)clen - 1), o + 1);
+	return c[2];
+}
+
+/* The work's children (and theirs), by a scan of PROC/[0-9]*.stat's ppid. */
+static void children_refresh(struct tstate *t)
+{
+	DIR *d = opendir(t->root);
+	struct dirent *de;
+	pid_t set[1 + TSTATE_MAX_CHILDREN];
+	size_t n = 1;
+	bool grew = true;
+	struct {
+		pid_t pid, ppid;
+	} *all;
+	size_t nall = 0, cap = 4096;
+
+	if (!d)
+		return;
+	all = xcalloc(cap, sizeof(*all));
+	while ((de = readdir(d)) && nall < cap) {
+		int pid = name_num(de->d_name);
+		char path[64];
+		struct proc_pid_stat ps;
+
+		if (!pid || pid == t->pid)
+			continue;
+		if (proc_path(path, sizeof(path), "%s/%d/stat", t->root, pid) || proc_buf_read_file(&t->buf, path) ||
+		    proc_pid_stat_parse(&ps, t->buf.data, t->buf.len))
+			continue;
+		all[nall].pid = pid;
+		all[nall++].ppid = ps.ppid;
+	}
+	closedir(d);
+	set[0] = t->pid;
+	while (grew && n < 1 + TSTATE_MAX_CHILDREN) {
+		grew = false;
+		for (size_t i = 0; i < nall && n < 1 + TSTATE_MAX_CHILDREN; i++) {
+			bool parent = false, have = false;
+
+			for (size_t j = 0; j < n; j++) {
+				parent |= all[i].ppid == set[j];
+				have |= all[i].pid == set[j];
+			}
+			if (parent && !have) {
+				set[n++] = all[i].pid;
+				grew = true;
+			}
+		}
+	}
+	free(all);
+	/* Add the new ones; a gone one is noticed by its task directory. */
+	for (size_t j = 1; j < n; j++) {
+		bool have = false;
+
+		for (size_t i = 0; i < t->nprocs; i++)
+			have |= t->procs[i].pid == set[j] && !t->procs[i].gone;
+		if (!have && t->nprocs < 1 + TSTATE_MAX_CHILDREN) {
+			t->procs[t->nprocs].pid = set[j];
+			t->procs[t->nprocs].task = NULL;
+			t->procs[t->nprocs++].gone = false;
+		}
+	}
+}
+
+/*
+ * Walks every thread of the work: EDGE 1 = span begin (baseline), 2 = span
+ * end (close), 0 = a tick (sample the off-CPU ones; schedstat every
+ * TSTATE_SCHED_EVERY ticks).
+ */
+static void walk(struct tstate *t, uint64_t now, pid_t exclude, int edge)
+{
+	bool sched = edge || t->ticks % TSTATE_SCHED_EVERY == 0;
+
+	if (!t->nprocs) {
+		t->procs[0].pid = t->pid;
+		t->nprocs = 1;
+	}
+	if (t->children && (edge == 1 || now - t->child_t >= CHILD_EVERY_NS)) {
+		children_refresh(t);
+		t->child_t = now;
+	}
+	t->gen++;
+	for (size_t p = 0; p < t->nprocs; p++) {
+		struct proc_task *pt = &t->procs[p];
+		struct dirent *de;
+
+		if (pt->gone)
+			continue;
+		if (!pt->task) {
+			char path[64];
+
+			if (proc_path(path, sizeof(path), "%s/%d/task", t->root, (int)pt->pid) ||
+			    !(pt->task = opendir(path))) {
+				pt->gone = true;
+				continue;
+			}
+		}
+		rewinddir(pt->task);
+		while ((de = readdir(pt->task))) {
+			int tid = name_num(de->d_name);
+			struct thr *h;
+			char st, comm[16];
+			uint64_t run, wait;
+
+			if (!tid || tid == exclude)
+				continue;
+			h = thr_find(t, pt->pid, tid);
+			if (!h && !(h = thr_add(t, pt->pid, tid)))
+				continue;
+			h->gen = t->gen;
+			if (h->stat_fd < 0)
+				h->stat_fd = open_rel(t, pt->pid, tid, "stat");
+			if (h->stat_fd < 0 || proc_buf_pread(&t->buf, h->stat_fd) ||
+			    !(st = stat_state(t->buf.data, t->buf.len, comm, sizeof(comm))))
+				continue;	/* gone between readdir and read: the next walk closes it */
+			memcpy(h->comm, comm, sizeof(h->comm));
+			if (sched || !h->in_span) {
+				if (sched_read(t, h, &run, &wait)) {
+					if (!h->in_span && edge != 2)
+						seg_open(h, now, run, wait);
+					else
+						seg_close(t, h, now, run, wait);
+				}
+			}
+			if (edge == 2) {
+				h->in_span = false;
+				continue;
+			}
+			if (!edge && h->in_span && st != 'R')
+				classify(t, h, st, now);
+		}
+		if (errno == ESRCH || errno == ENOENT) {
+			/* the process ended: its directory reads empty */
+		}
+	}
+	/* Threads not seen this walk have exited: their last segment ended at the last schedstat. */
+	for (size_t i = 0; i < t->nthr; i++) {
+		struct thr *h = &t->thr[i];
+
+		if (h->dead || h->gen == t->gen)
+			continue;
+		h->dead = true;
+		h->in_span = false;
+		thr_close(h);
+	}
+	if (edge == 2)
+		for (size_t i = 0; i < t->nthr; i++)
+			t->thr[i].in_span = false;
+}
+
+/* A "NAME: N" line of /proc/PID/io. */
+static bool io_field(const char *text, const char *name, uint64_t *v)
+{
+	size_t n = strlen(name);
+	const char *p = text;
+	char *end;
+
+	while (p && *p) {
+		if (!strncmp(p, name, n)) {
+			errno = 0;
+			*v = strtoull(p + n, &end, 10);
+			return !errno && end != p + n && (*end == '\n' || !*end);
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return false;
+}
+
+/* The work's storage bytes and major faults (the process, exited threads included). */
+static void proc_edge(struct tstate *t, bool begin)
+{
+	char path[64];
+	uint64_t r = 0, w = 0;
+	bool io = false, flt = false;
+	struct proc_pid_stat ps;
+
+	if (!proc_path(path, sizeof(path), "%s/%d/io", t->root, (int)t->pid) && !proc_buf_read_file(&t->buf, path))
+		io = io_field(t->buf.data, "read_bytes: ", &r) && io_field(t->buf.data, "write_bytes: ", &w);
+	if (!proc_path(path, sizeof(path), "%s/%d/stat", t->root, (int)t->pid) && !proc_buf_read_file(&t->buf, path) &&
+	    !proc_pid_stat_parse(&ps, t->buf.data, t->buf.len))
+		flt = true;
+	if (begin) {
+		t->io_ok = io;
+		t->io0_r = r;
+		t->io0_w = w;
+		t->flt_ok = flt;
+		t->flt0 = flt ? ps.majflt : 0;
+		return;
+	}
+	if (t->io_ok && io && r >= t->io0_r && w >= t->io0_w) {
+		t->io_r += (double)(r - t->io0_r);
+		t->io_w += (double)(w - t->io0_w);
+		t->io_seen = true;
+	}
+	if (t->flt_ok && flt && ps.majflt >= t->flt0) {
+		t->flt += (double)(ps.majflt - t->flt0);
+		t->flt_seen = true;
+	}
+}
+
+void tstate_span_begin(struct tstate *t, uint64_t now_ns, pid_t exclude_tid)
+{
+	uint64_t c0 = clock_thread_cpu_ns();
+
+	t->in_span = true;
+	t->ticks = 0;
+	proc_edge(t, true);
+	walk(t, now_ns, exclude_tid, 1);
+	t->cpu_ns += clock_thread_cpu_ns() - c0;
+}
+
+void tstate_span_end(struct tstate *t, uint64_t now_ns, pid_t exclude_tid)
+{
+	uint64_t c0 = clock_thread_cpu_ns();
+
+	if (!t->in_span)
+		return;
+	walk(t, now_ns, exclude_tid, 2);
+	proc_edge(t, false);
+	t->in_span = false;
+	t->cpu_ns += clock_thread_cpu_ns() - c0;
+}
+
+void tstate_tick(struct tstate *t, uint64_t now_ns, pid_t exclude_tid)
+{
+	uint64_t c0 = clock_thread_cpu_ns();
+
+	if (!t->in_span)
+		return;
+	t->ticks++;
+	walk(t, now_ns, exclude_tid, 0);
+	t->cpu_ns += clock_thread_cpu_ns() - c0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The budget */
+
+static bool thr_idle(const struct thr *h)
+{
+	return h->time_s > 0 && h->cpu_s < TSTATE_IDLE_CPU * h->time_s && !h->busy_wait;
+}
+
+static int by_s(const void *pa, const void *pb)
+{
+	const struct sysview_budget_entry *a = pa, *b = pb;
+
+	return a->pct < b->pct ? 1 : a->pct > b->pct ? -1 : 0;
+}
+
+void tstate_budget(const struct tstate *t, struct sysview_budget *out)
+{
+	double *ks = xcalloc(KEYS_MAX, sizeof(double));
+	double total = 0, cpu = 0, rq = 0, other = 0;
+	bool any_busy = false;
+	struct sysview_budget_entry *e;
+	size_t ne = 0, cap = KEYS_MAX + 2;
+
+	out->thread_s = out->idle_s = NAN;
+	out->threads = out->idle_threads = 0;
+	out->n = 0;
+	out->samples = t->samples;
+	out->rate_hz = 1e9 / (double)t->interval_ns;
+	out->delayacct = t->delayacct;
+	out->read_bytes = t->io_seen ? t->io_r : NAN;
+	out->write_bytes = t->io_seen ? t->io_w : NAN;
+	out->major_faults = t->flt_seen ? t->flt : NAN;
+	for (size_t i = 0; i < t->nthr; i++)
+		any_busy |= t->thr[i].time_s > 0 && !thr_idle(&t->thr[i]);
+	out->idle_s = 0;
+	for (size_t i = 0; i < t->nthr; i++) {
+		const struct thr *h = &t->thr[i];
+
+		if (!(h->time_s > 0))
+			continue;
+		if (any_busy && thr_idle(h)) {
+			out->idle_threads++;
+			out->idle_s += h->time_s;
+			continue;
+		}
+		out->threads++;
+		total += h->time_s;
+		cpu += h->cpu_s;
+		rq += h->runq_s;
+		for (unsigned k = 0; k < h->nk; k++)
+			ks[h->k[k].key] += h->k[k].s;
+	}
+	if (!(total > 0)) {
+		free(ks);
+		return;
+	}
+	out->thread_s = total;
+	e = xcalloc(cap, sizeof(*e));
+	snprintf(e[ne].state, sizeof(e[0].state), "%s", kind_name[TS_CPU]);
+	e[ne++].pct = 100 * cpu / total;
+	snprintf(e[ne].state, sizeof(e[0].state), "%s", kind_name[TS_RUNQ]);
+	e[ne++].pct = 100 * rq / total;
+	for (size_t k = 0; k < t->nkeys; k++) {
+		if (!(ks[k] > 0))
+			continue;
+		snprintf(e[ne].state, sizeof(e[0].state), "%s", kind_name[t->keys[k].kind]);
+		snprintf(e[ne].what, sizeof(e[0].what), "%s", t->keys[k].what);
+		snprintf(e[ne].detail, sizeof(e[0].detail), "%s", t->keys[k].detail);
+		e[ne++].pct = 100 * ks[k] / total;
+	}
+	qsort(e, ne, sizeof(*e), by_s);
+	for (size_t i = 0; i < ne; i++) {
+		if (out->n < SYSVIEW_BUDGET - 1 || (out->n == SYSVIEW_BUDGET - 1 && i == ne - 1))
+			out->e[out->n++] = e[i];
+		else
+			other += e[i].pct;
+	}
+	if (other > 0) {
+		struct sysview_budget_entry *o = &out->e[SYSVIEW_BUDGET - 1];
+
+		memset(o, 0, sizeof(*o));
+		snprintf(o->state, sizeof(o->state), "%s", kind_name[TS_OTHER]);
+		snprintf(o->what, sizeof(o->what), "(the rest)");
+		o->pct = other;
+		out->n = SYSVIEW_BUDGET;
+	}
+	free(e);
+	free(ks);
+}
