@@ -279,6 +279,29 @@ static void result_lines(struct lines *l, const struct run *run, const struct re
 			push(l, "engpass_system_busiest_cpu_info", "", cl, 1, "the busiest CPU of the step", "gauge");
 			free(cl);
 		}
+		/* The time budget: one gauge per state and resource, summed where entries differ only in detail. */
+		for (unsigned k = 0; v->budget.thread_s > 0 && k < v->budget.n; k++) {
+			const struct sysview_budget_entry *e = &v->budget.e[k];
+			double sum = 0;
+			bool first = true;
+			char *bl;
+
+			for (unsigned j = 0; j < v->budget.n; j++) {
+				if (strcmp(v->budget.e[j].state, e->state) || strcmp(v->budget.e[j].what, e->what))
+					continue;
+				first = first && j >= k;
+				sum += v->budget.e[j].pct;
+			}
+			if (!first)
+				continue;
+			bl = xstrdup(labels);
+			label_add(&bl, "state", e->state);
+			label_add(&bl, "what", e->what);
+			push(l, "engpass_time_budget_ratio", "", bl, sum / 100,
+			     "share of the work's thread time in this state, waiting on this resource (thread-state sampling)",
+			     "gauge");
+			free(bl);
+		}
 		if (r->verdict.resource[0]) {
 			char *vl = xstrdup(labels);
 

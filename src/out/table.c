@@ -640,11 +640,21 @@ static void budget_lines(FILE *f, const struct result *r, bool details)
 
 	if (!r->have_view || !(b->thread_s > 0))
 		return;
-	for (unsigned i = 0; i < b->n; i++) {
-		const struct sysview_budget_entry *e = &b->e[i];
-		bool named = e->what[0] && strcmp(e->state, "other") && strcmp(e->state, "unknown");
+	for (unsigned i = 0, shown = 0; i < b->n; i++) {
+		struct sysview_budget_entry m = b->e[i];
+		const struct sysview_budget_entry *e = &m;
+		bool named = e->what[0] && strcmp(e->state, "other") && strcmp(e->state, "unknown"), dup = false;
 
-		if (!details && (e->pct < 1 || i >= 5))
+		/* Concise: entries of one state and resource in one figure ("vda 71 %"), whatever the syscall. */
+		for (unsigned j = 0; !details && j < b->n; j++) {
+			if (j == i || strcmp(b->e[j].state, m.state) || strcmp(b->e[j].what, m.what))
+				continue;
+			if (j < i)
+				dup = true;
+			else
+				m.pct += b->e[j].pct;
+		}
+		if (!details && (dup || e->pct < 1 || shown++ >= 5))
 			continue;
 		/* A resource by its name ("vda"), a state without one by the state's ("on CPU"). */
 		u = xasprintf("%s%s%s%s%s %.0f %%%s%s%s", s, s[0] ? " \u00b7 " : "", named ? e->what : e->state,
