@@ -1,0 +1,137 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Verdict injection (issue 34), the work that waits: processes watched with
+# `engpass watch --pid` whose time goes to one known wait, each with a twin
+# that spends it on the CPU instead and must not be named for that wait.
+#   - dd writing with oflag=direct (one request in flight, blocked on the
+#     disk): named "device latency" (or "device" when requests queue), the
+#     budget's disk state holds most of its time; twin: a shell busy loop.
+#   - cat reading a pipe that a slow writer feeds: "another process"; twin:
+#     cat of /dev/zero into /dev/null.
+#   - a python loop that sleeps 10 ms between short bursts: "own pacing";
+#     twin: the same loop without the sleep.
+# Every budget must add up: its states sum to 100 % within 5, and its
+# thread time is the watched threads' time (threads x the window) within 5 %.
+. "$(dirname "$0")/lib.sh"
+need_root "O_DIRECT writes to a scratch file, and /proc/PID/task/TID/syscall of other processes"
+
+FIG='"time: \([.system.time_budget.states[]? | "\(.state) \(.what // "") \(.percent | floor) %"] | join(", "))"'
+WATCH_OPTS="--time 2s $EP_OPTS"
+
+# budget_adds_up FILE LABEL THREADS
+budget_adds_up() {
+	if jq -e --argjson n "$3" "$VT_RES | length > 0 and all(.system.time_budget as \$b | \$b != null and
+		(([\$b.states[].percent] | add) - 100 | fabs) < 5 and
+		((\$b.thread_seconds / (\$n * .system.duration_seconds)) - 1 | fabs) < 0.05)" "$1" >/dev/null 2>&1; then
+		ok "$2: the budget adds up to the threads' time within 5 %"
+	else
+		not_ok "$2: the budget adds up to the threads' time within 5 %" \
+			"got: $(jq -c "$VT_RES | map({d: .system.duration_seconds, b: .system.time_budget})" "$1" 2>/dev/null | cut -c1-600)"
+	fi
+}
+# top_state FILE LABEL STATE MIN: the budget's STATE (all its entries) holds MIN % or more.
+top_state() {
+	if jq -e --arg s "$3" --argjson m "$4" "$VT_RES | length > 0 and all(
+		([.system.time_budget.states[] | select(.state == \$s) | .percent] | add // 0) >= \$m)" "$1" >/dev/null 2>&1; then
+		ok "$2: $3 holds $4 % or more of its time"
+	else
+		not_ok "$2: $3 holds $4 % or more of its time" "got: $(jq -r "${VT_RES}[0] | $FIG" "$1" 2>/dev/null)"
+	fi
+}
+# watch_case FILE LABEL WHAT PID [OPTS...]
+watch_case() {
+	wf=$1 wl=$2 ww=$3 wp=$4
+	shift 4
+	# shellcheck disable=SC2086
+	ep "$wf" "$ENGPASS" watch --pid "$wp" "$@" $WATCH_OPTS
+	matrix "$ww" "engpass watch --pid PID $* --time 2s" "$FIG" "$wf"
+	expect_ran "$wf" "$wl"
+}
+
+# --- the disk: dd with O_DIRECT ------------------------------------------
+SCR=$(mktemp -d /var/tmp/engpass-vt-tb.XXXXXX)
+dev=$(df --output=source "$SCR" | tail -1)
+dev=$(basename "$(readlink -f "$dev")")
+# The whole disk holding it, as diskstats names it (vda for vda1).
+[ -e "/sys/class/block/$dev/partition" ] && dev=$(basename "$(readlink -f "/sys/class/block/$dev/..")")
+if dd if=/dev/zero of="$SCR/probe" bs=4k count=1 oflag=direct 2>/dev/null; then
+	bg "$T_TMP/dd.out" dd if=/dev/zero of="$SCR/dd.bin" bs=1M count=3000 oflag=direct
+	ddp=$BG_PID
+	sleep 0.3
+	watch_case "$T_TMP/dd.json" "dd oflag=direct" "dd if=/dev/zero bs=1M oflag=direct" "$ddp" --disk "$dev"
+	stop_pid "$ddp"
+	if jq -e "$VT_RES | all(.verdict.resource == \"device latency\" or .verdict.resource == \"device\")" \
+		"$T_TMP/dd.json" >/dev/null 2>&1; then
+		ok "dd oflag=direct: verdict names the device (device latency or device)"
+	else
+		not_ok "dd oflag=direct: verdict names the device (device latency or device)" \
+			"got: $(jq -r "${VT_RES}[0].verdict | \"\(.resource): \(.evidence)\"" "$T_TMP/dd.json" 2>/dev/null)"
+	fi
+	top_state "$T_TMP/dd.json" "dd oflag=direct" disk 50
+	budget_adds_up "$T_TMP/dd.json" "dd oflag=direct" 1
+else
+	for n in "dd oflag=direct: ran" "dd oflag=direct: verdict names the device" "dd oflag=direct: disk" \
+		"dd oflag=direct: the budget adds up"; do
+		skip "$n" "O_DIRECT is refused on $SCR"
+	done
+fi
+rm -rf "$SCR"
+
+bg "$T_TMP/spin.out" sh -c 'while :; do :; done'
+spin=$BG_PID
+watch_case "$T_TMP/spin.json" "busy loop (twin)" "none (twin: a shell busy loop)" "$spin" --disk "$dev"
+stop_pid "$spin"
+expect_not_named "device latency" "$T_TMP/spin.json" "busy loop (twin)"
+expect_not_named "device" "$T_TMP/spin.json" "busy loop (twin)"
+top_state "$T_TMP/spin.json" "busy loop (twin)" "on CPU" 30
+budget_adds_up "$T_TMP/spin.json" "busy loop (twin)" 1
+
+# --- another process: cat reading a slow pipe ------------------------------
+bg "$T_TMP/pipe.out" sh -c 'while sleep 0.05; do echo x; done | cat >/dev/null'
+pp=$BG_PID
+sleep 0.3
+catp=$(pgrep -P "$pp" -x cat | head -1)
+if [ -n "$catp" ]; then
+	watch_case "$T_TMP/pipe.json" "cat of a slow pipe" "a writer sending a line every 50 ms" "$catp"
+	expect_named "another process" "$T_TMP/pipe.json" "cat of a slow pipe"
+	top_state "$T_TMP/pipe.json" "cat of a slow pipe" ipc 50
+	budget_adds_up "$T_TMP/pipe.json" "cat of a slow pipe" 1
+else
+	for n in ran "verdict names another process" ipc "the budget adds up"; do skip "cat of a slow pipe: $n" "no cat process found"; done
+fi
+pkill -P "$pp" 2>/dev/null
+stop_pid "$pp"
+
+bg "$T_TMP/zero.out" sh -c 'exec cat /dev/zero >/dev/null'
+zp=$BG_PID
+sleep 0.2
+watch_case "$T_TMP/zero.json" "cat of /dev/zero (twin)" "none (twin: cat /dev/zero)" "$zp"
+stop_pid "$zp"
+expect_not_named "another process" "$T_TMP/zero.json" "cat of /dev/zero (twin)"
+budget_adds_up "$T_TMP/zero.json" "cat of /dev/zero (twin)" 1
+
+# --- own pacing: a loop that sleeps ----------------------------------------
+if command -v python3 >/dev/null 2>&1; then
+	bg "$T_TMP/paced.out" python3 -c 'import time
+while True:
+    sum(range(2000)); time.sleep(0.01)'
+	pyp=$BG_PID
+	sleep 0.3
+	watch_case "$T_TMP/paced.json" "python loop sleeping 10 ms" "time.sleep(0.01) between bursts" "$pyp"
+	stop_pid "$pyp"
+	expect_named "own pacing" "$T_TMP/paced.json" "python loop sleeping 10 ms"
+	budget_adds_up "$T_TMP/paced.json" "python loop sleeping 10 ms" 1
+	bg "$T_TMP/unpaced.out" python3 -c 'while True:
+    sum(range(2000))'
+	pyp=$BG_PID
+	sleep 0.3
+	watch_case "$T_TMP/unpaced.json" "python loop (twin)" "none (twin: no sleep)" "$pyp"
+	stop_pid "$pyp"
+	expect_not_named "own pacing" "$T_TMP/unpaced.json" "python loop (twin)"
+else
+	for n in "python loop sleeping 10 ms: ran" "python loop sleeping 10 ms: verdict names own pacing" \
+		"python loop sleeping 10 ms: the budget adds up" "python loop (twin): ran" "python loop (twin): not own pacing"; do
+		skip "$n" "python3 is not installed"
+	done
+fi
+done_testing
