@@ -19,6 +19,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -632,6 +636,77 @@ static int scan_net(struct fdres *r, pid_t pid, enum net_file which, struct fd_t
 }
 
 /*
+ * The inode of the socket unix socket INODE is connected to, asked of
+ * sock_diag (UNIX_DIAG_PEER). The kernel answers in our own network
+ * namespace only: for a process in another one the answer is "no such
+ * socket". Returns the inode, or 0 when there is none or no answer.
+ */
+static uint64_t unix_peer_inode(uint64_t inode)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct unix_diag_req req;
+	} msg = {
+		.nh = { .nlmsg_len = sizeof(msg), .nlmsg_type = SOCK_DIAG_BY_FAMILY, .nlmsg_flags = NLM_F_REQUEST },
+		.req = { .sdiag_family = AF_UNIX, .udiag_ino = (uint32_t)inode, .udiag_show = UDIAG_SHOW_PEER,
+			 .udiag_cookie = { ~0u, ~0u } },
+	};
+	union {
+		struct nlmsghdr nh;
+		char bytes[1024];
+	} buf;
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	uint64_t peer = 0;
+	ssize_t n;
+	int s;
+
+	if (inode > UINT32_MAX)
+		return 0;
+	s = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (s < 0)
+		return 0;
+	if (sendto(s, &msg, sizeof(msg), 0, (struct sockaddr *)&kernel, sizeof(kernel)) != (ssize_t)sizeof(msg)) {
+		close(s);
+		return 0;
+	}
+	do
+		n = recv(s, &buf, sizeof(buf), 0);
+	while (n < 0 && errno == EINTR);
+	close(s);
+	if (n < (ssize_t)NLMSG_LENGTH(sizeof(struct unix_diag_msg)) || !NLMSG_OK(&buf.nh, (size_t)n) ||
+	    buf.nh.nlmsg_type != SOCK_DIAG_BY_FAMILY)
+		return 0;	/* NLMSG_ERROR: not found, not allowed, not built */
+	{
+		const struct unix_diag_msg *m = NLMSG_DATA(&buf.nh);
+		const struct rtattr *a = (const struct rtattr *)(m + 1);
+		size_t left = buf.nh.nlmsg_len - NLMSG_LENGTH(sizeof(*m));
+
+		if ((uint64_t)m->udiag_ino != inode)
+			return 0;
+		for (; RTA_OK(a, left); a = RTA_NEXT(a, left))
+			if (a->rta_type == UNIX_DIAG_PEER && RTA_PAYLOAD(a) >= sizeof(uint32_t)) {
+				uint32_t v;
+
+				memcpy(&v, RTA_DATA(a), sizeof(v));
+				peer = v;
+			}
+	}
+	return peer;
+}
+
+/*
+ * A unix socket without a path of its own (a client): the path bound on
+ * the other end, found again in PROC/PID/net/unix.
+ */
+static void unix_peer(struct fdres *r, pid_t pid, struct fd_target *t)
+{
+	struct fd_target peer = { .inode = unix_peer_inode(t->inode) };
+
+	if (peer.inode && scan_net(r, pid, NET_UNIX, &peer) == 1)
+		copy_str(t->peer, sizeof(t->peer), peer.local, strlen(peer.local));
+}
+
+/*
  * A socket: the protocol the kernel names for the fd picks the one file
  * to read; without it (older kernel, a fabricated tree) all are tried.
  * Not found anywhere: FD_SOCKET with its inode.
@@ -661,8 +736,11 @@ static void resolve_socket(struct fdres *r, pid_t pid, const char *link, struct 
 			return;	/* NETLINK, PACKET, RAW, ...: FD_SOCKET */
 	}
 	for (int i = first; i <= last; i++)
-		if (scan_net(r, pid, (enum net_file)i, t) == 1)
+		if (scan_net(r, pid, (enum net_file)i, t) == 1) {
+			if (t->kind == FD_UNIX && !t->local[0])
+				unix_peer(r, pid, t);
 			return;
+		}
 }
 
 /* Open flags from PROC/PID/fdinfo/FD; left unknown when unreadable. */

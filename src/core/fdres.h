@@ -26,10 +26,13 @@
  *    order. Each file is read line by line once and the reading stops at
  *    the inode, so one lookup is linear in the sockets of the namespace.
  *    A socket of another family (netlink, packet, raw) or one not found
- *    is FD_SOCKET with its inode. A unix socket's path is the one bound
- *    on its side (an accepted socket shows its listener's); the client
- *    side of a connection shows none (NEEDSWORK: sock_diag's
- *    UNIX_DIAG_PEER would name the peer's);
+ *    is FD_SOCKET with its inode. A unix socket's local path is the one
+ *    bound on its side (an accepted socket shows its listener's); one
+ *    with none (a client) gets as peer the path of the socket it is
+ *    connected to: sock_diag (UNIX_DIAG_PEER) names that socket's inode,
+ *    which is looked for in the same file. sock_diag answers in our own
+ *    network namespace only, so for a process in another one the peer
+ *    stays "";
  *  - PROC/PID/fdinfo/N gives the open flags ("flags:", octal, this
  *    architecture's O_* values) and an epoll instance's watched fds
  *    ("tfd:" lines).
@@ -99,7 +102,7 @@ struct fd_target {
 	char dev[32];		/* whole disk of a file or block device ("vda" for vda1); "" unknown or none */
 	unsigned flags;		/* open flags (O_DIRECT, O_SYNC, O_APPEND, ...) when flags_known */
 	bool flags_known;
-	char local[64], peer[64];	/* TCP/UDP "10.0.0.1:5201", "[::1]:80"; UNIX the bound path; else "" */
+	char local[64], peer[64];	/* TCP/UDP "10.0.0.1:5201", "[::1]:80"; UNIX the bound paths; else "" */
 	int tcp_state;		/* /proc/net/tcp's st (1 ESTABLISHED, 10 LISTEN, ...) for TCP; -1 */
 	uint64_t rx_queue, tx_queue;	/* bytes queued at the lookup that resolved it (TCP/UDP) */
 };

@@ -36,6 +36,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "core/blkdev.h"
@@ -829,7 +830,6 @@ static void test_live_sockets(void **state)
 	char desc[128], want[80];
 	unsigned port;
 
-	(void)state;
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	assert_true(lfd >= 0);
@@ -874,6 +874,42 @@ static void test_live_sockets(void **state)
 	assert_int_equal(t->kind, FD_UNIX);
 	assert_string_equal(t->local, "");
 	assert_true(t->inode > 0);
+
+	/* A client of a bound unix socket: no path of its own, the server's as peer. */
+	{
+		struct sockaddr_un un = { .sun_family = AF_UNIX };
+		struct tree *tr = *state;
+		int srv, cli, acc;
+
+		snprintf(un.sun_path, sizeof(un.sun_path), "%.80s/s.sock", tr->root);
+		srv = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		cli = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		assert_int_equal(bind(srv, (struct sockaddr *)&un, sizeof(un)), 0);
+		assert_int_equal(listen(srv, 1), 0);
+		assert_int_equal(connect(cli, (struct sockaddr *)&un, sizeof(un)), 0);
+		acc = accept(srv, NULL, NULL);
+		assert_true(acc >= 0);
+		t = look(r, getpid(), srv);
+		assert_int_equal(t->kind, FD_UNIX);
+		assert_string_equal(t->local, un.sun_path);
+		t = look(r, getpid(), acc);
+		assert_int_equal(t->kind, FD_UNIX);
+		assert_string_equal(t->local, un.sun_path);	/* inherited from the listener */
+		t = look(r, getpid(), cli);
+		assert_int_equal(t->kind, FD_UNIX);
+		assert_string_equal(t->local, "");
+		if (emulated() && !t->peer[0])
+			print_message("# skip the unix peer: no sock_diag under emulation\n");
+		else
+			assert_string_equal(t->peer, un.sun_path);
+		fdres_describe(t, desc, sizeof(desc));
+		snprintf(want, sizeof(want), "unix %s", un.sun_path);
+		if (t->peer[0])
+			assert_string_equal(desc, want);
+		close(srv);
+		close(cli);
+		close(acc);
+	}
 
 	assert_int_equal(pipe(p), 0);
 	t = look(r, getpid(), p[0]);
@@ -951,7 +987,7 @@ int main(void)
 		cmocka_unit_test(test_fixture_unreadable),
 		cmocka_unit_test_setup_teardown(test_cache, tree_setup, tree_teardown),
 		cmocka_unit_test_setup_teardown(test_live_file, tree_setup, tree_teardown),
-		cmocka_unit_test(test_live_sockets),
+		cmocka_unit_test_setup_teardown(test_live_sockets, tree_setup, tree_teardown),
 		cmocka_unit_test(test_live_anon),
 	};
 
