@@ -778,7 +778,7 @@ static ssize_t read_link(const char *link, char *buf, size_t len)
 int fdres_lookup(struct fdres *r, pid_t pid, int fd, const struct fd_target **out)
 {
 	char link[PATH_MAX], text[PATH_MAX], again[PATH_MAX];
-	struct fd_target *t = &r->scratch;
+	struct fd_target *t;
 	ssize_t n, m;
 	uint64_t hash;
 	size_t i;
@@ -786,6 +786,7 @@ int fdres_lookup(struct fdres *r, pid_t pid, int fd, const struct fd_target **ou
 
 	if (!r || pid <= 0 || fd < 0 || !out)
 		return -EINVAL;
+	t = &r->scratch;
 	*out = t;
 	memset(t, 0, sizeof(*t));
 	t->tcp_state = -1;

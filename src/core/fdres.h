@@ -122,9 +122,11 @@ void fdres_free(struct fdres *r);
 /*
  * What fd FD of process PID is (PID is a process or thread id; 0 is not
  * "self"). Sets *OUT to a target owned by R, valid until the next call on
- * R. Returns 0, also when the kind is FD_UNKNOWN with err set (-EACCES,
- * -ENOENT, -EAGAIN, -ENAMETOOLONG), or -EINVAL for PID <= 0 or FD < 0
- * (*OUT untouched).
+ * R. Returns 0, also when the kind is FD_UNKNOWN with err set: -EACCES
+ * (another user's process), -ENOENT (no such process or fd), -EAGAIN (the
+ * fd changed while it was resolved), -EINVAL (a link text that is not
+ * what the kernel writes), another -errno of readlink() or stat(). Returns
+ * -EINVAL for PID <= 0 or FD < 0 (*OUT untouched).
  */
 MUST_CHECK int fdres_lookup(struct fdres *r, pid_t pid, int fd, const struct fd_target **out);
 

@@ -797,6 +797,36 @@ static void test_live_file(void **state)
 		assert_int_equal(t->kind, FD_UNKNOWN);
 		assert_int_equal(t->err, -ENOENT);
 	}
+
+	/* A named FIFO is a pipe, with the FIFO's inode. */
+	snprintf(file, sizeof(file), "%s/fifo", tr->root);
+	assert_int_equal(mkfifo(file, 0600), 0);
+	fd = open(file, O_RDWR);
+	assert_true(fd >= 0);
+	t = look(r, getpid(), fd);
+	assert_int_equal(t->kind, FD_PIPE);
+	assert_true(t->inode > 0);
+	close(fd);
+
+	/* A block device, where one can be opened (root): its whole disk is named. */
+	static const char *const devs[] = { "/dev/loop0", "/dev/vda", "/dev/sda", "/dev/nvme0n1", "/dev/mmcblk0" };
+	fd = -1;
+	for (size_t i = 0; i < ARRAY_SIZE(devs) && fd < 0; i++)
+		fd = open(devs[i], O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		print_message("# skip the block device: none of /dev/loop0, vda, sda, nvme0n1, mmcblk0 opens\n");
+	} else {
+		struct stat st;
+
+		t = look(r, getpid(), fd);
+		assert_int_equal(fstat(fd, &st), 0);
+		assert_int_equal(t->kind, FD_BLOCKDEV);
+		assert_int_equal(t->major, major(st.st_rdev));
+		assert_int_equal(t->minor, minor(st.st_rdev));
+		if (blkdev_from_devnum(NULL, t->major, t->minor, bi) == 0)
+			assert_string_equal(t->dev, bi->disk);
+		close(fd);
+	}
 	free(bi);
 	fdres_free(r);
 }
