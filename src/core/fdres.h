@@ -191,7 +191,7 @@ void fdres_format_addr(int family, const unsigned char *addr, uint16_t port, cha
 
 /* One socket of /proc/net/unix. */
 struct fdres_unix {
-	unsigned type;		/* SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET */
+	unsigned type;		/* SOCK_STREAM, ... as printed: the kernel's values (MIPS swaps STREAM and DGRAM) */
 	unsigned state;		/* St: 1 unconnected, 3 connected, ... */
 	uint64_t inode;
 	char path[108];		/* bound path, "@name" for an abstract one, "" none; truncated */

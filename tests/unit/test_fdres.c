@@ -266,14 +266,14 @@ static void test_parse_unix(void **state)
 	l = "0000000000000000: 00000002 00000000 00010000 0001 01  1004 /run/x.sock\n";
 	assert_int_equal(fdres_parse_unix_line(l, strlen(l), &u), 0);
 	assert_int_equal(u.inode, 1004);
-	assert_int_equal(u.type, SOCK_STREAM);
+	assert_int_equal(u.type, 1);	/* the number as printed: SOCK_STREAM on x86, SOCK_DGRAM on MIPS */
 	assert_int_equal(u.state, 1);
 	assert_string_equal(u.path, "/run/x.sock");
 
 	l = "ffff8880b7d46e0a: 00000003 00000000 00000000 0002 03  1080";
 	assert_int_equal(fdres_parse_unix_line(l, strlen(l), &u), 0);
 	assert_int_equal(u.inode, 1080);
-	assert_int_equal(u.type, SOCK_DGRAM);
+	assert_int_equal(u.type, 2);
 	assert_int_equal(u.state, 3);
 	assert_string_equal(u.path, "");
 
@@ -857,7 +857,7 @@ static void test_live_sockets(void **state)
 	struct sockaddr_in a = { .sin_family = AF_INET };
 	const struct fd_target *t;
 	int lfd, cfd, afd, ufd, sp[2], p[2];
-	char desc[128], want[80];
+	char desc[160], want[160];
 	unsigned port;
 
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
