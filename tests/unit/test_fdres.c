@@ -7,8 +7,8 @@
  * kind, malformed and truncated lines, unreadable files, an exited
  * process); the cache in a private tree it can change under the resolver;
  * and live fds of this process: a file, a pipe, a socketpair, TCP and UDP
- * over 127.0.0.1, an eventfd, an epoll watching two fds, a closed fd and
- * O_DIRECT.
+ * over 127.0.0.1, an eventfd, an epoll watching two fds, a closed fd,
+ * O_DIRECT, a named FIFO, a block device, and another user's process.
  *
  * Byte order: the fixture's addresses were printed by a little-endian
  * kernel, so what they mean on a big-endian machine is derived here the
@@ -37,6 +37,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/blkdev.h"
@@ -1002,6 +1003,43 @@ static void test_live_anon(void **state)
 	fdres_free(r);
 }
 
+/* Another user's process: unknown with -EACCES, never a crash or a kind. */
+static void test_live_other_user(void **state)
+{
+	struct fdres *r;
+	const struct fd_target *t;
+	pid_t child;
+	int status;
+
+	(void)state;
+	if (getpid() == 1) {
+		print_message("# skip another user's process: this test is pid 1\n");
+		return;
+	}
+	if (getuid() != 0) {
+		r = fdres_new(NULL, NULL);
+		t = look(r, 1, 0);
+		assert_int_equal(t->kind, FD_UNKNOWN);
+		assert_int_equal(t->err, -EACCES);
+		fdres_free(r);
+		return;
+	}
+	/* As root, a child that became nobody looks at pid 1 (root's). */
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		if (setgid(65534) || setuid(65534))
+			_exit(2);
+		r = fdres_new(NULL, NULL);
+		if (fdres_lookup(r, 1, 0, &t))
+			_exit(3);
+		_exit(t->kind == FD_UNKNOWN && t->err == -EACCES ? 0 : 4);
+	}
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1019,6 +1057,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_live_file, tree_setup, tree_teardown),
 		cmocka_unit_test_setup_teardown(test_live_sockets, tree_setup, tree_teardown),
 		cmocka_unit_test(test_live_anon),
+		cmocka_unit_test(test_live_other_user),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
