@@ -275,6 +275,21 @@ def iperf3(capdir):
             put("iperf3_results", m)
 
 
+def fdres():
+    # The fabricated /proc of tests/fixtures/fdres (selectors of fuzz_fdres.c):
+    # the link texts of its fd/N symlinks, its net files and fdinfo texts.
+    # The real-* seeds were read from a live process's /proc and are kept as they are.
+    sel = {"tcp": 1, "udp": 1, "tcp6": 2, "udp6": 2, "unix": 3}
+    for path in sorted(glob.glob(os.path.join(FIX, "fdres", "proc", "*", "fd", "*"))):
+        put("fdres", bytes([0]) + os.readlink(path).encode())
+    for path in sorted(glob.glob(os.path.join(FIX, "fdres", "proc", "*", "net", "*"))):
+        if os.path.isfile(path):
+            put("fdres", bytes([sel[os.path.basename(path)]]) + open(path, "rb").read())
+    for path in sorted(glob.glob(os.path.join(FIX, "fdres", "proc", "*", "fdinfo", "*"))):
+        if os.path.isfile(path):
+            put("fdres", bytes([4]) + open(path, "rb").read())
+
+
 def load_json(jsondir):
     for path in sorted(glob.glob(os.path.join(jsondir, "*.json"))):
         data = open(path, "rb").read()
@@ -290,6 +305,7 @@ proc()
 sysinfo()
 args()
 qdisc()
+fdres()
 if len(sys.argv) > 1:
     iperf3(sys.argv[1])
 if len(sys.argv) > 2:
