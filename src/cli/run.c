@@ -416,8 +416,12 @@ static struct result *run_step(const struct bench *b, struct bench_env *env, con
 	cfg.work_pid = cfg.pid ? cfg.pid : getpid();
 	cfg.others = true;
 	cfg.state_interval_ns = c->no_states ? UINT64_MAX : c->state_interval_ns;
-	/* A process watched from outside: its children are part of it (nginx's workers). */
-	cfg.state_children = cfg.pid != 0;
+	/*
+	 * The work's child processes are part of it: nginx's workers under a
+	 * watched master, mem --ladder's measuring child under engpass.
+	 */
+	cfg.state_children = true;
+	cfg.state_own = cfg.pid == 0;
 	lcfg.pid = cfg.work_pid;
 	cfg.limits = &lcfg;
 	if (env_runner(env)->call->stream) {

@@ -138,6 +138,7 @@ struct thr_acc {
 struct other_acc {
 	int pid;
 	uint64_t start, ticks;
+	uint64_t ticks_on;		/* of them, those while it was on a CPU the work ran on */
 	char comm[16];
 };
 
@@ -229,7 +230,7 @@ struct sampler {
 	mono_ns edge0_t;
 	struct other_acc *other;	/* SAMPLER_OTHERS_TRACKED */
 	size_t nother;
-	uint64_t others_ticks;
+	uint64_t others_ticks, others_on_ticks;
 	double others_time_s;
 	uint64_t work_child_ticks;	/* the work's children reaped during the sampled time (cutime + cstime) */
 	unsigned edge_scans;
@@ -1199,7 +1200,7 @@ static size_t scan_procs(struct sampler *s, struct proc_edge *e, bool *full)
 }
 
 /* Add d ticks of process e to the table kept between spans; when full, it replaces the least busy if busier. */
-static void other_add(struct sampler *s, const struct proc_edge *e, uint64_t d)
+static void other_add(struct sampler *s, const struct proc_edge *e, uint64_t d, bool on)
 {
 	struct other_acc *least = NULL;
 
@@ -1210,6 +1211,7 @@ static void other_add(struct sampler *s, const struct proc_edge *e, uint64_t d)
 
 		if (o->pid == e->pid && o->start == e->start) {
 			o->ticks += d;
+			o->ticks_on += on ? d : 0;
 			return;
 		}
 		if (!least || o->ticks < least->ticks)
@@ -1222,6 +1224,7 @@ static void other_add(struct sampler *s, const struct proc_edge *e, uint64_t d)
 	least->pid = e->pid;
 	least->start = e->start;
 	least->ticks = d;
+	least->ticks_on = on ? d : 0;
 	memcpy(least->comm, e->comm, sizeof(least->comm));
 }
 
@@ -1242,11 +1245,31 @@ static void others_start(struct sampler *s)
  * the span and counts whole, unless the start scan was cut by the bound.
  * Processes that ended during the span are not seen.
  */
+/*
+ * Whether CPU was one the work's threads ran on during the window (any
+ * time on it): another process last seen there competed with the work for
+ * it. Without the work's threads, every CPU counts.
+ */
+static bool work_cpu(const struct sampler *s, int cpu)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < s->nthr; i++)
+		for (int k = 0; k < THR_CPUS; k++) {
+			if (s->thr[i].on[k].cpu < 0 || !s->thr[i].on[k].ns)
+				continue;
+			any = true;
+			if (s->thr[i].on[k].cpu == cpu)
+				return true;
+		}
+	return !any || cpu < 0;
+}
+
 static void others_stop(struct sampler *s)
 {
 	uint64_t c0 = clock_thread_cpu_ns();
 	double dt;
-	bool full;
+	bool full, on;
 	size_t n;
 
 	if (!s->edge0_ok)
@@ -1271,8 +1294,10 @@ static void others_stop(struct sampler *s)
 			}
 			if (b->child)
 				continue;	/* the work's own child: counted with the work when reaped (cutime) */
+			on = work_cpu(s, b->processor);
 			s->others_ticks += d;
-			other_add(s, b, d);
+			s->others_on_ticks += on ? d : 0;
+			other_add(s, b, d, on);
 		}
 		s->others_time_s += dt;
 	}
@@ -1410,6 +1435,7 @@ int sampler_new(struct sampler **out, const struct sampler_config *cfg)
 			struct tstate_config tc = {
 				.proc_root = s->root, .sys_root = cfg->sys_root, .pid = s->work_pid,
 				.interval_ns = cfg->state_interval_ns, .children = cfg->state_children,
+				.own = cfg->state_own,
 			};
 
 			s->ts = tstate_new(&tc);
@@ -1836,6 +1862,11 @@ static void summary_work(const struct sampler *s, struct sysview *v)
 	}
 }
 
+/*
+ * Other processes: their CPU, and of it what they used on the CPUs the
+ * work ran on. The busiest named are those on the work's CPUs (they are
+ * what the work queued behind), then the others.
+ */
 static void summary_others(const struct sampler *s, struct sysview *v)
 {
 	bool used[SAMPLER_OTHERS_TRACKED] = { false };
@@ -1845,12 +1876,18 @@ static void summary_others(const struct sampler *s, struct sysview *v)
 		return;
 	per_tick = 100.0 / (double)s->clk_tck / s->others_time_s;
 	v->others_cpu_pct = (double)s->others_ticks * per_tick;
+	v->others_on_work_cpus_pct = (double)s->others_on_ticks * per_tick;
 	for (int k = 0; k < SYSVIEW_OTHERS; k++) {
 		size_t best = SIZE_MAX;
 
-		for (size_t i = 0; i < s->nother; i++)
-			if (!used[i] && (best == SIZE_MAX || s->other[i].ticks > s->other[best].ticks))
+		for (size_t i = 0; i < s->nother; i++) {
+			const struct other_acc *o = &s->other[i], *b = best == SIZE_MAX ? NULL : &s->other[best];
+
+			if (used[i])
+				continue;
+			if (!b || o->ticks_on > b->ticks_on || (o->ticks_on == b->ticks_on && o->ticks > b->ticks))
 				best = i;
+		}
 		if (best == SIZE_MAX)
 			break;
 		used[best] = true;

@@ -114,6 +114,7 @@ struct sampler_config {
 	 */
 	uint64_t state_interval_ns;
 	bool state_children;
+	bool state_own;		/* work_pid is this process (core/tstate.h's idle rule) */
 	/* The limits to discover at the first start and whose counters to read at each edge; NULL = none. */
 	const struct limits_config *limits;
 	/*

@@ -90,6 +90,7 @@ struct sysview {
 
 	/* Other processes, from /proc/[pid]/stat at the edges of each span. */
 	double others_cpu_pct;		/* all processes but the work and engpass, of one CPU */
+	double others_on_work_cpus_pct;	/* of it, on the CPUs the work's threads ran on (each process's last CPU at the edges) */
 #define SYSVIEW_OTHERS 3
 	struct sysview_other {
 		int pid;		/* 0 = empty slot */
@@ -186,6 +187,7 @@ struct sysview {
 	X(work_thread_cpu_pct, "work_thread_cpu_percent") \
 	X(work_thread_wait_pct, "work_thread_wait_percent") \
 	X(others_cpu_pct, "others_cpu_percent") \
+	X(others_on_work_cpus_pct, "others_on_work_cpus_percent") \
 	X(udp_rcvbuf_errors, "udp_rcvbuf_errors") \
 	X(udp_in_errors, "udp_in_errors") \
 	X(cg_cpu_usage_pct, "cgroup_cpu_usage_percent") \
@@ -229,7 +231,7 @@ static inline void sysview_init(struct sysview *v)
 	v->disk_queue_avg = NAN;
 	v->work_cpu_pct = v->work_wait_pct = v->work_thread_cpu_pct = v->work_thread_wait_pct = NAN;
 	v->work_thread_cpu = -1;
-	v->others_cpu_pct = NAN;
+	v->others_cpu_pct = v->others_on_work_cpus_pct = NAN;
 	v->udp_rcvbuf_errors = v->udp_in_errors = NAN;
 	v->cg_cpu_usage_pct = v->cg_cpu_throttled_pct = v->cg_cpu_throttled_s = NAN;
 	v->cg_io_read_bytes_per_s = v->cg_io_write_bytes_per_s = NAN;

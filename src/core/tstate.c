@@ -417,7 +417,7 @@ struct tstate {
 	char *root;
 	pid_t pid;
 	uint64_t interval_ns;
-	bool children;
+	bool children, own;
 	struct fdres *fdres;
 	struct proc_buf buf;
 	struct proc_task *procs;	/* [0] the work, then children */
@@ -453,6 +453,7 @@ struct tstate *tstate_new(const struct tstate_config *cfg)
 	t->pid = cfg->pid;
 	t->interval_ns = cfg->interval_ns ? cfg->interval_ns : TSTATE_DEFAULT_INTERVAL_NS;
 	t->children = cfg->children;
+	t->own = cfg->own;
 	t->fdres = fdres_new(cfg->proc_root, cfg->sys_root);
 	t->procs = xcalloc(1 + TSTATE_MAX_CHILDREN, sizeof(*t->procs));
 	t->thr = xcalloc(TSTATE_MAX_THREADS, sizeof(*t->thr));
@@ -1236,9 +1237,9 @@ void tstate_tick(struct tstate *t, uint64_t now_ns, pid_t exclude_tid)
 /* ------------------------------------------------------------------ */
 /* The budget */
 
-static bool thr_idle(const struct thr *h)
+static bool thr_idle(const struct tstate *t, const struct thr *h)
 {
-	return h->time_s > 0 && h->cpu_s < TSTATE_IDLE_CPU * h->time_s && !h->busy_wait;
+	return h->time_s > 0 && h->cpu_s < TSTATE_IDLE_CPU * h->time_s && (t->own || !h->busy_wait);
 }
 
 static int by_s(const void *pa, const void *pb)
@@ -1266,14 +1267,14 @@ void tstate_budget(const struct tstate *t, struct sysview_budget *out)
 	out->write_bytes = t->io_seen ? t->io_w : NAN;
 	out->major_faults = t->flt_seen ? t->flt : NAN;
 	for (size_t i = 0; i < t->nthr; i++)
-		any_busy |= t->thr[i].time_s > 0 && !thr_idle(&t->thr[i]);
+		any_busy |= t->thr[i].time_s > 0 && !thr_idle(t, &t->thr[i]);
 	out->idle_s = 0;
 	for (size_t i = 0; i < t->nthr; i++) {
 		const struct thr *h = &t->thr[i];
 
 		if (!(h->time_s > 0))
 			continue;
-		if (any_busy && thr_idle(h)) {
+		if (any_busy && thr_idle(t, h)) {
 			out->idle_threads++;
 			out->idle_s += h->time_s;
 			continue;

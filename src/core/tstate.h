@@ -26,7 +26,11 @@
  * workers, a timer thread, a writer waiting on a condition: under
  * TSTATE_IDLE_CPU of CPU, every off-CPU sample a futex, a sleep, a wait
  * for a child or a signal) are "idle" (TSA's idle state: waiting for work)
- * and left out of the shares, unless every thread is.
+ * and left out of the shares, unless every thread is. When the work is
+ * engpass itself (cfg.own), its structure is known: the threads that do
+ * the work are the busy ones, and any thread under TSTATE_IDLE_CPU (the
+ * runner waiting for the step's end, the net client's control connection,
+ * the guardian process, the stream writer) is idle whatever it waits on.
  *
  * Cost: a thread in R costs one pread of stat per tick; a blocked one a
  * pread of syscall too, and an fd lookup that is one readlink when the fd
@@ -123,6 +127,7 @@ struct tstate_config {
 	pid_t pid;		/* the work */
 	uint64_t interval_ns;	/* 0 = TSTATE_DEFAULT_INTERVAL_NS; at least TSTATE_MIN_INTERVAL_NS */
 	bool children;		/* also the threads of the work's child processes (refreshed each second) */
+	bool own;		/* the work is this process (engpass's own threads): see the idle rule above */
 };
 
 struct tstate;

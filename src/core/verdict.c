@@ -491,9 +491,122 @@ static void budget_disk(const struct verdict_input *in, struct verdict *out, siz
 			  "the work waited %.0f %% of its time on %s (%s)", pct, dev, what);
 }
 
+/*
+ * A state of the budget that a candidate already explains: the most
+ * specific candidate of LIST (NULL-terminated; the benchmark's round trip
+ * or pacing, a configured shaper or throttle) with half the named share
+ * or more is the cause of that wait. It is raised to SHARE, the wait's
+ * own weight, with the budget's figure added to its evidence, and true is
+ * returned; false when no candidate of LIST comes close (the budget's own
+ * candidate is offered then).
+ */
+static bool explain(struct verdict *out, const char *const *list, double share, const char *what, double pct)
+{
+	struct verdict_candidate *best = NULL;
+
+	for (size_t i = 0; i < out->ncand; i++)
+		for (const char *const *r = list; *r; r++)
+			if (!strcmp(out->cand[i].resource, *r) && out->cand[i].share >= VERDICT_NAMED_SHARE / 2 &&
+			    (!best || out->cand[i].share > best->share))
+				best = &out->cand[i];
+	if (!best)
+		return false;
+	if (share > best->share) {
+		size_t n = strlen(best->evidence);
+
+		best->share = share;
+		snprintf(best->evidence + n, sizeof(best->evidence) - n, "; the work waited %.0f %% of its time on %s", pct,
+			 what);
+	}
+	return true;
+}
+
+/*
+ * The work's time on a CPU and in the run queue as candidates. On a CPU
+ * most of the time: one core (one busy thread), or every CPU it may use
+ * (several: "cpu", or "cpuset" when a cpuset or affinity allows fewer than
+ * the box has). The run queue is split three ways: the time the cgroup's
+ * quota throttled it (cpu quota), and the rest in proportion to who held
+ * the CPUs the work ran on: other processes (their CPU on those CPUs), or
+ * its own other threads (their CPU): the work outnumbers its CPUs.
+ */
+static void budget_cpu(const struct verdict_input *in, struct verdict *out, size_t nbench)
+{
+	static const char *const cpu_known[] = { "memory latency", "memory bandwidth", "cache latency", "cpu", "one core",
+						 NULL };
+	const struct sysview *v = in->view;
+	const struct sysview_budget *b = &v->budget;
+	double on = state_pct(b, "on CPU", NULL), rq = state_pct(b, "run queue", NULL), quota = 0;
+	const struct limits *l = in->limits;
+	double allowed = v->ncpu;
+	bool limited = false, multi = false;
+
+	if (l && l->cpuset.state == LIMIT_SET && l->cpuset.value > 0 && l->cpuset.value < allowed) {
+		allowed = l->cpuset.value;
+		limited = true;
+	}
+	if (known(v->work_cpu_pct) && known(v->work_thread_cpu_pct))
+		multi = v->work_cpu_pct - v->work_thread_cpu_pct >= VERDICT_QUEUED_PCT;
+	if (isfinite(b->quota_s) && b->quota_s > 0)
+		quota = 100 * b->quota_s / b->thread_s;
+	if (quota > rq)
+		quota = rq;
+	if (on > 0 && !explain(out, cpu_known, budget_share(on), "a CPU", on)) {
+		if (multi && limited)
+			offer_max(out, nbench, "cpuset", budget_share(on),
+				  "the work may run on fewer CPUs than the box has: allow more CPUs and it can use them",
+				  "the work's %d threads were on a CPU %.0f %% of their time, using %.0f %% of the %.0f CPUs allowed (%s)",
+				  b->threads, on, v->work_cpu_pct, allowed, src(&l->cpuset));
+		else if (multi)
+			offer_max(out, nbench, "cpu", budget_share(on),
+				  "every CPU the work may use was busy with it: faster or more CPUs, or less work per byte",
+				  "the work's %d threads were on a CPU %.0f %% of their time, using %.0f %% of %.0f CPUs",
+				  b->threads, on, v->work_cpu_pct, allowed);
+		else
+			offer_max(out, nbench, "one core", budget_share(on),
+				  allowed > 1 ? "one thread ran its core flat out: a second stream or thread would use an idle core"
+					      : "one thread ran its core flat out: a faster core",
+				  "the work's busiest thread (%s) ran its core: the work's %d thread%s %s on a CPU %.0f %% of %s time",
+				  v->work_thread_comm[0] ? v->work_thread_comm : "?", b->threads, b->threads == 1 ? "" : "s",
+				  b->threads == 1 ? "was" : "were", on, b->threads == 1 ? "its" : "their");
+	}
+	if (quota > 0 && l && l->cpu_quota.state == LIMIT_SET)
+		offer_max(out, nbench, "cpu quota", budget_share(quota),
+			  "the cgroup's CPU quota held the work back: raise it (cpu.cfs_quota_us or cpu.max) or run outside it",
+			  "the work's threads spent %.0f %% of their time throttled by the cgroup's quota (%.2f CPU, %s)", quota,
+			  l->cpu_quota.value, src(&l->cpu_quota));
+	if (rq - quota > 0) {
+		double others = known(v->others_on_work_cpus_pct) ? v->others_on_work_cpus_pct : v->others_cpu_pct;
+		double own = known(v->work_cpu_pct) && b->threads > 1 ? v->work_cpu_pct * (1 - 1.0 / b->threads) : 0;
+		double part = known(others) && others + own > 0 ? others / (others + own) : (own > 0 ? 0 : 1);
+		char top[160] = "";
+		size_t off = 0;
+
+		for (int i = 0; i < SYSVIEW_OTHERS && v->others[i].pid; i++)
+			off += (size_t)snprintf(top + off, off < sizeof(top) ? sizeof(top) - off : 0, "%s%s %.0f %% (pid %d)",
+						i ? ", " : "", v->others[i].comm, v->others[i].cpu_pct, v->others[i].pid);
+		if (known(others) && others < VERDICT_OTHERS_MIN_PCT)
+			part = 0;
+		if (part > 0)
+			offer_max(out, nbench, "other processes", budget_share((rq - quota) * part),
+				  "stop or move the other processes, or pin the work to CPUs they leave alone",
+				  "the work's threads waited %.0f %% of their time for a CPU; other processes used %.0f %% of one CPU on the work's CPUs%s%s",
+				  (rq - quota) * part, known(others) ? others : NAN, top[0] ? ": " : "", top);
+		if (part < 1)
+			offer_max(out, nbench, limited ? "cpuset" : "cpu", budget_share((rq - quota) * (1 - part)),
+				  limited ? "the work's threads outnumber the CPUs it may use: allow more CPUs"
+					  : "the work's own threads outnumber the CPUs: fewer threads, or more CPUs",
+				  "the work's %d threads waited %.0f %% of their time for a CPU held by its own other threads (%.0f CPUs %s)",
+				  b->threads, (rq - quota) * (1 - part), allowed, limited ? "allowed" : "on the box");
+	}
+}
+
 /* The work's waiting states as candidates: what it spent its time waiting for. */
 static void budget(const struct verdict_input *in, struct verdict *out, size_t nbench)
 {
+	static const char *const net_known[] = { "round trip", "tcp window", "udp receive buffer", "shaper", "link",
+						 "own pacing", NULL };
+	static const char *const pacing_known[] = { "own pacing", NULL };
 	const struct sysview_budget *b = &in->view->budget;
 	const struct sysview_budget_entry *top;
 	char what[160];
@@ -501,15 +614,18 @@ static void budget(const struct verdict_input *in, struct verdict *out, size_t n
 
 	if (!(b->thread_s > 0))
 		return;
+	budget_cpu(in, out, nbench);
 	budget_disk(in, out, nbench);
-	if ((pct = state_pct(b, "network", &top)) > 0 && top) {
+	if ((pct = state_pct(b, "network", &top)) > 0 && top &&
+	    !explain(out, net_known, budget_share(pct), "the network", pct)) {
 		entry_text(top, what, sizeof(what));
 		offer_max(out, nbench, "network", budget_share(pct),
 			  "the peer or the path set the pace: its round trip, its window, a shaper on either side, or the peer itself "
 			  "(engpass net client PEER measures the path)",
 			  "the work waited %.0f %% of its time on the network, most on %s (%.0f %%)", pct, what, top->pct);
 	}
-	if ((pct = state_pct(b, "own sleep", &top)) > 0 && top) {
+	if ((pct = state_pct(b, "own sleep", &top)) > 0 && top &&
+	    !explain(out, pacing_known, budget_share(pct), "its own timed sleeps", pct)) {
 		entry_text(top, what, sizeof(what));
 		offer_max(out, nbench, "own pacing", budget_share(pct),
 			  "the work paces itself (a rate setting or a timer): lift it to go faster",
@@ -678,6 +794,20 @@ static int rank(const void *pa, const void *pb)
 	return priority(a->resource) - priority(b->resource);
 }
 
+/* The io limit to report in "limits:": one that is set (any direction), else an unknown one, else none. */
+static const struct limit *io_any(const struct limits *l)
+{
+	const struct limit *k[] = { &l->io_rbps, &l->io_wbps, &l->io_riops, &l->io_wiops };
+
+	for (size_t i = 0; i < 4; i++)
+		if (k[i]->state == LIMIT_SET)
+			return k[i];
+	for (size_t i = 0; i < 4; i++)
+		if (k[i]->state != LIMIT_NONE)
+			return k[i];
+	return k[0];
+}
+
 /* "cpu quota none, cpuset 2 of 2, ..." : what was looked at, for "none observed". */
 static void checked(const struct verdict_input *in, char *buf, size_t len)
 {
@@ -689,7 +819,7 @@ static void checked(const struct verdict_input *in, char *buf, size_t len)
 	} k[] = {
 		{ "cpu quota", l ? &l->cpu_quota : NULL },
 		{ "memory limit", l ? &l->mem_max : NULL },
-		{ "io limit", l && l->io_dev[0] ? &l->io_rbps : NULL },
+		{ "io limit", l && l->io_dev[0] ? io_any(l) : NULL },
 		{ "shaper", l && l->iface[0] ? &l->shaper : NULL },
 	};
 
@@ -714,7 +844,6 @@ void verdict_judge(const struct verdict_input *in, struct verdict *out)
 	size_t nbench = out->ncand;
 
 	if (v && v->samples > 0) {
-		budget(in, out, nbench);
 		if (in->limits && in->limits->discovered) {
 			cpu_quota(in, out);
 			cpuset(in, out);
@@ -729,6 +858,7 @@ void verdict_judge(const struct verdict_input *in, struct verdict *out)
 		device(in, out);
 		heat(in, out);
 		cpus(in, out);
+		budget(in, out, nbench);
 	}
 	qsort(out->cand, out->ncand, sizeof(out->cand[0]), rank);
 	out->next_step[0] = 0;

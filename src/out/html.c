@@ -1340,6 +1340,79 @@ static void metrics_table(FILE *f, json_t *r)
 	fputs("</table>\n", f);
 }
 
+/* A state's colour in the budget bar: the CPU blue, waits warm, the rest grey. */
+static const char *state_color(const char *st)
+{
+	static const struct {
+		const char *state, *color;
+	} c[] = {
+		{ "on CPU", "#4a78b5" }, { "run queue", "#9bb7de" }, { "disk", "#d62728" }, { "network", "#ff7f0e" },
+		{ "ipc", "#bcbd22" }, { "own sleep", "#2ca02c" }, { "lock", "#9467bd" }, { "paging", "#8c564b" },
+		{ "children", "#e377c2" }, { "signal", "#17becf" },
+	};
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		if (st && !strcmp(st, c[i].state))
+			return c[i].color;
+	return "#bbbbbb";
+}
+
+/*
+ * The step's time budget as one stacked bar: where the work's thread time
+ * went (system.time_budget), each state a segment, named below.
+ */
+static void budget_bar(FILE *f, const json_t *r)
+{
+	const json_t *b = json_object_get(json_object_get(r, "system"), "time_budget");
+	const json_t *states = json_object_get(b, "states"), *e;
+	double x = 0;
+	size_t i;
+
+	if (!json_array_size(states))
+		return;
+	fputs("<figure class=\"fig budget\"><figcaption>Where the work's time went (thread states)</figcaption>\n"
+	      "<svg class=\"chart\" viewBox=\"0 0 960 26\" role=\"img\">", f);
+	json_array_foreach(states, i, e) {
+		double p = json_number_value(json_object_get(e, "percent"));
+
+		if (!(p > 0))
+			continue;
+		fprintf(f, "<rect x=\"%.1f\" y=\"2\" width=\"%.1f\" height=\"22\" fill=\"%s\"><title>", x * 9.6,
+			p * 9.6, state_color(jstr(e, "state")));
+		svg_esc(f, jstr(e, "state"));
+		if (jstr(e, "what")) {
+			fputs(" ", f);
+			svg_esc(f, jstr(e, "what"));
+		}
+		fprintf(f, " %.0f %%</title></rect>", p);
+		x += p;
+	}
+	fputs("</svg>\n<p class=\"note\">", f);
+	json_array_foreach(states, i, e) {
+		double p = json_number_value(json_object_get(e, "percent"));
+
+		if (!(p >= 0.5))
+			continue;
+		fprintf(f, "%s<span style=\"color:%s\">&#9632;</span> ", i ? " &middot; " : "", state_color(jstr(e, "state")));
+		svg_esc(f, jstr(e, "state"));
+		if (jstr(e, "what")) {
+			fputs(" ", f);
+			svg_esc(f, jstr(e, "what"));
+		}
+		if (jstr(e, "detail")) {
+			fputs(" (", f);
+			svg_esc(f, jstr(e, "detail"));
+			fputs(")", f);
+		}
+		fprintf(f, " %.0f %%", p);
+	}
+	fprintf(f, "<br>%.1f thread-seconds of %lld threads (%lld idle left out), sampled at %.0f Hz</p></figure>\n",
+		json_number_value(json_object_get(b, "thread_seconds")),
+		(long long)json_integer_value(json_object_get(b, "threads")),
+		(long long)json_integer_value(json_object_get(b, "idle_threads")),
+		json_number_value(json_object_get(b, "rate_hz")));
+}
+
 static void result_section(FILE *f, size_t ri, json_t *r)
 {
 	json_t *vd = json_object_get(r, "verdict"), *notes = json_object_get(r, "notes"), *n;
@@ -1370,6 +1443,7 @@ static void result_section(FILE *f, size_t ri, json_t *r)
 		}
 		fputs("</p>\n", f);
 	}
+	budget_bar(f, r);
 	size_curves(f, ri, r);
 	series_charts(f, ri, r);
 	hist_charts(f, ri, r);
