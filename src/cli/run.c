@@ -320,6 +320,9 @@ static void method_limits(struct result *res, const struct limits *l)
 			continue;
 		limit_describe(k[i].lim, k[i].unit, buf, sizeof(buf));
 		result_method(res, k[i].key, "%s", buf);
+		/* The quota's usage is read from the group that holds it, or is unknown: say which. */
+		if (k[i].lim == &l->cpu_quota && l->cpu_quota.state == LIMIT_SET && l->cpu_usage_source[0])
+			result_method(res, "limit cpu quota usage", "%s", l->cpu_usage_source);
 	}
 }
 

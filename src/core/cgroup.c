@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/proc.h"
@@ -877,6 +878,64 @@ void cgroup_io(const struct cgroup_loc *loc, unsigned maj, unsigned min, struct 
 }
 
 /* ------------------------------------------------------------------ */
+/* The same cgroup in another hierarchy */
+
+/* DIR's cgroup path below TOP ("" = the root cgroup), or NULL when DIR is not under TOP. */
+static const char *rel_path(const char *dir, const char *top)
+{
+	size_t n = strlen(top);
+
+	while (n > 0 && top[n - 1] == '/')
+		n--;
+	if (strncmp(dir, top, n) || (dir[n] && dir[n] != '/'))
+		return NULL;
+	return dir + n;
+}
+
+int cgroup_same_path(const struct cgroup_loc *loc, enum cg_ctrl from, const char *dir, enum cg_ctrl to, char *out,
+		     size_t len)
+{
+	const char *rel, *own;
+	struct stat st;
+	size_t n;
+
+	if (len)
+		out[0] = '\0';
+	if ((unsigned)from >= CG_NCTRL || (unsigned)to >= CG_NCTRL || !loc->version[from] ||
+	    loc->version[to] != loc->version[from])
+		return -ENODEV;
+	rel = rel_path(dir, loc->top[from]);
+	if (!rel)
+		return -EINVAL;
+	/* One hierarchy holds both (cpu,cpuacct mounted together): the very same group. */
+	if (!strcmp(loc->top[from], loc->top[to]))
+		return proc_path(out, len, "%s", dir) ? -ENAMETOOLONG : 0;
+	/* The root cgroup of another hierarchy counts every process of the box. */
+	if (!*rel || !strcmp(rel, "/"))
+		return -EXDEV;
+	own = rel_path(loc->dir[to], loc->top[to]);
+	n = strlen(rel);
+	if (!own || strncmp(own, rel, n) || (own[n] && own[n] != '/'))
+		return -EXDEV;
+	n = strlen(loc->top[to]);
+	while (n > 0 && loc->top[to][n - 1] == '/')
+		n--;
+	if (proc_path(out, len, "%.*s%s", (int)n, loc->top[to], rel))
+		return -ENAMETOOLONG;
+	if (stat(out, &st) < 0) {
+		int e = -errno;
+
+		out[0] = '\0';
+		return e;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		out[0] = '\0';
+		return -ENOTDIR;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
 /* Counters */
 
 /* Reads DIR/FILE into BUF (CG_FILE_MAX). */
@@ -922,12 +981,15 @@ int cgroup_cpu_stat(const char *dir, int version, const char *cpuacct_dir, struc
 	if (version == 1) {
 		if ((r = keyed_or_0(buf, "throttled_time", &out->throttled_ns)))
 			goto out;
+		/*
+		 * The throttling above stands on its own: a cpuacct.usage that
+		 * cannot be read leaves the usage unknown, not the call failed.
+		 */
 		if (cpuacct_dir) {
-			r = read_in(cpuacct_dir, "cpuacct.usage", buf);
-			if (!r)
-				r = cgroup_parse_u64_or_max(buf, &out->usage_ns);
-			if (!r && out->usage_ns == UINT64_MAX)
-				r = -EINVAL;	/* "max" is no count */
+			uint64_t ns = UINT64_MAX;
+
+			if (read_in(cpuacct_dir, "cpuacct.usage", buf) == 0 && cgroup_parse_u64_or_max(buf, &ns) == 0)
+				out->usage_ns = ns;	/* "max" is no count: UINT64_MAX, unknown */
 		}
 	} else {
 		if ((r = keyed_or_0(buf, "throttled_usec", &us)))

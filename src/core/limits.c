@@ -247,6 +247,70 @@ static void discover_iface(const struct limits_config *cfg, struct limits *out)
 	qdisc_list_free(&ql);
 }
 
+/* DIR shown without the fixture root LOC was read under. */
+static const char *shown(const struct cgroup_loc *loc, const char *dir)
+{
+	return strlen(dir) > loc->rootlen ? dir + loc->rootlen : "/";
+}
+
+/* DIR's cgroup path in controller C's hierarchy ("/x/y"), for a reason. */
+static const char *cg_rel(const struct cgroup_loc *loc, enum cg_ctrl c, const char *dir)
+{
+	size_t n = strlen(loc->top[c]);
+
+	while (n > 0 && loc->top[c][n - 1] == '/')
+		n--;
+	if (strncmp(dir, loc->top[c], n))
+		return dir;
+	return dir[n] ? dir + n : "/";
+}
+
+/*
+ * Where the usage of the cpu cgroup DIR that holds the quota is read: its
+ * own cpu.stat (v2: usage_usec), or the cpuacct group at the same path
+ * (v1; the same directory when cpu and cpuacct share a hierarchy). Never
+ * another level: the process's own cpuacct group, when cpu and cpuacct
+ * are mounted apart, can be the root, which counts the whole box. Where
+ * there is none, the usage is unknown and cpu_usage_source says why.
+ */
+static void cpu_usage_dir(const struct cgroup_loc *loc, const char *dir, struct limits *out)
+{
+	int r;
+
+	out->cpu_ver = loc->version[CG_CPU];
+	snprintf(out->cpu_dir, sizeof(out->cpu_dir), "%s", dir);
+	if (out->cpu_ver == 2) {
+		snprintf(out->cpu_usage_source, sizeof(out->cpu_usage_source), "cpu.stat usage_usec in %.160s",
+			 shown(loc, dir));
+		return;
+	}
+	r = cgroup_same_path(loc, CG_CPU, dir, CG_CPUACCT, out->cpuacct_dir, sizeof(out->cpuacct_dir));
+	if (r == 0) {
+		snprintf(out->cpu_usage_source, sizeof(out->cpu_usage_source), "cpuacct.usage in %.160s",
+			 shown(loc, out->cpuacct_dir));
+		return;
+	}
+	out->cpuacct_dir[0] = '\0';
+	switch (r) {
+	case -ENODEV:
+		snprintf(out->cpu_usage_source, sizeof(out->cpu_usage_source), "unknown: %.100s",
+			 loc->why[CG_CPUACCT][0] ? loc->why[CG_CPUACCT] : "cpuacct not in a cgroup v1 hierarchy");
+		break;
+	case -EXDEV:
+		snprintf(out->cpu_usage_source, sizeof(out->cpu_usage_source),
+			 "unknown: the process's cpuacct group is not at or below %.120s", cg_rel(loc, CG_CPU, dir));
+		break;
+	case -ENOENT:
+		snprintf(out->cpu_usage_source, sizeof(out->cpu_usage_source), "unknown: no cpuacct group %.120s",
+			 cg_rel(loc, CG_CPU, dir));
+		break;
+	default:
+		snprintf(out->cpu_usage_source, sizeof(out->cpu_usage_source), "unknown: cpuacct group: %s",
+			 strerror(-r));
+		break;
+	}
+}
+
 void limits_discover(const struct limits_config *cfg, struct limits *out)
 {
 	static const struct limits_config none;
@@ -263,12 +327,8 @@ void limits_discover(const struct limits_config *cfg, struct limits *out)
 
 	cgroup_cpu_quota(loc, &v[0]);
 	from_cg(&out->cpu_quota, &v[0]);
-	if (v[0].state == CG_SET) {
-		out->cpu_ver = loc->version[CG_CPU];
-		snprintf(out->cpu_dir, sizeof(out->cpu_dir), "%s", v[0].dir);
-		snprintf(out->cpuacct_dir, sizeof(out->cpuacct_dir), "%s",
-			 loc->version[CG_CPU] == 2 ? "" : loc->dir[CG_CPUACCT]);
-	}
+	if (v[0].state == CG_SET)
+		cpu_usage_dir(loc, v[0].dir, out);
 	discover_cpus(cfg, loc, out);
 
 	cgroup_memory(loc, &v[0], &v[1], &v[2]);

@@ -47,6 +47,7 @@ struct limit {
 struct limits {
 	bool discovered;
 	struct limit cpu_quota;		/* CPUs: quota / period of the tightest cgroup on the path */
+	char cpu_usage_source[192];	/* where that cgroup's usage is read, or "unknown: why" */
 	struct limit cpuset;		/* CPUs allowed: the cpuset and the affinity mask, intersected */
 	char cpuset_list[64];		/* those CPUs as a list, "0" or "0-3" */
 	int online_cpus;		/* -1 unknown */

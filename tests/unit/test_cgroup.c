@@ -3,7 +3,9 @@
  * Unit tests of the cgroup locator, limits and counters (src/core/cgroup.c)
  * over the fixture trees of tests/fixtures/cgroup/NAME (each a ROOT with
  * proc/{self,PID}/{cgroup,mountinfo} and the cgroup mounts): v1, v2, hybrid
- * (v1 controllers beside an empty cgroup2), nested (a container's view of
+ * (v1 controllers beside an empty cgroup2), apart (cpu and cpuacct mounted
+ * apart: processes in a quota group of one and in the same path, the root
+ * or another group of the other), nested (a container's view of
  * /docker/abc), malformed and missing; the pure parsers on hand-made text;
  * and one look at this machine's own cgroups.
  */
@@ -123,6 +125,13 @@ static void test_v1(void **state)
 	assert_int_equal(cs.throttled_ns, 5000000);
 	assert_int_equal(cgroup_cpu_stat(loc->dir[CG_CPU], 1, NULL, &cs), 0);
 	assert_true(cs.usage_ns == UINT64_MAX);
+	/* cpu,cpuacct in one hierarchy: the quota's group is its own cpuacct group. */
+	{
+		char dir[PATH_MAX];
+
+		assert_int_equal(cgroup_same_path(loc, CG_CPU, loc->dir[CG_CPU], CG_CPUACCT, dir, sizeof(dir)), 0);
+		assert_string_equal(dir, loc->dir[CG_CPU]);
+	}
 
 	assert_int_equal(cgroup_io_stat(loc->dir[CG_IO], 1, 7, 0, &is), 0);
 	assert_int_equal(is.rbytes, 4096);
@@ -272,6 +281,58 @@ static void test_hybrid(void **state)
 	assert_int_equal(cgroup_cpu_stat(loc->dir[CG_CPU], 1, loc->dir[CG_CPUACCT], &cs), 0);
 	assert_int_equal(cs.usage_ns, 42);
 	free(a), free(b), free(c), free(d), free(loc), free(root);
+}
+
+/*
+ * cpu and cpuacct mounted apart (this VM's layout): the quota's usage is
+ * the cpuacct group at the quota's own path, never the process's cpuacct
+ * group at another level (here the root, which counts the whole box).
+ */
+static void test_apart(void **state)
+{
+	char *root = fixture_root("apart"), dir[PATH_MAX];
+	struct cgroup_loc *loc = xmalloc(sizeof(*loc));
+	struct cg_value *a = val();
+	struct cg_cpu_stat cs;
+
+	(void)state;
+	/* 100: cpu:/q/job and cpuacct:/q/job. */
+	assert_int_equal(cgroup_locate(root, 100, loc), 0);
+	cgroup_cpu_quota(loc, a);
+	assert_set(a, 0.5);
+	assert_under(a->dir, root, "/sys/fs/cgroup/cpu/q/job");
+	assert_int_equal(cgroup_same_path(loc, CG_CPU, a->dir, CG_CPUACCT, dir, sizeof(dir)), 0);
+	assert_under(dir, root, "/sys/fs/cgroup/cpuacct/q/job");
+	assert_int_equal(cgroup_cpu_stat(a->dir, 1, dir, &cs), 0);
+	assert_int_equal(cs.usage_ns, 7000);
+	assert_int_equal(cs.periods, 20);
+	/* The root cgroup of another hierarchy counts the whole box: refused. */
+	assert_int_equal(cgroup_same_path(loc, CG_CPU, loc->top[CG_CPU], CG_CPUACCT, dir, sizeof(dir)), -EXDEV);
+	assert_string_equal(dir, "");
+
+	/* self: cpu:/q/job but cpuacct:/ (moved into the cpu group only). */
+	assert_int_equal(cgroup_locate(root, 0, loc), 0);
+	cgroup_cpu_quota(loc, a);
+	assert_set(a, 0.5);
+	assert_under(loc->dir[CG_CPUACCT], root, "/sys/fs/cgroup/cpuacct");
+	assert_int_equal(cgroup_same_path(loc, CG_CPU, a->dir, CG_CPUACCT, dir, sizeof(dir)), -EXDEV);
+	/* Without a cpuacct group the usage is unknown; the throttling is still read. */
+	assert_int_equal(cgroup_cpu_stat(a->dir, 1, NULL, &cs), 0);
+	assert_true(cs.usage_ns == UINT64_MAX);
+	assert_int_equal(cs.periods, 20);
+
+	/* 300: cpuacct:/other, though /q/job exists in cpuacct: not the process's group. */
+	assert_int_equal(cgroup_locate(root, 300, loc), 0);
+	cgroup_cpu_quota(loc, a);
+	assert_int_equal(cgroup_same_path(loc, CG_CPU, a->dir, CG_CPUACCT, dir, sizeof(dir)), -EXDEV);
+	/* An unreadable cpuacct.usage: usage unknown, the call still gives the throttling. */
+	assert_int_equal(cgroup_cpu_stat(a->dir, 1, a->dir, &cs), 0);
+	assert_true(cs.usage_ns == UINT64_MAX);
+	assert_int_equal(cs.periods, 20);
+	/* Another controller, or a directory outside the mount. */
+	assert_int_equal(cgroup_same_path(loc, CG_CPU, a->dir, CG_MEMORY, dir, sizeof(dir)), -ENODEV);
+	assert_int_equal(cgroup_same_path(loc, CG_CPU, "/elsewhere", CG_CPUACCT, dir, sizeof(dir)), -EINVAL);
+	free(a), free(loc), free(root);
 }
 
 static void test_nested(void **state)
@@ -513,6 +574,7 @@ int main(void)
 		cmocka_unit_test(test_v2),
 		cmocka_unit_test(test_v2_not_enabled),
 		cmocka_unit_test(test_hybrid),
+		cmocka_unit_test(test_apart),
 		cmocka_unit_test(test_nested),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_missing),
