@@ -171,6 +171,37 @@ static void discover_rlimits(const struct limits_config *cfg, struct limits *out
 	}
 }
 
+/*
+ * The source of shaping entry Q of L on IFC. An htb class with a ceil
+ * above its rate says which of the two (or its parent's reach) it is
+ * judged by, and why: a class borrows beyond its rate only from a parent.
+ */
+static void shaper_source(const struct qdisc_list *l, const struct qdisc_info *q, const char *ifc, char *buf,
+			  size_t len)
+{
+	char what[128] = "", r[UNITS_FMT_LEN], c[UNITS_FMT_LEN], b[UNITS_FMT_LEN];
+	const struct qdisc_info *p = qdisc_parent(l, q);
+	double reach = qdisc_reach_bps(l, q);
+
+	if (q->is_class && q->ceil_bps > q->rate_bps) {
+		units_fmt_bits(r, sizeof(r), q->rate_bps);
+		units_fmt_bits(c, sizeof(c), q->ceil_bps);
+		if (!p)
+			snprintf(what, sizeof(what), "; rate %s, ceil %s unreachable: no parent class lends", r, c);
+		else if (reach >= q->ceil_bps)
+			snprintf(what, sizeof(what), "; ceil %s, borrowing from %x:%x", c, p->handle >> 16,
+				 p->handle & 0xffff);
+		else if (reach > q->rate_bps)
+			snprintf(what, sizeof(what), "; rate %s, ceil %s: %x:%x lends up to %s", r, c, p->handle >> 16,
+				 p->handle & 0xffff, units_fmt_bits(b, sizeof(b), reach));
+		else
+			snprintf(what, sizeof(what), "; rate %s, ceil %s unreachable: %x:%x lends nothing above it", r,
+				 c, p->handle >> 16, p->handle & 0xffff);
+	}
+	snprintf(buf, len, "%s %s %x:%x on %s (rtnetlink %s%s)", q->kind, q->is_class ? "class" : "qdisc",
+		 q->handle >> 16, q->handle & 0xffff, ifc, q->is_class ? "RTM_GETTCLASS" : "RTM_GETQDISC", what);
+}
+
 /* The shaper, link speed and MTU of the egress interface. */
 static void discover_iface(const struct limits_config *cfg, struct limits *out)
 {
@@ -229,15 +260,11 @@ static void discover_iface(const struct limits_config *cfg, struct limits *out)
 	q = qdisc_limiting(&ql);
 	memset(&out->shaper, 0, sizeof(out->shaper));
 	if (q) {
-		double rate = q->ceil_bps > 0 ? q->ceil_bps : q->rate_bps;
-
 		out->shaper.state = LIMIT_SET;
-		out->shaper.value = rate;
+		out->shaper.value = qdisc_reach_bps(&ql, q);
 		out->shaper_key = *q;
 		snprintf(out->shaper_kind, sizeof(out->shaper_kind), "%s", q->kind);
-		snprintf(out->shaper.source, sizeof(out->shaper.source), "%s %s %x:%x on %s (rtnetlink %s)", q->kind,
-			 q->is_class ? "class" : "qdisc", q->handle >> 16, q->handle & 0xffff, ifc,
-			 q->is_class ? "RTM_GETTCLASS" : "RTM_GETQDISC");
+		shaper_source(&ql, q, ifc, out->shaper.source, sizeof(out->shaper.source));
 	} else {
 		out->shaper.state = LIMIT_NONE;
 		out->shaper.value = NAN;

@@ -39,6 +39,9 @@
 #include <linux/rtnetlink.h>
 #endif
 
+/* The minor part of a handle (TC_H_MIN of linux/pkt_sched.h, which a build without libmnl lacks). */
+#define TC_H_MIN_(h) ((h) & 0xffffu)
+
 void qdisc_list_free(struct qdisc_list *l)
 {
 	free(l->v);
@@ -46,23 +49,63 @@ void qdisc_list_free(struct qdisc_list *l)
 	l->n = 0;
 }
 
-/* What an entry may reach: an htb class its ceil (when set), anything else its rate. */
-static double effective_bps(const struct qdisc_info *q)
+const struct qdisc_info *qdisc_parent(const struct qdisc_list *l, const struct qdisc_info *q)
 {
-	if (q->is_class && q->ceil_bps > 0)
-		return q->ceil_bps;
-	return q->rate_bps;
+	if (!q->is_class || TC_H_MIN_(q->parent) == 0)
+		return NULL;
+	for (size_t i = 0; i < l->n; i++) {
+		const struct qdisc_info *p = &l->v[i];
+
+		if (p != q && p->is_class && p->handle == q->parent && !strcmp(p->kind, q->kind))
+			return p;
+	}
+	return NULL;
+}
+
+/*
+ * An htb class may pass its rate on its own tokens and more, up to its
+ * ceil, only with what its parent class lends: the parent's own reach.
+ * So reach(C) = max(rate, min(ceil, reach(parent))), and a class with no
+ * parent class (under the qdisc itself) reaches its rate, whatever its
+ * ceil says. Walked from the top of the chain down; a chain longer than
+ * htb's 8 levels (a loop, in a fuzzed dump) is cut there.
+ */
+#define QDISC_MAX_DEPTH 16
+
+double qdisc_reach_bps(const struct qdisc_list *l, const struct qdisc_info *q)
+{
+	const struct qdisc_info *chain[QDISC_MAX_DEPTH];
+	size_t n = 0;
+	double reach;
+
+	if (!q->is_class || q->ceil_bps <= q->rate_bps)
+		return q->rate_bps;
+	for (const struct qdisc_info *c = q; c && n < QDISC_MAX_DEPTH; c = qdisc_parent(l, c))
+		chain[n++] = c;
+	reach = chain[n - 1]->rate_bps;
+	for (size_t i = n - 1; i-- > 0;) {
+		const struct qdisc_info *c = chain[i];
+		double ceil = c->ceil_bps > 0 ? c->ceil_bps : c->rate_bps;
+
+		reach = ceil < reach ? ceil : reach;
+		if (c->rate_bps > reach)
+			reach = c->rate_bps;
+	}
+	return reach;
 }
 
 const struct qdisc_info *qdisc_limiting(const struct qdisc_list *l)
 {
 	const struct qdisc_info *best = NULL;
+	double best_r = 0;
 
 	for (size_t i = 0; i < l->n; i++) {
-		double r = effective_bps(&l->v[i]);
+		double r = qdisc_reach_bps(l, &l->v[i]);
 
-		if (r > 0 && (!best || r < effective_bps(best)))
+		if (r > 0 && (!best || r < best_r)) {
 			best = &l->v[i];
+			best_r = r;
+		}
 	}
 	return best;
 }

@@ -3,8 +3,9 @@
  * Queueing disciplines and classes of one interface, read over rtnetlink
  * (RTM_GETQDISC and RTM_GETTCLASS dumps, through libmnl): their kind, the
  * rate a shaping one enforces (tbf rate, htb class rate and ceil, cake
- * bandwidth) and their counters (TCA_STATS2: bytes, packets, drops,
- * overlimits, backlog). Not by parsing tc's output.
+ * bandwidth; an htb class judged by what it can reach, qdisc_reach_bps())
+ * and their counters (TCA_STATS2: bytes, packets, drops, overlimits,
+ * backlog). Not by parsing tc's output.
  *
  * qdisc_parse() is the pure part (a buffer of netlink messages in,
  * entries out) for the fuzz target and the unit tests; qdisc_dump() talks
@@ -63,12 +64,24 @@ int qdisc_dump(int ifindex, struct qdisc_list *out, char *err, size_t errlen);
 void qdisc_list_free(struct qdisc_list *l);
 
 /*
- * The entry that bounds egress: the shaping one with the lowest effective
- * rate, where an htb class's effective rate is its ceil (what it may
- * borrow up to) when set, else its rate, and any other entry's is its
- * rate_bps. Deliberately simple: in an htb tree this is the lowest ceil of
- * any class, leaf or inner, whichever class the traffic takes. NULL when
- * none shapes.
+ * What entry Q of L can pass, in bits/s: its rate_bps, except an htb
+ * class with a ceil above its rate. Such a class passes more than its
+ * rate only by borrowing from its parent class, which lends at most what
+ * it can pass itself: reach = max(rate, min(ceil, the parent's reach)). A
+ * class directly under the qdisc (no parent class: nothing lends) reaches
+ * its rate, whatever its ceil says; its children can reach their ceils
+ * only up to it. 0 = it does not shape.
+ */
+double qdisc_reach_bps(const struct qdisc_list *l, const struct qdisc_info *q);
+
+/* The parent class of class Q in L (the same kind), or NULL: a qdisc, a class under the qdisc itself. */
+const struct qdisc_info *qdisc_parent(const struct qdisc_list *l, const struct qdisc_info *q);
+
+/*
+ * The entry that bounds egress: the shaping one with the lowest reach
+ * (qdisc_reach_bps()). Deliberately simple: in an htb tree this is the
+ * lowest reach of any class, leaf or inner, whichever class the traffic
+ * takes (the first of equal ones). NULL when none shapes.
  */
 const struct qdisc_info *qdisc_limiting(const struct qdisc_list *l);
 
