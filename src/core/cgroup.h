@@ -7,9 +7,18 @@
  * and the fixture tests reach them without a cgroup tree.
  *
  * Every path is read under ROOT ("" = the real system): /proc/PID/cgroup,
- * /proc/PID/mountinfo and the mount points found there. A controller that
- * is not mounted, a cgroup directory outside this mount namespace's view,
- * an unreadable or malformed file: CG_UNKNOWN with the reason.
+ * /proc/PID/mountinfo and the mount points found there. A hierarchy that
+ * PID's mount namespace does not mount (`ip netns exec` mounts a fresh
+ * /sys) is looked for in an ancestor's, then init's, namespace and
+ * reached through /proc/N/root (root only); the directories then start
+ * with that prefix, and so do the sources. A controller that is mounted
+ * nowhere to be seen, a cgroup directory outside this mount namespace's
+ * view, an unreadable or malformed file: CG_UNKNOWN with the reason.
+ *
+ * NEEDSWORK: a hierarchy reached through /proc/N/root is read by path at
+ * every edge; when process N exits during the step, the counters read
+ * after that fail (the span's cgroup figures are then left out, not
+ * wrong). Holding a directory descriptor would keep it.
  */
 #ifndef ENGPASS_CGROUP_H
 #define ENGPASS_CGROUP_H
@@ -41,6 +50,10 @@ const char *cgroup_ctrl_name(enum cg_ctrl c, int version);
  * the cgroup's cpu.stat, which every v2 cgroup has, so it needs only the
  * mount. Nested containers: the mount's root field (mountinfo field 4) is
  * stripped from the cgroup path; a path outside it is "not visible".
+ * Hierarchies the process is in but its mount namespace does not mount
+ * are looked for in the mount namespaces of its ancestors, then of init
+ * (ROOT/proc/N/mountinfo, reached through ROOT/proc/N/root); where none
+ * helps, why[] says "not mounted here; /proc/N/root: permission denied".
  * Returns 0, or -errno when /proc/PID/cgroup cannot be read or is
  * malformed (-EINVAL) (every version[] 0 with the reason). An unreadable
  * mountinfo is 0 with every controller's reason.
