@@ -7,7 +7,8 @@
  * parsed for any interface and for interface 1 (the captured seeds' lo);
  * every entry must have a kind and a sane rate, the filtered list must be
  * found in the whole one, every reach (qdisc_reach_bps()) must lie between
- * the entry's rate and ceil, and qdisc_limiting() must pick the lowest.
+ * the entry's rate and ceil, and qdisc_limiting() must pick the lowest;
+ * parsed as a filter dump (qdisc_parse_filters()), a redirect names a device.
  * Built only with libmnl.
  */
 #include <errno.h>
@@ -82,6 +83,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t i = 0; i < one.n; i++)
 			if (!qdisc_find(&all, &one.v[i]))
 				abort();
+	}
+	/* The same bytes as a filter dump: any redirect found names a device. */
+	{
+		struct qdisc_redirect rd = { 0 };
+
+		check_rc(qdisc_parse_filters(buf, size, 0, &rd));
+		if (rd.ifindex < 0 || (rd.ifindex && !rd.classifier[0]) || !memchr(rd.classifier, 0, sizeof(rd.classifier)))
+			abort();
 	}
 	qdisc_list_free(&all);
 	qdisc_list_free(&one);

@@ -308,6 +308,7 @@ static void method_limits(struct result *res, const struct limits *l)
 		{ "limit io read iops", "", &l->io_riops, l->io_dev[0] && l->io_riops.state == LIMIT_SET },
 		{ "limit io write iops", "", &l->io_wiops, l->io_dev[0] && l->io_wiops.state == LIMIT_SET },
 		{ "limit shaper", "bits/s", &l->shaper, l->iface[0] },
+		{ "limit shaper (ingress)", "bits/s", &l->shaper_in, l->iface[0] },
 		{ "limit link", "bits/s", &l->link, l->iface[0] },
 		{ "limit mtu", "bytes", &l->mtu, l->iface[0] },
 		{ "limit memlock", "bytes", &l->memlock, true },

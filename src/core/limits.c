@@ -202,6 +202,63 @@ static void shaper_source(const struct qdisc_list *l, const struct qdisc_info *q
 		 q->handle >> 16, q->handle & 0xffff, ifc, q->is_class ? "RTM_GETTCLASS" : "RTM_GETQDISC", what);
 }
 
+/*
+ * The shaper of incoming traffic: an ingress filter on IFC (index IFX)
+ * that redirects to another device (ifb), and that device's shaping qdisc.
+ */
+static void discover_ingress(const char *ifc, int ifx, struct limits *out)
+{
+	struct qdisc_redirect rd;
+	struct qdisc_list ql = { 0 };
+	const struct qdisc_info *q;
+	char err[128] = "", name[IF_NAMESIZE] = "";
+	int r;
+
+	r = qdisc_ingress_redirect(ifx, &rd, err, sizeof(err));
+	if (r < 0) {
+		set_unknown(&out->shaper_in, "%s", err[0] ? err : strerror(-r));
+		return;
+	}
+	memset(&out->shaper_in, 0, sizeof(out->shaper_in));
+	out->shaper_in.value = NAN;
+	if (!rd.ifindex) {
+		out->shaper_in.state = LIMIT_NONE;
+		snprintf(out->shaper_in.source, sizeof(out->shaper_in.source),
+			 "no ingress filter redirects %s's traffic (rtnetlink RTM_GETTFILTER)", ifc);
+		return;
+	}
+	if (!if_indextoname((unsigned)rd.ifindex, name)) {
+		set_unknown(&out->shaper_in, "%s's ingress redirects to interface %d, which is gone", ifc, rd.ifindex);
+		return;
+	}
+	snprintf(out->ifb, sizeof(out->ifb), "%s", name);
+	r = qdisc_dump(rd.ifindex, &ql, err, sizeof(err));
+	if (r < 0) {
+		set_unknown(&out->shaper_in, "%s", err[0] ? err : strerror(-r));
+		qdisc_list_free(&ql);
+		return;
+	}
+	q = qdisc_limiting(&ql);
+	if (q) {
+		char src[192];
+
+		out->shaper_in.state = LIMIT_SET;
+		out->shaper_in.value = qdisc_reach_bps(&ql, q);
+		out->shaper_in_key = *q;
+		out->ifb_ifindex = rd.ifindex;
+		snprintf(out->shaper_in_kind, sizeof(out->shaper_in_kind), "%s", q->kind);
+		shaper_source(&ql, q, name, src, sizeof(src));
+		snprintf(out->shaper_in.source, sizeof(out->shaper_in.source), "%.130s; %s's ingress redirected there (%s)",
+			 src, ifc, rd.classifier);
+	} else {
+		out->shaper_in.state = LIMIT_NONE;
+		snprintf(out->shaper_in.source, sizeof(out->shaper_in.source),
+			 "%s's ingress goes to %s (%s filter), which shapes nothing (%s)", ifc, name, rd.classifier,
+			 ql.n ? ql.v[0].kind : "no qdisc");
+	}
+	qdisc_list_free(&ql);
+}
+
 /* The shaper, link speed and MTU of the egress interface. */
 static void discover_iface(const struct limits_config *cfg, struct limits *out)
 {
@@ -215,6 +272,7 @@ static void discover_iface(const struct limits_config *cfg, struct limits *out)
 
 	if (!ifc || !ifc[0]) {
 		set_unknown(&out->shaper, "%s", "no egress interface known for this step");
+		set_unknown(&out->shaper_in, "%s", "no egress interface known for this step");
 		set_unknown(&out->link, "%s", "no egress interface known for this step");
 		set_unknown(&out->mtu, "%s", "no egress interface known for this step");
 		return;
@@ -244,13 +302,16 @@ static void discover_iface(const struct limits_config *cfg, struct limits *out)
 
 	if (cfg->no_netlink || root[0]) {
 		set_unknown(&out->shaper, "%s", "qdiscs not read (no netlink for this root)");
+		set_unknown(&out->shaper_in, "%s", "qdiscs not read (no netlink for this root)");
 		return;
 	}
 	out->ifindex = (int)if_nametoindex(ifc);
 	if (!out->ifindex) {
 		set_unknown(&out->shaper, "no interface %s in this network namespace", ifc);
+		set_unknown(&out->shaper_in, "no interface %s in this network namespace", ifc);
 		return;
 	}
+	discover_ingress(ifc, out->ifindex, out);
 	r = qdisc_dump(out->ifindex, &ql, err, sizeof(err));
 	if (r < 0) {
 		set_unknown(&out->shaper, "%s", err[0] ? err : strerror(-r));
@@ -437,6 +498,21 @@ void limits_counters_read(const struct limits_config *cfg, const struct limits *
 			out->mem_oom = st.oom;
 		}
 	}
+	if (lim->shaper_in.state == LIMIT_SET && lim->ifb_ifindex > 0 && !(cfg && cfg->no_netlink)) {
+		struct qdisc_list ql = { 0 };
+		char err[64];
+		const struct qdisc_info *q;
+
+		if (qdisc_dump(lim->ifb_ifindex, &ql, err, sizeof(err)) == 0 &&
+		    (q = qdisc_find(&ql, &lim->shaper_in_key)) && q->have_stats) {
+			out->qin_ok = true;
+			out->qin_bytes = q->bytes;
+			out->qin_drops = q->drops;
+			out->qin_overlimits = q->overlimits;
+			out->qin_backlog = q->backlog;
+		}
+		qdisc_list_free(&ql);
+	}
 	if (lim->shaper.state == LIMIT_SET && lim->ifindex > 0 && !(cfg && cfg->no_netlink)) {
 		struct qdisc_list ql = { 0 };
 		char err[64];
@@ -508,6 +584,16 @@ void limits_span_add(struct limits_span *acc, const struct limits_counters *a, c
 			acc->q_backlog_max = a->q_backlog;
 		if (b->q_backlog > acc->q_backlog_max)
 			acc->q_backlog_max = b->q_backlog;
+	}
+	if (a->qin_ok && b->qin_ok) {
+		acc->qin_s += s;
+		add(&acc->qin_bytes, diff(a->qin_bytes, b->qin_bytes));
+		add(&acc->qin_drops, diff(a->qin_drops, b->qin_drops));
+		add(&acc->qin_overlimits, diff(a->qin_overlimits, b->qin_overlimits));
+		if (a->qin_backlog > acc->qin_backlog_max)
+			acc->qin_backlog_max = a->qin_backlog;
+		if (b->qin_backlog > acc->qin_backlog_max)
+			acc->qin_backlog_max = b->qin_backlog;
 	}
 }
 

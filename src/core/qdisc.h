@@ -64,6 +64,35 @@ int qdisc_dump(int ifindex, struct qdisc_list *out, char *err, size_t errlen);
 void qdisc_list_free(struct qdisc_list *l);
 
 /*
+ * Where the incoming traffic of an interface is redirected to be shaped:
+ * OpenWrt's SQM (and most ingress shaping) puts an ingress qdisc on the
+ * WAN interface with a filter whose action is `mirred egress redirect dev
+ * ifb0`, and the shaper (tbf, htb, cake) on ifb0's egress.
+ */
+struct qdisc_redirect {
+	int ifindex;			/* the device of the first mirred egress redirect; 0 = none */
+	char classifier[16];		/* the filter that carries it: "u32", "matchall", "flower", ... */
+};
+
+/*
+ * Parses the RTM_NEWTFILTER messages in BUF (LEN bytes, as qdisc_parse())
+ * for interface IFINDEX (0 = any) into OUT, which keeps the first
+ * redirect found (OUT starts zeroed). The actions of u32, matchall,
+ * flower, basic, bpf and fw filters are read; a mirror (a copy) is no
+ * redirect. Returns 1 at NLMSG_DONE, 0 when more may follow, -EINVAL on
+ * a malformed message (an action list, a kind, a struct tc_mirred cut
+ * short), -errno of an NLMSG_ERROR, -ENOSYS without libmnl.
+ */
+int qdisc_parse_filters(const void *buf, size_t len, int ifindex, struct qdisc_redirect *out);
+
+/*
+ * Dumps the filters on the ingress side of IFINDEX (RTM_GETTFILTER, parent
+ * ffff:fff2) into OUT. No ingress qdisc is no redirect (0, OUT zeroed).
+ * Returns 0, or -errno with ERR as qdisc_dump().
+ */
+int qdisc_ingress_redirect(int ifindex, struct qdisc_redirect *out, char *err, size_t errlen);
+
+/*
  * What entry Q of L can pass, in bits/s: its rate_bps, except an htb
  * class with a ceil above its rate. Such a class passes more than its
  * rate only by borrowing from its parent class, which lends at most what

@@ -49,7 +49,9 @@
 #include <libmnl/libmnl.h>
 #include <linux/gen_stats.h>
 #include <linux/pkt_sched.h>
+#include <linux/pkt_cls.h>
 #include <linux/rtnetlink.h>
+#include <linux/tc_act/tc_mirred.h>
 
 /* ------------------------------------------------------------------ */
 /* Building messages */
@@ -691,6 +693,70 @@ static void test_trailing_and_other(void **state)
 	free(m);
 }
 
+/*
+ * A filter on an interface's ingress whose action list holds one mirred
+ * action (EACTION to IFB); ACT is the classifier's action attribute.
+ * MIRRED_LEN cuts struct tc_mirred short when below its size.
+ */
+static void put_filter(struct msgs *m, int ifindex, const char *kind, uint16_t act, int eaction, uint32_t ifb,
+		       size_t mirred_len)
+{
+	struct nlmsghdr *nlh = tc_start(m, RTM_NEWTFILTER, ifindex, 0x800, 0xfffffff2, kind);
+	struct tc_mirred mir = { .eaction = eaction, .ifindex = ifb };
+	struct nlattr *opts, *acts, *one, *aopts;
+
+	opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
+	acts = mnl_attr_nest_start(nlh, act);
+	one = mnl_attr_nest_start(nlh, 1);
+	mnl_attr_put_strz(nlh, TCA_ACT_KIND, "mirred");
+	aopts = mnl_attr_nest_start(nlh, TCA_ACT_OPTIONS);
+	mnl_attr_put(nlh, TCA_MIRRED_PARMS, mirred_len, &mir);
+	mnl_attr_nest_end(nlh, aopts);
+	mnl_attr_nest_end(nlh, one);
+	mnl_attr_nest_end(nlh, acts);
+	mnl_attr_nest_end(nlh, opts);
+	msg_end(m, nlh);
+}
+
+/* Ingress redirects (ifb): the first egress redirect counts, a mirror does not. */
+static void test_filters(void **state)
+{
+	struct msgs *m = msgs_new();
+	struct qdisc_redirect rd = { 0 };
+
+	(void)state;
+	/* The u32 hash table's own message (no options), a mirror, then the redirect. */
+	msg_end(m, tc_start(m, RTM_NEWTFILTER, 3, 0x800, 0xfffffff2, "u32"));
+	put_filter(m, 3, "u32", TCA_U32_ACT, TCA_EGRESS_MIRROR, 8, sizeof(struct tc_mirred));
+	put_filter(m, 3, "u32", TCA_U32_ACT, TCA_EGRESS_REDIR, 9, sizeof(struct tc_mirred));
+	put_filter(m, 3, "matchall", TCA_MATCHALL_ACT, TCA_EGRESS_REDIR, 10, sizeof(struct tc_mirred));
+	put_done(m);
+	assert_int_equal(qdisc_parse_filters(m->u.c, m->len, 3, &rd), 1);
+	assert_int_equal(rd.ifindex, 9);
+	assert_string_equal(rd.classifier, "u32");
+
+	/* Another interface's filters are not read. */
+	memset(&rd, 0, sizeof(rd));
+	assert_int_equal(qdisc_parse_filters(m->u.c, m->len, 4, &rd), 1);
+	assert_int_equal(rd.ifindex, 0);
+
+	/* matchall alone. */
+	memset(m, 0, sizeof(*m));
+	memset(&rd, 0, sizeof(rd));
+	put_filter(m, 3, "matchall", TCA_MATCHALL_ACT, TCA_EGRESS_REDIR, 10, sizeof(struct tc_mirred));
+	assert_int_equal(qdisc_parse_filters(m->u.c, m->len, 3, &rd), 0);
+	assert_int_equal(rd.ifindex, 10);
+	assert_string_equal(rd.classifier, "matchall");
+
+	/* A struct tc_mirred cut short: the message is refused. */
+	memset(m, 0, sizeof(*m));
+	memset(&rd, 0, sizeof(rd));
+	put_filter(m, 3, "u32", TCA_U32_ACT, TCA_EGRESS_REDIR, 9, sizeof(struct tc_mirred) - 4);
+	assert_int_equal(qdisc_parse_filters(m->u.c, m->len, 3, &rd), -EINVAL);
+	assert_int_equal(rd.ifindex, 0);
+	free(m);
+}
+
 static void test_find(void **state)
 {
 	struct msgs *m = msgs_new();
@@ -895,6 +961,7 @@ int main(void)
 		cmocka_unit_test(test_bad_kind),
 		cmocka_unit_test(test_trailing_and_other),
 		cmocka_unit_test(test_find),
+		cmocka_unit_test(test_filters),
 		cmocka_unit_test(test_dump_bad_ifindex),
 	};
 	struct CMUnitTest tests[ARRAY_SIZE(pure) + 1];
