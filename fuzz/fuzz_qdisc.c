@@ -6,7 +6,9 @@
  * struct nlmsghdr, with nothing after it to hide an over-read). It is
  * parsed for any interface and for interface 1 (the captured seeds' lo);
  * every entry must have a kind and a sane rate, the filtered list must be
- * found in the whole one, and qdisc_limiting() must pick the lowest rate.
+ * found in the whole one, every reach (qdisc_reach_bps()) must lie between
+ * the entry's rate and ceil, and qdisc_limiting() must pick the lowest;
+ * parsed as a filter dump (qdisc_parse_filters()), a redirect names a device.
  * Built only with libmnl.
  */
 #include <errno.h>
@@ -23,9 +25,19 @@ static void check_rc(int rc)
 		abort();
 }
 
-static double effective(const struct qdisc_info *q)
+/*
+ * What the entry reaches: never below its rate, never above the larger of
+ * its rate and ceil (a parent lends at most up to the ceil), finite.
+ */
+static double effective(const struct qdisc_list *l, const struct qdisc_info *q)
 {
-	return q->is_class && q->ceil_bps > 0 ? q->ceil_bps : q->rate_bps;
+	double r = qdisc_reach_bps(l, q);
+
+	if (!isfinite(r) || r < q->rate_bps || r > (q->ceil_bps > q->rate_bps ? q->ceil_bps : q->rate_bps))
+		abort();
+	if (!qdisc_parent(l, q) && r != q->rate_bps)
+		abort();	/* nothing lends: its rate */
+	return r;
 }
 
 static void check_list(const struct qdisc_list *l)
@@ -41,10 +53,10 @@ static void check_list(const struct qdisc_list *l)
 			abort();
 		if (!qdisc_find(l, q))
 			abort();
-		if (effective(q) > 0 && (!lim || effective(q) < effective(lim)))
+		if (effective(l, q) > 0 && (!lim || effective(l, q) < effective(l, lim)))
 			abort();	/* a lower rate than the one called limiting */
 	}
-	if (lim && !(effective(lim) > 0))
+	if (lim && !(effective(l, lim) > 0))
 		abort();
 }
 
@@ -71,6 +83,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t i = 0; i < one.n; i++)
 			if (!qdisc_find(&all, &one.v[i]))
 				abort();
+	}
+	/* The same bytes as a filter dump: any redirect found names a device. */
+	{
+		struct qdisc_redirect rd = { 0 };
+
+		check_rc(qdisc_parse_filters(buf, size, 0, &rd));
+		if (rd.ifindex < 0 || (rd.ifindex && !rd.classifier[0]) || !memchr(rd.classifier, 0, sizeof(rd.classifier)))
+			abort();
 	}
 	qdisc_list_free(&all);
 	qdisc_list_free(&one);

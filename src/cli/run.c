@@ -312,6 +312,7 @@ static void method_limits(struct result *res, const struct limits *l)
 		{ "limit io read iops", "", &l->io_riops, l->io_dev[0] && l->io_riops.state == LIMIT_SET },
 		{ "limit io write iops", "", &l->io_wiops, l->io_dev[0] && l->io_wiops.state == LIMIT_SET },
 		{ "limit shaper", "bits/s", &l->shaper, l->iface[0] },
+		{ "limit shaper (ingress)", "bits/s", &l->shaper_in, l->iface[0] },
 		{ "limit link", "bits/s", &l->link, l->iface[0] },
 		{ "limit mtu", "bytes", &l->mtu, l->iface[0] },
 		{ "limit memlock", "bytes", &l->memlock, true },
@@ -324,6 +325,9 @@ static void method_limits(struct result *res, const struct limits *l)
 			continue;
 		limit_describe(k[i].lim, k[i].unit, buf, sizeof(buf));
 		result_method(res, k[i].key, "%s", buf);
+		/* The quota's usage is read from the group that holds it, or is unknown: say which. */
+		if (k[i].lim == &l->cpu_quota && l->cpu_quota.state == LIMIT_SET && l->cpu_usage_source[0])
+			result_method(res, "limit cpu quota usage", "%s", l->cpu_usage_source);
 	}
 }
 

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/proc.h"
@@ -193,6 +194,13 @@ struct locate_ctx {
 	char v1root[CG_NCTRL][PATH_MAX], v1point[CG_NCTRL][PATH_MAX];
 	bool v2m, v2m_under;
 	char v2root[PATH_MAX], v2point[PATH_MAX];
+	/*
+	 * Where each chosen mount is reached: ROOT itself, or ROOT/proc/N/root
+	 * when it was found in another process's mount namespace (alt).
+	 */
+	bool v1alt[CG_NCTRL], v2alt;
+	char alt[PATH_MAX];
+	char altwhy[64];	/* why no other namespace helped, for the reasons */
 	char buf[CG_FILE_MAX];
 };
 
@@ -282,13 +290,119 @@ static bool list_has(const char *text, const char *w)
 	return false;
 }
 
+/*
+ * Scans the mount table TEXT (LEN bytes, mountinfo) for the hierarchies X
+ * wants. With ALT, only controllers that have no mount yet take one, and
+ * they are marked as reached through x->alt. Returns whether any was taken.
+ */
+static bool scan_mounts(struct locate_ctx *x, const char *text, size_t len, bool alt)
+{
+	struct proc_mount *m = xmalloc(sizeof(*m));
+	const char *pos = text, *end = text + len;
+	bool had[CG_NCTRL], had2 = x->v2m, took = false;
+	unsigned bad = 0;
+
+	for (int c = 0; c < CG_NCTRL; c++)
+		had[c] = x->v1m[c];
+	while (proc_mount_next(m, PROC_MOUNTINFO, &pos, end, &bad)) {
+		if (!strcmp(m->fs_type, "cgroup")) {
+			for (int c = 0; c < CG_NCTRL; c++)
+				if (x->v1[c] && !(alt && had[c]) && proc_mount_has_opt(m->super_opts, v1_names[c])) {
+					take_mount(m, x->v1path[c], &x->v1m[c], &x->v1m_under[c], x->v1root[c],
+						   x->v1point[c]);
+					took |= x->v1alt[c] = alt;
+				}
+		} else if (!strcmp(m->fs_type, "cgroup2") && x->v2 && !(alt && had2)) {
+			take_mount(m, x->v2path, &x->v2m, &x->v2m_under, x->v2root, x->v2point);
+			took |= x->v2alt = alt;
+		}
+	}
+	free(m);
+	return took;
+}
+
+/* Whether a hierarchy the process is in has no mount in X. */
+static bool mount_missing(const struct locate_ctx *x)
+{
+	for (int c = 0; c < CG_NCTRL; c++)
+		if (x->v1[c] && !x->v1m[c])
+			return true;
+	return x->v2 && !x->v2m;
+}
+
+/* The parent of process SELF ("self" or a pid) under ROOT; 0 when unknown. */
+static pid_t parent_of(const char *root, const char *self)
+{
+	struct proc_buf b = PROC_BUF_INIT;
+	struct proc_pid_stat st;
+	char path[PATH_MAX];
+	pid_t pp = 0;
+
+	if (!proc_path(path, sizeof(path), "%s/proc/%s/stat", root, self) && proc_buf_read_file(&b, path) == 0 &&
+	    proc_pid_stat_parse(&st, b.data, b.len) == 0)
+		pp = st.ppid;
+	proc_buf_release(&b);
+	return pp;
+}
+
+/*
+ * The hierarchies SELF's own mount namespace does not show, found in
+ * another's: `ip netns exec` unshares the mount namespace and mounts a
+ * fresh /sys, so /sys/fs/cgroup is empty there while the process is still
+ * in its cgroups (/proc/PID/cgroup). The namespace the process came from
+ * is its ancestors' (the shell that ran ip netns exec), else init's; each
+ * is read through ROOT/proc/N/mountinfo and reached through
+ * ROOT/proc/N/root, which needs root (ptrace access to N). The first that
+ * mounts a missing hierarchy is taken (x->alt); none: x->altwhy says why.
+ */
+static void locate_elsewhere(struct locate_ctx *x, const char *root, const char *self)
+{
+	struct proc_buf mi = PROC_BUF_INIT;
+	char path[PATH_MAX], who[32] = "1";
+	pid_t n = parent_of(root, self);
+	int r, last = -ENOENT;
+
+	for (int i = 0; i < 32 && mount_missing(x); i++) {
+		struct stat st;
+
+		/* The ancestors up to init, then init itself. */
+		if (n <= 1)
+			n = 1;
+		snprintf(who, sizeof(who), "%ld", (long)n);
+		proc_buf_release(&mi);
+		if (proc_path(path, sizeof(path), "%s/proc/%s/root", root, who) ||
+		    proc_path(x->alt, sizeof(x->alt), "%s", path))
+			break;
+		if (stat(path, &st) < 0) {
+			last = -errno;
+		} else {
+			r = -ENAMETOOLONG;
+			if (!proc_path(path, sizeof(path), "%s/proc/%s/mountinfo", root, who))
+				r = proc_buf_read_file(&mi, path);
+			if (r)
+				last = r;
+			else if (scan_mounts(x, mi.data, mi.len, true))
+				break;
+			else
+				last = 0;	/* read, and it mounts none of them either */
+		}
+		if (n == 1)
+			break;
+		n = parent_of(root, who);
+	}
+	proc_buf_release(&mi);
+	if (mount_missing(x) && last)
+		snprintf(x->altwhy, sizeof(x->altwhy), " here; /proc/%s/root: %s", who, err_text(last));
+	else if (mount_missing(x))
+		snprintf(x->altwhy, sizeof(x->altwhy), " here or in /proc/%s/root", who);
+}
+
 int cgroup_locate(const char *root, pid_t pid, struct cgroup_loc *out)
 {
 	struct locate_ctx *x = xcalloc(1, sizeof(*x));
 	struct proc_buf mi = PROC_BUF_INIT;
-	struct proc_mount *m = NULL;
 	char self[32], path[PATH_MAX];
-	const char *ctrls = NULL;
+	const char *ctrls = NULL, *v2pre;
 	ssize_t len;
 	int r = 0;
 
@@ -321,27 +435,15 @@ int cgroup_locate(const char *root, pid_t pid, struct cgroup_loc *out)
 		r = 0;
 		goto done;
 	}
-	m = xmalloc(sizeof(*m));
-	{
-		const char *pos = mi.data, *end = mi.data + mi.len;
-		unsigned bad = 0;
-
-		while (proc_mount_next(m, PROC_MOUNTINFO, &pos, end, &bad)) {
-			if (!strcmp(m->fs_type, "cgroup")) {
-				for (int c = 0; c < CG_NCTRL; c++)
-					if (x->v1[c] && proc_mount_has_opt(m->super_opts, v1_names[c]))
-						take_mount(m, x->v1path[c], &x->v1m[c], &x->v1m_under[c], x->v1root[c],
-							   x->v1point[c]);
-			} else if (!strcmp(m->fs_type, "cgroup2") && x->v2) {
-				take_mount(m, x->v2path, &x->v2m, &x->v2m_under, x->v2root, x->v2point);
-			}
-		}
-	}
+	scan_mounts(x, mi.data, mi.len, false);
+	if (mount_missing(x))
+		locate_elsewhere(x, root, self);
 
 	/* What the v2 hierarchy offers: cgroup.controllers at its mount point. */
+	v2pre = x->v2alt ? x->alt : root;
 	if (x->v2m) {
 		len = -ENAMETOOLONG;
-		if (!proc_path(path, sizeof(path), "%s%s/cgroup.controllers", root,
+		if (!proc_path(path, sizeof(path), "%s%s/cgroup.controllers", v2pre,
 			 strcmp(x->v2point, "/") ? x->v2point : ""))
 			len = read_text(path, x->buf);
 		if (len >= 0)
@@ -352,20 +454,21 @@ int cgroup_locate(const char *root, pid_t pid, struct cgroup_loc *out)
 	for (int c = 0; c < CG_NCTRL; c++) {
 		if (x->v1[c]) {
 			if (x->v1m[c])
-				place(out, c, 1, root, x->v1path[c], x->v1root[c], x->v1point[c]);
+				place(out, c, 1, x->v1alt[c] ? x->alt : root, x->v1path[c], x->v1root[c], x->v1point[c]);
 			else
-				proc_path(out->why[c], sizeof(out->why[c]), "%s controller not mounted", v1_names[c]);
+				proc_path(out->why[c], sizeof(out->why[c]), "%s controller not mounted%s", v1_names[c],
+					  x->altwhy);
 		} else if (x->v2m && (c == CG_CPUACCT || (ctrls && list_has(ctrls, v2_names[c])))) {
-			place(out, c, 2, root, x->v2path, x->v2root, x->v2point);
+			place(out, c, 2, v2pre, x->v2path, x->v2root, x->v2point);
 		} else if (x->v2m && !ctrls) {
 			proc_path(out->why[c], sizeof(out->why[c]), "cgroup.controllers: %s", err_text(r));
 		} else {
-			proc_path(out->why[c], sizeof(out->why[c]), "%s controller not mounted", v2_names[c]);
+			proc_path(out->why[c], sizeof(out->why[c]), "%s controller not mounted%s", v2_names[c],
+				  x->v2 && !x->v2m ? x->altwhy : "");
 		}
 	}
 	r = 0;
 done:
-	free(m);
 	proc_buf_release(&mi);
 	free(x);
 	return r;
@@ -877,6 +980,64 @@ void cgroup_io(const struct cgroup_loc *loc, unsigned maj, unsigned min, struct 
 }
 
 /* ------------------------------------------------------------------ */
+/* The same cgroup in another hierarchy */
+
+/* DIR's cgroup path below TOP ("" = the root cgroup), or NULL when DIR is not under TOP. */
+static const char *rel_path(const char *dir, const char *top)
+{
+	size_t n = strlen(top);
+
+	while (n > 0 && top[n - 1] == '/')
+		n--;
+	if (strncmp(dir, top, n) || (dir[n] && dir[n] != '/'))
+		return NULL;
+	return dir + n;
+}
+
+int cgroup_same_path(const struct cgroup_loc *loc, enum cg_ctrl from, const char *dir, enum cg_ctrl to, char *out,
+		     size_t len)
+{
+	const char *rel, *own;
+	struct stat st;
+	size_t n;
+
+	if (len)
+		out[0] = '\0';
+	if ((unsigned)from >= CG_NCTRL || (unsigned)to >= CG_NCTRL || !loc->version[from] ||
+	    loc->version[to] != loc->version[from])
+		return -ENODEV;
+	rel = rel_path(dir, loc->top[from]);
+	if (!rel)
+		return -EINVAL;
+	/* One hierarchy holds both (cpu,cpuacct mounted together): the very same group. */
+	if (!strcmp(loc->top[from], loc->top[to]))
+		return proc_path(out, len, "%s", dir) ? -ENAMETOOLONG : 0;
+	/* The root cgroup of another hierarchy counts every process of the box. */
+	if (!*rel || !strcmp(rel, "/"))
+		return -EXDEV;
+	own = rel_path(loc->dir[to], loc->top[to]);
+	n = strlen(rel);
+	if (!own || strncmp(own, rel, n) || (own[n] && own[n] != '/'))
+		return -EXDEV;
+	n = strlen(loc->top[to]);
+	while (n > 0 && loc->top[to][n - 1] == '/')
+		n--;
+	if (proc_path(out, len, "%.*s%s", (int)n, loc->top[to], rel))
+		return -ENAMETOOLONG;
+	if (stat(out, &st) < 0) {
+		int e = -errno;
+
+		out[0] = '\0';
+		return e;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		out[0] = '\0';
+		return -ENOTDIR;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
 /* Counters */
 
 /* Reads DIR/FILE into BUF (CG_FILE_MAX). */
@@ -922,12 +1083,15 @@ int cgroup_cpu_stat(const char *dir, int version, const char *cpuacct_dir, struc
 	if (version == 1) {
 		if ((r = keyed_or_0(buf, "throttled_time", &out->throttled_ns)))
 			goto out;
+		/*
+		 * The throttling above stands on its own: a cpuacct.usage that
+		 * cannot be read leaves the usage unknown, not the call failed.
+		 */
 		if (cpuacct_dir) {
-			r = read_in(cpuacct_dir, "cpuacct.usage", buf);
-			if (!r)
-				r = cgroup_parse_u64_or_max(buf, &out->usage_ns);
-			if (!r && out->usage_ns == UINT64_MAX)
-				r = -EINVAL;	/* "max" is no count */
+			uint64_t ns = UINT64_MAX;
+
+			if (read_in(cpuacct_dir, "cpuacct.usage", buf) == 0 && cgroup_parse_u64_or_max(buf, &ns) == 0)
+				out->usage_ns = ns;	/* "max" is no count: UINT64_MAX, unknown */
 		}
 	} else {
 		if ((r = keyed_or_0(buf, "throttled_usec", &us)))

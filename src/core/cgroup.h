@@ -7,9 +7,18 @@
  * and the fixture tests reach them without a cgroup tree.
  *
  * Every path is read under ROOT ("" = the real system): /proc/PID/cgroup,
- * /proc/PID/mountinfo and the mount points found there. A controller that
- * is not mounted, a cgroup directory outside this mount namespace's view,
- * an unreadable or malformed file: CG_UNKNOWN with the reason.
+ * /proc/PID/mountinfo and the mount points found there. A hierarchy that
+ * PID's mount namespace does not mount (`ip netns exec` mounts a fresh
+ * /sys) is looked for in an ancestor's, then init's, namespace and
+ * reached through /proc/N/root (root only); the directories then start
+ * with that prefix, and so do the sources. A controller that is mounted
+ * nowhere to be seen, a cgroup directory outside this mount namespace's
+ * view, an unreadable or malformed file: CG_UNKNOWN with the reason.
+ *
+ * NEEDSWORK: a hierarchy reached through /proc/N/root is read by path at
+ * every edge; when process N exits during the step, the counters read
+ * after that fail (the span's cgroup figures are then left out, not
+ * wrong). Holding a directory descriptor would keep it.
  */
 #ifndef ENGPASS_CGROUP_H
 #define ENGPASS_CGROUP_H
@@ -41,11 +50,31 @@ const char *cgroup_ctrl_name(enum cg_ctrl c, int version);
  * the cgroup's cpu.stat, which every v2 cgroup has, so it needs only the
  * mount. Nested containers: the mount's root field (mountinfo field 4) is
  * stripped from the cgroup path; a path outside it is "not visible".
+ * Hierarchies the process is in but its mount namespace does not mount
+ * are looked for in the mount namespaces of its ancestors, then of init
+ * (ROOT/proc/N/mountinfo, reached through ROOT/proc/N/root); where none
+ * helps, why[] says "not mounted here; /proc/N/root: permission denied".
  * Returns 0, or -errno when /proc/PID/cgroup cannot be read or is
  * malformed (-EINVAL) (every version[] 0 with the reason). An unreadable
  * mountinfo is 0 with every controller's reason.
  */
 int cgroup_locate(const char *root, pid_t pid, struct cgroup_loc *out);
+
+/*
+ * The directory of controller TO at the same cgroup path as DIR, a
+ * directory of controller FROM (loc->dir[FROM] or one of its ancestors,
+ * such as the level a limit was found at): with cpu and cpuacct mounted
+ * apart (v1), the cpuacct group that counts the CPU of the cpu group
+ * holding a quota. Writes it into OUT (LEN bytes; "" on error). Returns
+ * 0; -ENODEV when TO was not located or is of another version than FROM;
+ * -EINVAL when DIR is not under FROM's mount; -EXDEV when the path is the
+ * root cgroup (it counts every process) or the process's own TO cgroup is
+ * not at or below that path (the group there would not count it);
+ * -ENOENT (or another -errno of stat()) when no such cgroup exists. When
+ * one hierarchy holds both controllers, OUT is DIR itself.
+ */
+int cgroup_same_path(const struct cgroup_loc *loc, enum cg_ctrl from, const char *dir, enum cg_ctrl to, char *out,
+		     size_t len);
 
 enum cg_state { CG_NONE, CG_SET, CG_UNKNOWN };
 
@@ -89,7 +118,13 @@ struct cg_cpu_stat {
 	uint64_t usage_ns;		/* cpuacct.usage (v1, CPUACCT dir) or cpu.stat usage_usec (v2); UINT64_MAX unknown */
 	uint64_t periods, throttled, throttled_ns;	/* v2 without the cpu controller prints none: 0 */
 };
-/* v1: cpu.stat in DIR, cpuacct.usage in CPUACCT_DIR (NULL: usage unknown); v2: cpu.stat. */
+/*
+ * v1: cpu.stat in DIR, cpuacct.usage in CPUACCT_DIR (NULL, unreadable or
+ * malformed: usage unknown, UINT64_MAX, and the call still returns 0 with
+ * the throttling); v2: cpu.stat, usage_usec included. CPUACCT_DIR must be
+ * the cpuacct group of DIR's own path (cgroup_same_path()): another
+ * level's usage counts other processes.
+ */
 int cgroup_cpu_stat(const char *dir, int version, const char *cpuacct_dir, struct cg_cpu_stat *out);
 struct cg_io_stat {
 	uint64_t rbytes, wbytes, rios, wios;

@@ -171,6 +171,94 @@ static void discover_rlimits(const struct limits_config *cfg, struct limits *out
 	}
 }
 
+/*
+ * The source of shaping entry Q of L on IFC. An htb class with a ceil
+ * above its rate says which of the two (or its parent's reach) it is
+ * judged by, and why: a class borrows beyond its rate only from a parent.
+ */
+static void shaper_source(const struct qdisc_list *l, const struct qdisc_info *q, const char *ifc, char *buf,
+			  size_t len)
+{
+	char what[128] = "", r[UNITS_FMT_LEN], c[UNITS_FMT_LEN], b[UNITS_FMT_LEN];
+	const struct qdisc_info *p = qdisc_parent(l, q);
+	double reach = qdisc_reach_bps(l, q);
+
+	if (q->is_class && q->ceil_bps > q->rate_bps) {
+		units_fmt_bits(r, sizeof(r), q->rate_bps);
+		units_fmt_bits(c, sizeof(c), q->ceil_bps);
+		if (!p)
+			snprintf(what, sizeof(what), "; rate %s, ceil %s unreachable: no parent class lends", r, c);
+		else if (reach >= q->ceil_bps)
+			snprintf(what, sizeof(what), "; ceil %s, borrowing from %x:%x", c, p->handle >> 16,
+				 p->handle & 0xffff);
+		else if (reach > q->rate_bps)
+			snprintf(what, sizeof(what), "; rate %s, ceil %s: %x:%x lends up to %s", r, c, p->handle >> 16,
+				 p->handle & 0xffff, units_fmt_bits(b, sizeof(b), reach));
+		else
+			snprintf(what, sizeof(what), "; rate %s, ceil %s unreachable: %x:%x lends nothing above it", r,
+				 c, p->handle >> 16, p->handle & 0xffff);
+	}
+	snprintf(buf, len, "%s %s %x:%x on %s (rtnetlink %s%s)", q->kind, q->is_class ? "class" : "qdisc",
+		 q->handle >> 16, q->handle & 0xffff, ifc, q->is_class ? "RTM_GETTCLASS" : "RTM_GETQDISC", what);
+}
+
+/*
+ * The shaper of incoming traffic: an ingress filter on IFC (index IFX)
+ * that redirects to another device (ifb), and that device's shaping qdisc.
+ */
+static void discover_ingress(const char *ifc, int ifx, struct limits *out)
+{
+	struct qdisc_redirect rd;
+	struct qdisc_list ql = { 0 };
+	const struct qdisc_info *q;
+	char err[128] = "", name[IF_NAMESIZE] = "";
+	int r;
+
+	r = qdisc_ingress_redirect(ifx, &rd, err, sizeof(err));
+	if (r < 0) {
+		set_unknown(&out->shaper_in, "%s", err[0] ? err : strerror(-r));
+		return;
+	}
+	memset(&out->shaper_in, 0, sizeof(out->shaper_in));
+	out->shaper_in.value = NAN;
+	if (!rd.ifindex) {
+		out->shaper_in.state = LIMIT_NONE;
+		snprintf(out->shaper_in.source, sizeof(out->shaper_in.source),
+			 "no ingress filter redirects %s's traffic (rtnetlink RTM_GETTFILTER)", ifc);
+		return;
+	}
+	if (!if_indextoname((unsigned)rd.ifindex, name)) {
+		set_unknown(&out->shaper_in, "%s's ingress redirects to interface %d, which is gone", ifc, rd.ifindex);
+		return;
+	}
+	snprintf(out->ifb, sizeof(out->ifb), "%s", name);
+	r = qdisc_dump(rd.ifindex, &ql, err, sizeof(err));
+	if (r < 0) {
+		set_unknown(&out->shaper_in, "%s", err[0] ? err : strerror(-r));
+		qdisc_list_free(&ql);
+		return;
+	}
+	q = qdisc_limiting(&ql);
+	if (q) {
+		char src[192];
+
+		out->shaper_in.state = LIMIT_SET;
+		out->shaper_in.value = qdisc_reach_bps(&ql, q);
+		out->shaper_in_key = *q;
+		out->ifb_ifindex = rd.ifindex;
+		snprintf(out->shaper_in_kind, sizeof(out->shaper_in_kind), "%s", q->kind);
+		shaper_source(&ql, q, name, src, sizeof(src));
+		snprintf(out->shaper_in.source, sizeof(out->shaper_in.source), "%.130s; %s's ingress redirected there (%s)",
+			 src, ifc, rd.classifier);
+	} else {
+		out->shaper_in.state = LIMIT_NONE;
+		snprintf(out->shaper_in.source, sizeof(out->shaper_in.source),
+			 "%s's ingress goes to %s (%s filter), which shapes nothing (%s)", ifc, name, rd.classifier,
+			 ql.n ? ql.v[0].kind : "no qdisc");
+	}
+	qdisc_list_free(&ql);
+}
+
 /* The shaper, link speed and MTU of the egress interface. */
 static void discover_iface(const struct limits_config *cfg, struct limits *out)
 {
@@ -184,6 +272,7 @@ static void discover_iface(const struct limits_config *cfg, struct limits *out)
 
 	if (!ifc || !ifc[0]) {
 		set_unknown(&out->shaper, "%s", "no egress interface known for this step");
+		set_unknown(&out->shaper_in, "%s", "no egress interface known for this step");
 		set_unknown(&out->link, "%s", "no egress interface known for this step");
 		set_unknown(&out->mtu, "%s", "no egress interface known for this step");
 		return;
@@ -213,13 +302,16 @@ static void discover_iface(const struct limits_config *cfg, struct limits *out)
 
 	if (cfg->no_netlink || root[0]) {
 		set_unknown(&out->shaper, "%s", "qdiscs not read (no netlink for this root)");
+		set_unknown(&out->shaper_in, "%s", "qdiscs not read (no netlink for this root)");
 		return;
 	}
 	out->ifindex = (int)if_nametoindex(ifc);
 	if (!out->ifindex) {
 		set_unknown(&out->shaper, "no interface %s in this network namespace", ifc);
+		set_unknown(&out->shaper_in, "no interface %s in this network namespace", ifc);
 		return;
 	}
+	discover_ingress(ifc, out->ifindex, out);
 	r = qdisc_dump(out->ifindex, &ql, err, sizeof(err));
 	if (r < 0) {
 		set_unknown(&out->shaper, "%s", err[0] ? err : strerror(-r));
@@ -229,15 +321,11 @@ static void discover_iface(const struct limits_config *cfg, struct limits *out)
 	q = qdisc_limiting(&ql);
 	memset(&out->shaper, 0, sizeof(out->shaper));
 	if (q) {
-		double rate = q->ceil_bps > 0 ? q->ceil_bps : q->rate_bps;
-
 		out->shaper.state = LIMIT_SET;
-		out->shaper.value = rate;
+		out->shaper.value = qdisc_reach_bps(&ql, q);
 		out->shaper_key = *q;
 		snprintf(out->shaper_kind, sizeof(out->shaper_kind), "%s", q->kind);
-		snprintf(out->shaper.source, sizeof(out->shaper.source), "%s %s %x:%x on %s (rtnetlink %s)", q->kind,
-			 q->is_class ? "class" : "qdisc", q->handle >> 16, q->handle & 0xffff, ifc,
-			 q->is_class ? "RTM_GETTCLASS" : "RTM_GETQDISC");
+		shaper_source(&ql, q, ifc, out->shaper.source, sizeof(out->shaper.source));
 	} else {
 		out->shaper.state = LIMIT_NONE;
 		out->shaper.value = NAN;
@@ -245,6 +333,70 @@ static void discover_iface(const struct limits_config *cfg, struct limits *out)
 			 ifc, ql.n ? ql.v[0].kind : "no qdisc", ql.n > 1 ? ", ..." : "");
 	}
 	qdisc_list_free(&ql);
+}
+
+/* DIR shown without the fixture root LOC was read under. */
+static const char *shown(const struct cgroup_loc *loc, const char *dir)
+{
+	return strlen(dir) > loc->rootlen ? dir + loc->rootlen : "/";
+}
+
+/* DIR's cgroup path in controller C's hierarchy ("/x/y"), for a reason. */
+static const char *cg_rel(const struct cgroup_loc *loc, enum cg_ctrl c, const char *dir)
+{
+	size_t n = strlen(loc->top[c]);
+
+	while (n > 0 && loc->top[c][n - 1] == '/')
+		n--;
+	if (strncmp(dir, loc->top[c], n))
+		return dir;
+	return dir[n] ? dir + n : "/";
+}
+
+/*
+ * Where the usage of the cpu cgroup DIR that holds the quota is read: its
+ * own cpu.stat (v2: usage_usec), or the cpuacct group at the same path
+ * (v1; the same directory when cpu and cpuacct share a hierarchy). Never
+ * another level: the process's own cpuacct group, when cpu and cpuacct
+ * are mounted apart, can be the root, which counts the whole box. Where
+ * there is none, the usage is unknown and cpu_usage_source says why.
+ */
+static void cpu_usage_dir(const struct cgroup_loc *loc, const char *dir, struct limits *out)
+{
+	int r;
+
+	out->cpu_ver = loc->version[CG_CPU];
+	snprintf(out->cpu_dir, sizeof(out->cpu_dir), "%s", dir);
+	if (out->cpu_ver == 2) {
+		snprintf(out->cpu_usage_source, sizeof(out->cpu_usage_source), "cpu.stat usage_usec in %.160s",
+			 shown(loc, dir));
+		return;
+	}
+	r = cgroup_same_path(loc, CG_CPU, dir, CG_CPUACCT, out->cpuacct_dir, sizeof(out->cpuacct_dir));
+	if (r == 0) {
+		snprintf(out->cpu_usage_source, sizeof(out->cpu_usage_source), "cpuacct.usage in %.160s",
+			 shown(loc, out->cpuacct_dir));
+		return;
+	}
+	out->cpuacct_dir[0] = '\0';
+	switch (r) {
+	case -ENODEV:
+		snprintf(out->cpu_usage_source, sizeof(out->cpu_usage_source), "unknown: %.100s",
+			 loc->why[CG_CPUACCT][0] ? loc->why[CG_CPUACCT] : "cpuacct not in a cgroup v1 hierarchy");
+		break;
+	case -EXDEV:
+		snprintf(out->cpu_usage_source, sizeof(out->cpu_usage_source),
+			 "unknown: the process's cpuacct group is not at or below %.120s", cg_rel(loc, CG_CPU, dir));
+		break;
+	case -ENOENT:
+		snprintf(out->cpu_usage_source, sizeof(out->cpu_usage_source), "unknown: no cpuacct group %.120s",
+			 cg_rel(loc, CG_CPU, dir));
+		break;
+	default:
+		snprintf(out->cpu_usage_source, sizeof(out->cpu_usage_source), "unknown: cpuacct group: %s",
+			 strerror(-r));
+		break;
+	}
 }
 
 void limits_discover(const struct limits_config *cfg, struct limits *out)
@@ -263,12 +415,8 @@ void limits_discover(const struct limits_config *cfg, struct limits *out)
 
 	cgroup_cpu_quota(loc, &v[0]);
 	from_cg(&out->cpu_quota, &v[0]);
-	if (v[0].state == CG_SET) {
-		out->cpu_ver = loc->version[CG_CPU];
-		snprintf(out->cpu_dir, sizeof(out->cpu_dir), "%s", v[0].dir);
-		snprintf(out->cpuacct_dir, sizeof(out->cpuacct_dir), "%s",
-			 loc->version[CG_CPU] == 2 ? "" : loc->dir[CG_CPUACCT]);
-	}
+	if (v[0].state == CG_SET)
+		cpu_usage_dir(loc, v[0].dir, out);
 	discover_cpus(cfg, loc, out);
 
 	cgroup_memory(loc, &v[0], &v[1], &v[2]);
@@ -350,6 +498,21 @@ void limits_counters_read(const struct limits_config *cfg, const struct limits *
 			out->mem_oom = st.oom;
 		}
 	}
+	if (lim->shaper_in.state == LIMIT_SET && lim->ifb_ifindex > 0 && !(cfg && cfg->no_netlink)) {
+		struct qdisc_list ql = { 0 };
+		char err[64];
+		const struct qdisc_info *q;
+
+		if (qdisc_dump(lim->ifb_ifindex, &ql, err, sizeof(err)) == 0 &&
+		    (q = qdisc_find(&ql, &lim->shaper_in_key)) && q->have_stats) {
+			out->qin_ok = true;
+			out->qin_bytes = q->bytes;
+			out->qin_drops = q->drops;
+			out->qin_overlimits = q->overlimits;
+			out->qin_backlog = q->backlog;
+		}
+		qdisc_list_free(&ql);
+	}
 	if (lim->shaper.state == LIMIT_SET && lim->ifindex > 0 && !(cfg && cfg->no_netlink)) {
 		struct qdisc_list ql = { 0 };
 		char err[64];
@@ -421,6 +584,16 @@ void limits_span_add(struct limits_span *acc, const struct limits_counters *a, c
 			acc->q_backlog_max = a->q_backlog;
 		if (b->q_backlog > acc->q_backlog_max)
 			acc->q_backlog_max = b->q_backlog;
+	}
+	if (a->qin_ok && b->qin_ok) {
+		acc->qin_s += s;
+		add(&acc->qin_bytes, diff(a->qin_bytes, b->qin_bytes));
+		add(&acc->qin_drops, diff(a->qin_drops, b->qin_drops));
+		add(&acc->qin_overlimits, diff(a->qin_overlimits, b->qin_overlimits));
+		if (a->qin_backlog > acc->qin_backlog_max)
+			acc->qin_backlog_max = a->qin_backlog;
+		if (b->qin_backlog > acc->qin_backlog_max)
+			acc->qin_backlog_max = b->qin_backlog;
 	}
 }
 

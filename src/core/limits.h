@@ -47,6 +47,7 @@ struct limit {
 struct limits {
 	bool discovered;
 	struct limit cpu_quota;		/* CPUs: quota / period of the tightest cgroup on the path */
+	char cpu_usage_source[192];	/* where that cgroup's usage is read, or "unknown: why" */
 	struct limit cpuset;		/* CPUs allowed: the cpuset and the affinity mask, intersected */
 	char cpuset_list[64];		/* those CPUs as a list, "0" or "0-3" */
 	int online_cpus;		/* -1 unknown */
@@ -58,6 +59,9 @@ struct limits {
 	char io_dev[32];		/* the device those are for ("vda", "loop3"); "" none */
 	struct limit shaper;		/* bits/s: the lowest rate of a shaping qdisc or class on iface */
 	char shaper_kind[16];		/* "tbf", "htb", "cake", ... */
+	struct limit shaper_in;		/* bits/s: incoming traffic of iface redirected to a shaped device (ifb) */
+	char shaper_in_kind[16];
+	char ifb[32];			/* that device ("ifb0"); "" none */
 	struct limit link;		/* bits/s: the interface's speed */
 	struct limit mtu;		/* bytes */
 	char iface[32];			/* the egress interface those are for; "" none */
@@ -67,8 +71,9 @@ struct limits {
 	int cpu_ver, io_ver, mem_ver;
 	char cpu_dir[PATH_MAX], cpuacct_dir[PATH_MAX], io_dir[PATH_MAX], mem_dir[PATH_MAX];
 	unsigned dev_major, dev_minor;
-	int ifindex;
+	int ifindex, ifb_ifindex;
 	struct qdisc_info shaper_key;	/* the shaping qdisc or class, found again by qdisc_find() */
+	struct qdisc_info shaper_in_key;	/* the same on the ifb device */
 };
 
 struct limits_config {
@@ -94,6 +99,8 @@ struct limits_counters {
 	uint64_t mem_usage, mem_peak, mem_hits, mem_high, mem_oom;
 	bool qdisc_ok;
 	uint64_t q_bytes, q_drops, q_overlimits, q_backlog;
+	bool qin_ok;			/* the ingress shaper (on the ifb device) */
+	uint64_t qin_bytes, qin_drops, qin_overlimits, qin_backlog;
 };
 
 /* Reads the counters of the limits in LIM now, with CFG's root. */
@@ -111,6 +118,12 @@ struct limits_span {
 	double io_s, io_rbytes, io_wbytes, io_rios, io_wios;
 	double mem_s, mem_peak, mem_hits, mem_high, mem_oom;
 	double q_s, q_bytes, q_drops, q_overlimits, q_backlog_max;
+	/*
+	 * The ingress shaper's. NEEDSWORK: struct sysview has no fields for
+	 * them yet, so limits_span_view() does not write them; the verdict's
+	 * shaper candidate sees the egress one only.
+	 */
+	double qin_s, qin_bytes, qin_drops, qin_overlimits, qin_backlog_max;
 };
 void limits_span_add(struct limits_span *acc, const struct limits_counters *a, const struct limits_counters *b);
 void limits_span_view(const struct limits_span *acc, struct sysview *v);

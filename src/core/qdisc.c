@@ -36,8 +36,13 @@
 #include <linux/gen_stats.h>
 #include <linux/netlink.h>
 #include <linux/pkt_sched.h>
+#include <linux/pkt_cls.h>
 #include <linux/rtnetlink.h>
+#include <linux/tc_act/tc_mirred.h>
 #endif
+
+/* The minor part of a handle (TC_H_MIN of linux/pkt_sched.h, which a build without libmnl lacks). */
+#define TC_H_MIN_(h) ((h) & 0xffffu)
 
 void qdisc_list_free(struct qdisc_list *l)
 {
@@ -46,23 +51,63 @@ void qdisc_list_free(struct qdisc_list *l)
 	l->n = 0;
 }
 
-/* What an entry may reach: an htb class its ceil (when set), anything else its rate. */
-static double effective_bps(const struct qdisc_info *q)
+const struct qdisc_info *qdisc_parent(const struct qdisc_list *l, const struct qdisc_info *q)
 {
-	if (q->is_class && q->ceil_bps > 0)
-		return q->ceil_bps;
-	return q->rate_bps;
+	if (!q->is_class || TC_H_MIN_(q->parent) == 0)
+		return NULL;
+	for (size_t i = 0; i < l->n; i++) {
+		const struct qdisc_info *p = &l->v[i];
+
+		if (p != q && p->is_class && p->handle == q->parent && !strcmp(p->kind, q->kind))
+			return p;
+	}
+	return NULL;
+}
+
+/*
+ * An htb class may pass its rate on its own tokens and more, up to its
+ * ceil, only with what its parent class lends: the parent's own reach.
+ * So reach(C) = max(rate, min(ceil, reach(parent))), and a class with no
+ * parent class (under the qdisc itself) reaches its rate, whatever its
+ * ceil says. Walked from the top of the chain down; a chain longer than
+ * htb's 8 levels (a loop, in a fuzzed dump) is cut there.
+ */
+#define QDISC_MAX_DEPTH 16
+
+double qdisc_reach_bps(const struct qdisc_list *l, const struct qdisc_info *q)
+{
+	const struct qdisc_info *chain[QDISC_MAX_DEPTH];
+	size_t n = 0;
+	double reach;
+
+	if (!q->is_class || q->ceil_bps <= q->rate_bps)
+		return q->rate_bps;
+	for (const struct qdisc_info *c = q; c && n < QDISC_MAX_DEPTH; c = qdisc_parent(l, c))
+		chain[n++] = c;
+	reach = chain[n - 1]->rate_bps;
+	for (size_t i = n - 1; i-- > 0;) {
+		const struct qdisc_info *c = chain[i];
+		double ceil = c->ceil_bps > 0 ? c->ceil_bps : c->rate_bps;
+
+		reach = ceil < reach ? ceil : reach;
+		if (c->rate_bps > reach)
+			reach = c->rate_bps;
+	}
+	return reach;
 }
 
 const struct qdisc_info *qdisc_limiting(const struct qdisc_list *l)
 {
 	const struct qdisc_info *best = NULL;
+	double best_r = 0;
 
 	for (size_t i = 0; i < l->n; i++) {
-		double r = effective_bps(&l->v[i]);
+		double r = qdisc_reach_bps(l, &l->v[i]);
 
-		if (r > 0 && (!best || r < effective_bps(best)))
+		if (r > 0 && (!best || r < best_r)) {
 			best = &l->v[i];
+			best_r = r;
+		}
 	}
 	return best;
 }
@@ -367,6 +412,124 @@ int qdisc_parse(const void *buf, size_t len, int ifindex, struct qdisc_list *out
 	return left > 0 ? -EINVAL : 0;
 }
 
+/* The attribute of each classifier's options that holds its action list. */
+static const struct {
+	const char *kind;
+	uint16_t act;
+} filter_acts[] = {
+	{ "u32", TCA_U32_ACT }, { "matchall", TCA_MATCHALL_ACT }, { "flower", TCA_FLOWER_ACT },
+	{ "basic", TCA_BASIC_ACT }, { "bpf", TCA_BPF_ACT }, { "fw", TCA_FW_ACT },
+};
+
+/*
+ * The action list ACTS (nested, one nest per action in order): the
+ * device of the first mirred egress redirect, into OUT when it has none
+ * yet. A mirror is not a redirect: the packet goes on unshaped.
+ */
+static int parse_actions(const struct nlattr *acts, const char *kind, struct qdisc_redirect *out)
+{
+	const struct nlattr *tb[ATTR_MAX + 1], *a[ATTR_MAX + 1], *o[ATTR_MAX + 1];
+	struct tc_mirred m;
+
+	if (nest_table(acts, tb))
+		return -EINVAL;
+	for (int i = 1; i <= ATTR_MAX; i++) {
+		if (!tb[i])
+			continue;
+		if (nest_table(tb[i], a))
+			return -EINVAL;
+		if (!a[TCA_ACT_KIND] || mnl_attr_validate(a[TCA_ACT_KIND], MNL_TYPE_NUL_STRING) < 0)
+			return -EINVAL;
+		if (strcmp(mnl_attr_get_str(a[TCA_ACT_KIND]), "mirred") || !a[TCA_ACT_OPTIONS])
+			continue;
+		if (nest_table(a[TCA_ACT_OPTIONS], o))
+			return -EINVAL;
+		if (!o[TCA_MIRRED_PARMS])
+			continue;
+		if (attr_struct(o[TCA_MIRRED_PARMS], &m, sizeof(m), sizeof(m)))
+			return -EINVAL;
+		if (m.eaction == TCA_EGRESS_REDIR && m.ifindex > 0 && m.ifindex <= INT32_MAX && !out->ifindex) {
+			out->ifindex = (int)m.ifindex;
+			snprintf(out->classifier, sizeof(out->classifier), "%s", kind);
+		}
+	}
+	return 0;
+}
+
+/* One RTM_NEWTFILTER message: its redirect, if any. 1 parsed, 0 another interface's, -EINVAL. */
+static int parse_filter(const struct nlmsghdr *nlh, int ifindex, struct qdisc_redirect *out)
+{
+	const struct nlattr *tb[ATTR_MAX + 1], *opt[ATTR_MAX + 1];
+	const struct tcmsg *tcm;
+	const char *kind;
+
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*tcm))
+		return -EINVAL;
+	tcm = mnl_nlmsg_get_payload(nlh);
+	if (ifindex && tcm->tcm_ifindex != ifindex)
+		return 0;
+	if (attr_table((const char *)tcm + MNL_ALIGN(sizeof(*tcm)),
+		       mnl_nlmsg_get_payload_len(nlh) - MNL_ALIGN(sizeof(*tcm)), tb))
+		return -EINVAL;
+	if (!tb[TCA_KIND] || mnl_attr_validate(tb[TCA_KIND], MNL_TYPE_NUL_STRING) < 0)
+		return -EINVAL;
+	kind = mnl_attr_get_str(tb[TCA_KIND]);
+	if (!kind[0] || strlen(kind) >= sizeof(out->classifier))
+		return -EINVAL;
+	if (!tb[TCA_OPTIONS])
+		return 1;
+	for (size_t i = 0; i < sizeof(filter_acts) / sizeof(filter_acts[0]); i++) {
+		if (strcmp(kind, filter_acts[i].kind))
+			continue;
+		if (nest_table(tb[TCA_OPTIONS], opt))
+			return -EINVAL;
+		if (opt[filter_acts[i].act] && parse_actions(opt[filter_acts[i].act], kind, out))
+			return -EINVAL;
+	}
+	return 1;
+}
+
+int qdisc_parse_filters(const void *buf, size_t len, int ifindex, struct qdisc_redirect *out)
+{
+	const struct nlmsghdr *nlh = buf;
+	int left, rc;
+
+	if (len > INT_MAX)
+		return -EINVAL;
+	left = (int)len;
+	while (msg_ok(nlh, left)) {
+		switch (nlh->nlmsg_type) {
+		case NLMSG_DONE:
+			return 1;
+		case NLMSG_ERROR:
+			rc = parse_error(nlh);
+			if (rc)
+				return rc;
+			break;
+		case RTM_NEWTFILTER:
+			rc = parse_filter(nlh, ifindex, out);
+			if (rc < 0)
+				return rc;
+			break;
+		default:
+			break;
+		}
+		nlh = mnl_nlmsg_next(nlh, &left);
+	}
+	return left > 0 ? -EINVAL : 0;
+}
+
+/* qdisc_parse() with the dump_one() signature. */
+static int parse_tc_dump(const void *buf, size_t len, int ifindex, void *out)
+{
+	return qdisc_parse(buf, len, ifindex, out);
+}
+
+static int parse_filter_dump(const void *buf, size_t len, int ifindex, void *out)
+{
+	return qdisc_parse_filters(buf, len, ifindex, out);
+}
+
 /* Seconds a receive may wait before the dump gives up. */
 #define QDISC_RECV_TIMEOUT_S 2
 
@@ -374,11 +537,12 @@ int qdisc_parse(const void *buf, size_t len, int ifindex, struct qdisc_list *out
  * Sends one dump request of TYPE (RTM_GETQDISC, RTM_GETTCLASS) for
  * IFINDEX and parses the answers into OUT until NLMSG_DONE.
  */
-static int dump_one(struct mnl_socket *nl, uint16_t type, int ifindex, unsigned seq, char *buf,
-		    size_t bufsize, struct qdisc_list *out, char *err, size_t errlen)
+static int dump_one(struct mnl_socket *nl, uint16_t type, int ifindex, uint32_t parent, unsigned seq, char *buf,
+		    size_t bufsize, int (*parse)(const void *, size_t, int, void *), void *out, char *err,
+		    size_t errlen)
 {
 	unsigned portid = mnl_socket_get_portid(nl);
-	const char *what = type == RTM_GETQDISC ? "qdisc" : "class";
+	const char *what = type == RTM_GETQDISC ? "qdisc" : type == RTM_GETTCLASS ? "class" : "filter";
 	struct nlmsghdr *nlh;
 	struct tcmsg *tcm;
 
@@ -389,6 +553,7 @@ static int dump_one(struct mnl_socket *nl, uint16_t type, int ifindex, unsigned 
 	tcm = mnl_nlmsg_put_extra_header(nlh, sizeof(*tcm));
 	tcm->tcm_family = AF_UNSPEC;
 	tcm->tcm_ifindex = ifindex;
+	tcm->tcm_parent = parent;
 	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
 		int e = errno;
 
@@ -416,7 +581,7 @@ static int dump_one(struct mnl_socket *nl, uint16_t type, int ifindex, unsigned 
 				return -EPROTO;
 			}
 		}
-		rc = qdisc_parse(buf, (size_t)n, ifindex, out);
+		rc = parse(buf, (size_t)n, ifindex, out);
 		if (rc == 1)
 			return 0;
 		if (rc < 0) {
@@ -429,9 +594,32 @@ static int dump_one(struct mnl_socket *nl, uint16_t type, int ifindex, unsigned 
 	}
 }
 
-int qdisc_dump(int ifindex, struct qdisc_list *out, char *err, size_t errlen)
+/* A bound rtnetlink socket with the receive timeout, or NULL with ERR and errno. */
+static struct mnl_socket *nl_open(char *err, size_t errlen)
 {
 	struct timeval tv = { QDISC_RECV_TIMEOUT_S, 0 };
+	struct mnl_socket *nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
+	int e;
+
+	if (!nl) {
+		e = errno;
+		snprintf(err, errlen, "rtnetlink socket: %s", strerror(e));
+		errno = e;
+		return NULL;
+	}
+	if (setsockopt(mnl_socket_get_fd(nl), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0 ||
+	    mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		e = errno;
+		snprintf(err, errlen, "rtnetlink socket: %s", strerror(e));
+		mnl_socket_close(nl);
+		errno = e;
+		return NULL;
+	}
+	return nl;
+}
+
+int qdisc_dump(int ifindex, struct qdisc_list *out, char *err, size_t errlen)
+{
 	size_t bufsize = (size_t)MNL_SOCKET_BUFFER_SIZE;
 	struct mnl_socket *nl;
 	unsigned seq;
@@ -443,29 +631,53 @@ int qdisc_dump(int ifindex, struct qdisc_list *out, char *err, size_t errlen)
 		snprintf(err, errlen, "no interface (index %d)", ifindex);
 		return -EINVAL;
 	}
-	nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
-	if (!nl) {
-		rc = -errno;
-		snprintf(err, errlen, "rtnetlink socket: %s", strerror(-rc));
-		return rc;
-	}
-	if (setsockopt(mnl_socket_get_fd(nl), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0 ||
-	    mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		rc = -errno;
-		snprintf(err, errlen, "rtnetlink socket: %s", strerror(-rc));
-		mnl_socket_close(nl);
-		return rc;
-	}
+	nl = nl_open(err, errlen);
+	if (!nl)
+		return -errno;
 	buf = xmalloc(bufsize);
 	seq = (unsigned)time(NULL);
-	rc = dump_one(nl, RTM_GETQDISC, ifindex, seq, buf, bufsize, out, err, errlen);
+	rc = dump_one(nl, RTM_GETQDISC, ifindex, 0, seq, buf, bufsize, parse_tc_dump, out, err, errlen);
 	/* The kernel dumps the classes of every qdisc of the device named in tcm_ifindex. */
 	if (!rc)
-		rc = dump_one(nl, RTM_GETTCLASS, ifindex, seq + 1, buf, bufsize, out, err, errlen);
+		rc = dump_one(nl, RTM_GETTCLASS, ifindex, 0, seq + 1, buf, bufsize, parse_tc_dump, out, err, errlen);
 	free(buf);
 	mnl_socket_close(nl);
 	if (rc)
 		qdisc_list_free(out);
+	return rc;
+}
+
+int qdisc_ingress_redirect(int ifindex, struct qdisc_redirect *out, char *err, size_t errlen)
+{
+	size_t bufsize = (size_t)MNL_SOCKET_BUFFER_SIZE;
+	struct mnl_socket *nl;
+	char *buf;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (ifindex <= 0) {
+		snprintf(err, errlen, "no interface (index %d)", ifindex);
+		return -EINVAL;
+	}
+	nl = nl_open(err, errlen);
+	if (!nl)
+		return -errno;
+	buf = xmalloc(bufsize);
+	/*
+	 * ffff:fff2 is the ingress side of an ingress or clsact qdisc (as
+	 * `tc filter show dev IF ingress` asks); without one the kernel
+	 * answers EINVAL or an empty dump: no redirect.
+	 */
+	rc = dump_one(nl, RTM_GETTFILTER, ifindex, TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_INGRESS), (unsigned)time(NULL), buf,
+		      bufsize, parse_filter_dump, out, err, errlen);
+	free(buf);
+	mnl_socket_close(nl);
+	if (rc == -EINVAL || rc == -ENOENT) {
+		memset(out, 0, sizeof(*out));
+		rc = 0;
+	}
+	if (rc)
+		memset(out, 0, sizeof(*out));
 	return rc;
 }
 
@@ -484,6 +696,23 @@ int qdisc_dump(int ifindex, struct qdisc_list *out, char *err, size_t errlen)
 {
 	(void)ifindex;
 	qdisc_list_free(out);
+	snprintf(err, errlen, "built without libmnl");
+	return -ENOSYS;
+}
+
+int qdisc_parse_filters(const void *buf, size_t len, int ifindex, struct qdisc_redirect *out)
+{
+	(void)buf;
+	(void)len;
+	(void)ifindex;
+	(void)out;
+	return -ENOSYS;
+}
+
+int qdisc_ingress_redirect(int ifindex, struct qdisc_redirect *out, char *err, size_t errlen)
+{
+	(void)ifindex;
+	memset(out, 0, sizeof(*out));
 	snprintf(err, errlen, "built without libmnl");
 	return -ENOSYS;
 }

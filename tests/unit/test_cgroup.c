@@ -3,7 +3,10 @@
  * Unit tests of the cgroup locator, limits and counters (src/core/cgroup.c)
  * over the fixture trees of tests/fixtures/cgroup/NAME (each a ROOT with
  * proc/{self,PID}/{cgroup,mountinfo} and the cgroup mounts): v1, v2, hybrid
- * (v1 controllers beside an empty cgroup2), nested (a container's view of
+ * (v1 controllers beside an empty cgroup2), apart (cpu and cpuacct mounted
+ * apart: processes in a quota group of one and in the same path, the root
+ * or another group of the other), netns (inside `ip netns exec`: the
+ * hierarchies found through an ancestor's /proc/N/root), nested (a container's view of
  * /docker/abc), malformed and missing; the pure parsers on hand-made text;
  * and one look at this machine's own cgroups.
  */
@@ -123,6 +126,13 @@ static void test_v1(void **state)
 	assert_int_equal(cs.throttled_ns, 5000000);
 	assert_int_equal(cgroup_cpu_stat(loc->dir[CG_CPU], 1, NULL, &cs), 0);
 	assert_true(cs.usage_ns == UINT64_MAX);
+	/* cpu,cpuacct in one hierarchy: the quota's group is its own cpuacct group. */
+	{
+		char dir[PATH_MAX];
+
+		assert_int_equal(cgroup_same_path(loc, CG_CPU, loc->dir[CG_CPU], CG_CPUACCT, dir, sizeof(dir)), 0);
+		assert_string_equal(dir, loc->dir[CG_CPU]);
+	}
 
 	assert_int_equal(cgroup_io_stat(loc->dir[CG_IO], 1, 7, 0, &is), 0);
 	assert_int_equal(is.rbytes, 4096);
@@ -274,6 +284,93 @@ static void test_hybrid(void **state)
 	free(a), free(b), free(c), free(d), free(loc), free(root);
 }
 
+/*
+ * cpu and cpuacct mounted apart (this VM's layout): the quota's usage is
+ * the cpuacct group at the quota's own path, never the process's cpuacct
+ * group at another level (here the root, which counts the whole box).
+ */
+static void test_apart(void **state)
+{
+	char *root = fixture_root("apart"), dir[PATH_MAX];
+	struct cgroup_loc *loc = xmalloc(sizeof(*loc));
+	struct cg_value *a = val();
+	struct cg_cpu_stat cs;
+
+	(void)state;
+	/* 100: cpu:/q/job and cpuacct:/q/job. */
+	assert_int_equal(cgroup_locate(root, 100, loc), 0);
+	cgroup_cpu_quota(loc, a);
+	assert_set(a, 0.5);
+	assert_under(a->dir, root, "/sys/fs/cgroup/cpu/q/job");
+	assert_int_equal(cgroup_same_path(loc, CG_CPU, a->dir, CG_CPUACCT, dir, sizeof(dir)), 0);
+	assert_under(dir, root, "/sys/fs/cgroup/cpuacct/q/job");
+	assert_int_equal(cgroup_cpu_stat(a->dir, 1, dir, &cs), 0);
+	assert_int_equal(cs.usage_ns, 7000);
+	assert_int_equal(cs.periods, 20);
+	/* The root cgroup of another hierarchy counts the whole box: refused. */
+	assert_int_equal(cgroup_same_path(loc, CG_CPU, loc->top[CG_CPU], CG_CPUACCT, dir, sizeof(dir)), -EXDEV);
+	assert_string_equal(dir, "");
+
+	/* self: cpu:/q/job but cpuacct:/ (moved into the cpu group only). */
+	assert_int_equal(cgroup_locate(root, 0, loc), 0);
+	cgroup_cpu_quota(loc, a);
+	assert_set(a, 0.5);
+	assert_under(loc->dir[CG_CPUACCT], root, "/sys/fs/cgroup/cpuacct");
+	assert_int_equal(cgroup_same_path(loc, CG_CPU, a->dir, CG_CPUACCT, dir, sizeof(dir)), -EXDEV);
+	/* Without a cpuacct group the usage is unknown; the throttling is still read. */
+	assert_int_equal(cgroup_cpu_stat(a->dir, 1, NULL, &cs), 0);
+	assert_true(cs.usage_ns == UINT64_MAX);
+	assert_int_equal(cs.periods, 20);
+
+	/* 300: cpuacct:/other, though /q/job exists in cpuacct: not the process's group. */
+	assert_int_equal(cgroup_locate(root, 300, loc), 0);
+	cgroup_cpu_quota(loc, a);
+	assert_int_equal(cgroup_same_path(loc, CG_CPU, a->dir, CG_CPUACCT, dir, sizeof(dir)), -EXDEV);
+	/* An unreadable cpuacct.usage: usage unknown, the call still gives the throttling. */
+	assert_int_equal(cgroup_cpu_stat(a->dir, 1, a->dir, &cs), 0);
+	assert_true(cs.usage_ns == UINT64_MAX);
+	assert_int_equal(cs.periods, 20);
+	/* Another controller, or a directory outside the mount. */
+	assert_int_equal(cgroup_same_path(loc, CG_CPU, a->dir, CG_MEMORY, dir, sizeof(dir)), -ENODEV);
+	assert_int_equal(cgroup_same_path(loc, CG_CPU, "/elsewhere", CG_CPUACCT, dir, sizeof(dir)), -EINVAL);
+	free(a), free(loc), free(root);
+}
+
+/*
+ * Inside `ip netns exec` (the netns fixture): the process's mount
+ * namespace has a fresh /sys and no cgroup mounts; its parent (timeout)
+ * shares that namespace, its grandparent 77 (the shell that ran ip) does
+ * not. The hierarchies are found in 77's mountinfo and reached through
+ * /proc/77/root, and the sources say so.
+ */
+static void test_netns(void **state)
+{
+	char *root, dir[PATH_MAX];
+	struct cgroup_loc *loc = locate("netns", &root);
+	struct cg_value *a = val(), *b = val(), *c = val();
+	struct cg_cpu_stat cs;
+
+	(void)state;
+	assert_int_equal(loc->version[CG_CPU], 1);
+	assert_under(loc->dir[CG_CPU], root, "/proc/77/root/sys/fs/cgroup/cpu/q");
+	assert_under(loc->top[CG_CPU], root, "/proc/77/root/sys/fs/cgroup/cpu");
+	assert_under(loc->dir[CG_CPUACCT], root, "/proc/77/root/sys/fs/cgroup/cpuacct/q");
+	cgroup_cpu_quota(loc, a);
+	assert_set(a, 0.3);
+	assert_string_equal(a->source,
+			    "cpu.cfs_quota_us 30000 / cpu.cfs_period_us 100000 in /proc/77/root/sys/fs/cgroup/cpu/q");
+	assert_int_equal(cgroup_same_path(loc, CG_CPU, a->dir, CG_CPUACCT, dir, sizeof(dir)), 0);
+	assert_int_equal(cgroup_cpu_stat(a->dir, 1, dir, &cs), 0);
+	assert_int_equal(cs.usage_ns, 600000000);
+	assert_int_equal(cs.throttled, 9);
+	/* Read, and absent: none, not unknown. */
+	cgroup_memory(loc, a, b, c);
+	assert_state(a, CG_NONE);
+	/* A controller no namespace mounts: unknown, saying where it looked. */
+	assert_int_equal(loc->version[CG_CPUSET], 0);
+	free(a), free(b), free(c), free(loc), free(root);
+}
+
 static void test_nested(void **state)
 {
 	char *root;
@@ -347,12 +444,13 @@ static void test_missing(void **state)
 	(void)state;
 	for (int i = 0; i < CG_NCTRL; i++)
 		assert_int_equal(loc->version[i], 0);
-	assert_string_equal(loc->why[CG_CPU], "cpu controller not mounted");
-	assert_string_equal(loc->why[CG_MEMORY], "memory controller not mounted");
-	assert_string_equal(loc->why[CG_IO], "io controller not mounted");
+	/* Nor in another mount namespace: the fixture has no /proc/1/root. */
+	assert_string_equal(loc->why[CG_CPU], "cpu controller not mounted here; /proc/1/root: missing");
+	assert_string_equal(loc->why[CG_MEMORY], "memory controller not mounted here; /proc/1/root: missing");
+	assert_string_equal(loc->why[CG_IO], "io controller not mounted here; /proc/1/root: missing");
 	cgroup_cpu_quota(loc, a);
 	assert_state(a, CG_UNKNOWN);
-	assert_string_equal(a->why, "cpu controller not mounted");
+	assert_string_equal(a->why, "cpu controller not mounted here; /proc/1/root: missing");
 	free(loc);
 	free(root);
 
@@ -513,6 +611,8 @@ int main(void)
 		cmocka_unit_test(test_v2),
 		cmocka_unit_test(test_v2_not_enabled),
 		cmocka_unit_test(test_hybrid),
+		cmocka_unit_test(test_apart),
+		cmocka_unit_test(test_netns),
 		cmocka_unit_test(test_nested),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_missing),

@@ -7,8 +7,9 @@
  * shape), TCA_STATS2 and the old TCA_STATS, and the refusals: attributes
  * and messages cut short, a kind without its NUL or too long, a u64 of
  * the wrong size, bytes after the last message; NLMSG_DONE, NLMSG_ERROR
- * and another interface's messages. Then qdisc_limiting() and
- * qdisc_find() on what was parsed.
+ * and another interface's messages. Then qdisc_limiting(), qdisc_find()
+ * and what an htb class can reach (qdisc_reach_bps(): its rate without a
+ * parent class to lend, up to its ceil with one) on what was parsed.
  *
  * As root, qdisc_dump() against the kernel: a forked child enters a new
  * network namespace (unshare(CLONE_NEWNET)), adds a dummy device d0 (or,
@@ -48,7 +49,9 @@
 #include <libmnl/libmnl.h>
 #include <linux/gen_stats.h>
 #include <linux/pkt_sched.h>
+#include <linux/pkt_cls.h>
 #include <linux/rtnetlink.h>
+#include <linux/tc_act/tc_mirred.h>
 
 /* ------------------------------------------------------------------ */
 /* Building messages */
@@ -268,11 +271,74 @@ static void test_htb(void **state)
 	assert_int_equal(l.v[2].handle, 0x10010);
 	assert_int_equal(l.v[2].parent, 0x10001);
 	assert_true(l.v[3].rate_bps == 50e9 && l.v[3].ceil_bps == 100e9);
-	/* The lowest ceil, not the lowest rate. */
+	/* The lowest reach: 1:10 borrows from 1:1 up to its ceil, 50 Mbit/s. */
 	lim = qdisc_limiting(&l);
 	assert_ptr_equal(lim, &l.v[2]);
+	assert_true(qdisc_reach_bps(&l, &l.v[2]) == 50e6);
+	assert_ptr_equal(qdisc_parent(&l, &l.v[2]), &l.v[1]);
+	assert_null(qdisc_parent(&l, &l.v[1]));
+	assert_null(qdisc_parent(&l, &l.v[0]));
+	/* 1:20's rate is above what 1:1 lends: its own rate, 50 Gbit/s. */
+	assert_true(qdisc_reach_bps(&l, &l.v[3]) == 50e9);
 	qdisc_list_free(&l);
 	free(m);
+}
+
+/*
+ * What an htb class can reach (issue 34): beyond its rate only by
+ * borrowing from a parent class, and no more than the parent can pass.
+ */
+static void test_htb_reach(void **state)
+{
+	static const struct {
+		const char *what;
+		struct {
+			uint32_t handle, parent;
+			double rate, ceil;	/* Mbit/s */
+		} c[4];
+		size_t n;
+		double reach[4];	/* Mbit/s, per class */
+		size_t limiting;	/* index among the classes */
+	} k[] = {
+		{ "a class under the qdisc: its rate, not its ceil",
+		  { { 0x10010, TC_H_ROOT, 30, 60 } }, 1, { 30 }, 0 },
+		{ "a parent of 60 lends the child its ceil",
+		  { { 0x10001, TC_H_ROOT, 60, 60 }, { 0x10010, 0x10001, 30, 60 } }, 2, { 60, 60 }, 0 },
+		{ "a parent that reaches 40 lends up to 40",
+		  { { 0x10001, TC_H_ROOT, 40, 100 }, { 0x10010, 0x10001, 30, 60 } }, 2, { 40, 40 }, 0 },
+		{ "a parent not above the child's rate lends nothing",
+		  { { 0x10001, TC_H_ROOT, 20, 20 }, { 0x10010, 0x10001, 30, 60 } }, 2, { 20, 30 }, 0 },
+		{ "three levels: the grandparent's rate bounds",
+		  { { 0x10001, TC_H_ROOT, 50, 50 }, { 0x10002, 0x10001, 10, 80 }, { 0x10010, 0x10002, 5, 90 } }, 3,
+		  { 50, 50, 50 }, 0 },
+		{ "a child whose ceil is below what its parent lends",
+		  { { 0x10001, TC_H_ROOT, 100, 100 }, { 0x10010, 0x10001, 10, 25 } }, 2, { 100, 25 }, 1 },
+		{ "a loop (a fuzzed dump) ends, at a rate of the loop",
+		  { { 0x10001, 0x10002, 10, 80 }, { 0x10002, 0x10001, 20, 90 } }, 2, { 20, 20 }, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+		struct msgs *m = msgs_new();
+		struct qdisc_list l = { 0 };
+
+		put_htb_qdisc(m, 3);
+		for (size_t j = 0; j < k[i].n; j++)
+			put_htb_class(m, 3, k[i].c[j].handle, k[i].c[j].parent, (uint32_t)(k[i].c[j].rate * 125000),
+				      (uint32_t)(k[i].c[j].ceil * 125000), 0, 0);
+		assert_int_equal(qdisc_parse(m->u.c, m->len, 3, &l), 0);
+		assert_int_equal(l.n, k[i].n + 1);
+		for (size_t j = 0; j < k[i].n; j++) {
+			double r = qdisc_reach_bps(&l, &l.v[j + 1]);
+
+			if (r != k[i].reach[j] * 1e6)
+				fail_msg("%s: class %zu reaches %.0f, want %.0f", k[i].what, j, r, k[i].reach[j] * 1e6);
+		}
+		if (qdisc_limiting(&l) != &l.v[k[i].limiting + 1])
+			fail_msg("%s: limiting is not class %zu", k[i].what, k[i].limiting);
+		qdisc_list_free(&l);
+		free(m);
+	}
 }
 
 static void test_cake(void **state)
@@ -627,6 +693,70 @@ static void test_trailing_and_other(void **state)
 	free(m);
 }
 
+/*
+ * A filter on an interface's ingress whose action list holds one mirred
+ * action (EACTION to IFB); ACT is the classifier's action attribute.
+ * MIRRED_LEN cuts struct tc_mirred short when below its size.
+ */
+static void put_filter(struct msgs *m, int ifindex, const char *kind, uint16_t act, int eaction, uint32_t ifb,
+		       size_t mirred_len)
+{
+	struct nlmsghdr *nlh = tc_start(m, RTM_NEWTFILTER, ifindex, 0x800, 0xfffffff2, kind);
+	struct tc_mirred mir = { .eaction = eaction, .ifindex = ifb };
+	struct nlattr *opts, *acts, *one, *aopts;
+
+	opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
+	acts = mnl_attr_nest_start(nlh, act);
+	one = mnl_attr_nest_start(nlh, 1);
+	mnl_attr_put_strz(nlh, TCA_ACT_KIND, "mirred");
+	aopts = mnl_attr_nest_start(nlh, TCA_ACT_OPTIONS);
+	mnl_attr_put(nlh, TCA_MIRRED_PARMS, mirred_len, &mir);
+	mnl_attr_nest_end(nlh, aopts);
+	mnl_attr_nest_end(nlh, one);
+	mnl_attr_nest_end(nlh, acts);
+	mnl_attr_nest_end(nlh, opts);
+	msg_end(m, nlh);
+}
+
+/* Ingress redirects (ifb): the first egress redirect counts, a mirror does not. */
+static void test_filters(void **state)
+{
+	struct msgs *m = msgs_new();
+	struct qdisc_redirect rd = { 0 };
+
+	(void)state;
+	/* The u32 hash table's own message (no options), a mirror, then the redirect. */
+	msg_end(m, tc_start(m, RTM_NEWTFILTER, 3, 0x800, 0xfffffff2, "u32"));
+	put_filter(m, 3, "u32", TCA_U32_ACT, TCA_EGRESS_MIRROR, 8, sizeof(struct tc_mirred));
+	put_filter(m, 3, "u32", TCA_U32_ACT, TCA_EGRESS_REDIR, 9, sizeof(struct tc_mirred));
+	put_filter(m, 3, "matchall", TCA_MATCHALL_ACT, TCA_EGRESS_REDIR, 10, sizeof(struct tc_mirred));
+	put_done(m);
+	assert_int_equal(qdisc_parse_filters(m->u.c, m->len, 3, &rd), 1);
+	assert_int_equal(rd.ifindex, 9);
+	assert_string_equal(rd.classifier, "u32");
+
+	/* Another interface's filters are not read. */
+	memset(&rd, 0, sizeof(rd));
+	assert_int_equal(qdisc_parse_filters(m->u.c, m->len, 4, &rd), 1);
+	assert_int_equal(rd.ifindex, 0);
+
+	/* matchall alone. */
+	memset(m, 0, sizeof(*m));
+	memset(&rd, 0, sizeof(rd));
+	put_filter(m, 3, "matchall", TCA_MATCHALL_ACT, TCA_EGRESS_REDIR, 10, sizeof(struct tc_mirred));
+	assert_int_equal(qdisc_parse_filters(m->u.c, m->len, 3, &rd), 0);
+	assert_int_equal(rd.ifindex, 10);
+	assert_string_equal(rd.classifier, "matchall");
+
+	/* A struct tc_mirred cut short: the message is refused. */
+	memset(m, 0, sizeof(*m));
+	memset(&rd, 0, sizeof(rd));
+	put_filter(m, 3, "u32", TCA_U32_ACT, TCA_EGRESS_REDIR, 9, sizeof(struct tc_mirred) - 4);
+	assert_int_equal(qdisc_parse_filters(m->u.c, m->len, 3, &rd), -EINVAL);
+	assert_int_equal(rd.ifindex, 0);
+	free(m);
+}
+
 static void test_find(void **state)
 {
 	struct msgs *m = msgs_new();
@@ -767,6 +897,9 @@ static void real_child(int fd)
 		SAY("fail htb: class 1:10 is not the limit among %zu entries", l.n);
 	if (lim->ceil_bps != 50e6 || lim->rate_bps != 10e6)
 		SAY("fail htb: rate %.0f ceil %.0f, not 10e6 and 50e6", lim->rate_bps, lim->ceil_bps);
+	/* Under the qdisc itself: no parent class lends, so its rate. */
+	if (qdisc_reach_bps(&l, lim) != 10e6)
+		SAY("fail htb: class 1:10 (no parent class) reaches %.0f, not its rate 10e6", qdisc_reach_bps(&l, lim));
 	snprintf(msg, sizeof(msg), "ok on %s: tbf and htb", dev);
 #undef SAY
 out:
@@ -815,6 +948,7 @@ int main(void)
 		cmocka_unit_test(test_tbf_rate),
 		cmocka_unit_test(test_tbf_rate64),
 		cmocka_unit_test(test_htb),
+		cmocka_unit_test(test_htb_reach),
 		cmocka_unit_test(test_cake),
 		cmocka_unit_test(test_fq_codel_and_stats),
 		cmocka_unit_test(test_old_stats),
@@ -827,6 +961,7 @@ int main(void)
 		cmocka_unit_test(test_bad_kind),
 		cmocka_unit_test(test_trailing_and_other),
 		cmocka_unit_test(test_find),
+		cmocka_unit_test(test_filters),
 		cmocka_unit_test(test_dump_bad_ifindex),
 	};
 	struct CMUnitTest tests[ARRAY_SIZE(pure) + 1];
