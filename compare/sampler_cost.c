@@ -26,7 +26,14 @@
  * --sys-root DIR reads the heat sensors under DIR instead of /sys (a fixture tree
  * of tests/fixtures/thermal, for a box like this VM that has none).
  *
- * Usage: sampler_cost [--bare] [--threads N] [--sys-root DIR] [DURATION_S [INTERVAL_MS]]   (defaults 20 and 250)
+ * The work's thread states (core/tstate.h, the time budget) are sampled at
+ * their default 100 Hz unless --no-states; their part of the cost is printed
+ * apart (sampler_state_cpu_ns()). --busy N starts N spinning threads (on a
+ * CPU: one stat read a tick each) besides the idle ones (blocked: a stat
+ * and a syscall read a tick each, the dearer case).
+ *
+ * Usage: sampler_cost [--bare] [--no-states] [--threads N] [--busy N] [--sys-root DIR] [DURATION_S [INTERVAL_MS]]
+ * (defaults 20 and 250)
  * Build: see docs/sampler.md.
  */
 #include <errno.h>
@@ -56,6 +63,18 @@ static double arg_num(const char *s, const char *what)
 	return v;
 }
 
+static volatile int spin_stop;
+
+static void *busy_thread(void *arg)
+{
+	volatile unsigned long x = 0;
+
+	(void)arg;
+	while (!spin_stop)
+		x++;
+	return NULL;
+}
+
 static void *idle_thread(void *arg)
 {
 	(void)arg;
@@ -72,8 +91,8 @@ int main(int argc, char **argv)
 	struct timespec nap;
 	struct sysview v;
 	uint64_t pcpu0, pcpu1, cpu_ns, c0, start_ns, stop_ns;
-	bool bare = false;
-	long idle = 0;
+	bool bare = false, no_states = false;
+	long idle = 0, busy = 0;
 	mono_ns t0, t1;
 	double wall_s;
 	int ret;
@@ -83,8 +102,18 @@ int main(int argc, char **argv)
 		argc--;
 		argv++;
 	}
+	if (argc > 1 && !strcmp(argv[1], "--no-states")) {
+		no_states = true;
+		argc--;
+		argv++;
+	}
 	if (argc > 2 && !strcmp(argv[1], "--threads")) {
 		idle = (long)arg_num(argv[2], "thread count");
+		argc -= 2;
+		argv += 2;
+	}
+	if (argc > 2 && !strcmp(argv[1], "--busy")) {
+		busy = (long)arg_num(argv[2], "thread count");
 		argc -= 2;
 		argv += 2;
 	}
@@ -94,7 +123,8 @@ int main(int argc, char **argv)
 		argv += 2;
 	}
 	if (argc > 3 || (argc > 1 && !strcmp(argv[1], "-h"))) {
-		fprintf(stderr, "usage: sampler_cost [--bare] [--threads N] [--sys-root DIR] [DURATION_S [INTERVAL_MS]]\n");
+		fprintf(stderr, "usage: sampler_cost [--bare] [--no-states] [--threads N] [--busy N] [--sys-root DIR] "
+				"[DURATION_S [INTERVAL_MS]]\n");
 		return 2;
 	}
 	if (argc > 1)
@@ -111,6 +141,15 @@ int main(int argc, char **argv)
 		}
 		pthread_detach(th);
 	}
+	for (long i = 0; i < busy; i++) {
+		pthread_t th;
+
+		if (pthread_create(&th, NULL, busy_thread, NULL)) {
+			fprintf(stderr, "sampler_cost: cannot start thread %ld\n", i);
+			return 1;
+		}
+		pthread_detach(th);
+	}
 	cfg.interval_ns = (uint64_t)(interval_ms * (double)NS_PER_MS);
 	cfg.pid = getpid();
 	if (!bare) {
@@ -119,6 +158,9 @@ int main(int argc, char **argv)
 
 		cfg.work_pid = getpid();
 		cfg.others = true;
+		cfg.state_own = true;
+		if (no_states)
+			cfg.state_interval_ns = UINT64_MAX;
 		lc.pid = getpid();
 		cfg.limits = &lc;
 	}
@@ -165,6 +207,10 @@ int main(int argc, char **argv)
 	       bare ? "bare (no work threads, no other processes, no limits)" :
 		      "work threads every interval, others and the limits' counters at the edges (limits discovered at the first)",
 	       idle, (double)start_ns / 1e3, (double)stop_ns / 1e3);
+	printf("sampler: thread states %s: %.1f ms = %.3f %% of one core (%u thread samples), of the figure above\n",
+	       bare || no_states ? "off" : "at 100 Hz", (double)sampler_state_cpu_ns(s) / 1e6,
+	       100.0 * (double)sampler_state_cpu_ns(s) / 1e9 / wall_s, v.budget.samples);
+	spin_stop = 1;
 	sampler_free(s);
 	return 0;
 }

@@ -622,6 +622,12 @@ void limits_span_view(const struct limits_span *acc, struct sysview *v)
 		v->qdisc_overlimits = acc->q_overlimits;
 		v->qdisc_backlog_max_bytes = acc->q_backlog_max;
 	}
+	if (acc->qin_s > 0) {
+		v->qdisc_in_bytes_per_s = acc->qin_bytes / acc->qin_s;
+		v->qdisc_in_drops = acc->qin_drops;
+		v->qdisc_in_overlimits = acc->qin_overlimits;
+		v->qdisc_in_backlog_max_bytes = acc->qin_backlog_max;
+	}
 }
 
 void limit_describe(const struct limit *l, const char *unit, char *buf, size_t len)

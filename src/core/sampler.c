@@ -239,6 +239,7 @@ struct sampler {
 	/* the work's thread states (core/tstate.h) */
 	struct tstate *ts;		/* NULL: off, or no work */
 	struct sysview_budget budget;	/* as of the last stop */
+	uint64_t state_cpu_ns;		/* tstate_cpu_ns() as of the last stop */
 
 	/* limits */
 	bool have_limits, lim_discovered;
@@ -1571,6 +1572,7 @@ static void edge_stop(struct sampler *s)
 	if (s->ts) {
 		tstate_span_end(s->ts, clock_mono(), 0);
 		tstate_budget(s->ts, &s->budget);
+		s->state_cpu_ns = tstate_cpu_ns(s->ts);
 	}
 	s->sync_cpu_ns += clock_thread_cpu_ns() - c0;
 }
@@ -1754,6 +1756,11 @@ const struct sample *sampler_get(const struct sampler *s, size_t i)
 uint64_t sampler_cpu_ns(const struct sampler *s)
 {
 	return s->thread_cpu_ns + s->sync_cpu_ns;
+}
+
+uint64_t sampler_state_cpu_ns(const struct sampler *s)
+{
+	return s->state_cpu_ns;
 }
 
 const struct limits *sampler_limits(const struct sampler *s)

@@ -261,6 +261,12 @@ void sampler_summary(const struct sampler *s, struct sysview *out);
  */
 uint64_t sampler_cpu_ns(const struct sampler *s);
 
+/*
+ * Of sampler_cpu_ns(), the CPU time of the thread-state sampling
+ * (core/tstate.h: its ticks and its edges), ns; 0 when it is off.
+ */
+uint64_t sampler_state_cpu_ns(const struct sampler *s);
+
 /* The limits discovered at the first start (cfg.limits), or NULL when none were. Owned by s. */
 const struct limits *sampler_limits(const struct sampler *s);
 

@@ -118,6 +118,8 @@ struct sysview {
 	double qdisc_bytes_per_s;	/* the limiting qdisc or class on the egress interface */
 	double qdisc_drops, qdisc_overlimits;
 	double qdisc_backlog_max_bytes;	/* the most it held at an edge */
+	/* The ingress shaper: the qdisc of the device the interface's ingress is redirected to (ifb). */
+	double qdisc_in_bytes_per_s, qdisc_in_drops, qdisc_in_overlimits, qdisc_in_backlog_max_bytes;
 
 	/*
 	 * Heat (core/thermal.h) over the window: the hottest sensors, the
@@ -205,6 +207,10 @@ struct sysview {
 	X(qdisc_drops, "qdisc_drops") \
 	X(qdisc_overlimits, "qdisc_overlimits") \
 	X(qdisc_backlog_max_bytes, "qdisc_backlog_max_bytes") \
+	X(qdisc_in_bytes_per_s, "qdisc_ingress_bytes_per_second") \
+	X(qdisc_in_drops, "qdisc_ingress_drops") \
+	X(qdisc_in_overlimits, "qdisc_ingress_overlimits") \
+	X(qdisc_in_backlog_max_bytes, "qdisc_ingress_backlog_max_bytes") \
 	X(throttle_core_events, "thermal_throttle_core_events") \
 	X(throttle_package_events, "thermal_throttle_package_events") \
 	X(cooling_state_max, "cooling_state_max") \
@@ -238,6 +244,7 @@ static inline void sysview_init(struct sysview *v)
 	v->cg_io_reads_per_s = v->cg_io_writes_per_s = NAN;
 	v->cg_mem_peak_bytes = v->cg_mem_limit_hits = v->cg_mem_high_events = v->cg_mem_oom_events = NAN;
 	v->qdisc_bytes_per_s = v->qdisc_drops = v->qdisc_overlimits = v->qdisc_backlog_max_bytes = NAN;
+	v->qdisc_in_bytes_per_s = v->qdisc_in_drops = v->qdisc_in_overlimits = v->qdisc_in_backlog_max_bytes = NAN;
 	v->temp_sensors = v->throttle_cpus = v->cooling_devices = -1;
 	for (int i = 0; i < SYSVIEW_TEMPS; i++)
 		v->temps[i].start_c = v->temps[i].end_c = v->temps[i].max_c = v->temps[i].trip_c = NAN;

@@ -390,8 +390,10 @@ struct proc_task {
 struct thr {
 	pid_t pid, tid;
 	char comm[16];
-	int stat_fd, sc_fd;	/* kept open; -1 */
-	unsigned gen;		/* the tick that last saw it */
+	int stat_fd, sc_fd, sched_fd;	/* kept open; -1 */
+	unsigned gen;		/* the directory scan that last saw it */
+	uint64_t last_t, last_run, last_wait;	/* its last schedstat read */
+	short off_key;		/* the wait of its last sample when it has not run since; -1 */
 	bool dead;
 	bool in_span;		/* a segment is open (baseline read in this span) */
 	uint64_t seg_t, seg_run, seg_wait;	/* the segment's start */
@@ -470,7 +472,9 @@ static void thr_close(struct thr *h)
 		close(h->stat_fd);
 	if (h->sc_fd >= 0)
 		close(h->sc_fd);
-	h->stat_fd = h->sc_fd = -1;
+	if (h->sched_fd >= 0)
+		close(h->sched_fd);
+	h->stat_fd = h->sc_fd = h->sched_fd = -1;
 }
 
 void tstate_free(struct tstate *t)
@@ -531,17 +535,13 @@ static int open_rel(const struct tstate *t, pid_t pid, pid_t tid, const char *fi
 	return open(path, O_RDONLY | O_CLOEXEC);
 }
 
-/* schedstat of a thread, open-read-close (read at the edges and every few ticks only). */
-static bool sched_read(struct tstate *t, const struct thr *h, uint64_t *run, uint64_t *wait)
+/* schedstat of a thread (its file kept open: read every tick, it is the cheapest file). */
+static bool sched_read(struct tstate *t, struct thr *h, uint64_t *run, uint64_t *wait)
 {
-	int fd = open_rel(t, h->pid, h->tid, "schedstat");
-	bool ok;
-
-	if (fd < 0)
-		return false;
-	ok = !proc_buf_pread(&t->buf, fd) && !proc_schedstat_parse(t->buf.data, t->buf.len, run, wait);
-	close(fd);
-	return ok;
+	if (h->sched_fd < 0)
+		h->sched_fd = open_rel(t, h->pid, h->tid, "schedstat");
+	return h->sched_fd >= 0 && !proc_buf_pread(&t->buf, h->sched_fd) &&
+	       !proc_schedstat_parse(t->buf.data, t->buf.len, run, wait);
 }
 
 static void thr_add_key(struct thr *h, short key, double s)
@@ -616,6 +616,7 @@ static void seg_sample(struct tstate *t, struct thr *h, enum tstate_kind kind, c
 {
 	short k = key_of(t, kind, what, detail);
 
+	h->off_key = k;
 	if (kind != TS_LOCK && kind != TS_SLEEP && kind != TS_CHILD && kind != TS_SIGNAL)
 		h->busy_wait = true;
 	h->last_key = k;
@@ -629,6 +630,14 @@ static void seg_sample(struct tstate *t, struct thr *h, enum tstate_kind kind, c
 		h->seg[h->nseg].key = k;
 		h->seg[h->nseg++].n = 1;
 	}
+}
+
+/* One more sample of the wait it was in at its last sample (it has not run since). */
+static void seg_again(struct tstate *t, struct thr *h)
+{
+	const struct key *k = &t->keys[h->off_key];
+
+	seg_sample(t, h, k->kind, k->what, k->detail);
 }
 
 /* ------------------------------------------------------------------ */
@@ -980,8 +989,8 @@ static struct thr *thr_add(struct tstate *t, pid_t pid, pid_t tid)
 	memset(h, 0, sizeof(*h));
 	h->pid = pid;
 	h->tid = tid;
-	h->stat_fd = h->sc_fd = -1;
-	h->last_key = -1;
+	h->stat_fd = h->sc_fd = h->sched_fd = -1;
+	h->last_key = h->off_key = -1;
 	return h;
 }
 
@@ -1067,9 +1076,71 @@ static void children_refresh(struct tstate *t)
  * end (close), 0 = a tick (sample the off-CPU ones; schedstat every
  * TSTATE_SCHED_EVERY ticks).
  */
+/*
+ * One thread at a tick (or an edge): its schedstat, and when it ran since
+ * the last tick its state letter, and when off the CPU what it waits for.
+ * A thread that has not run since its last sample is still in the same
+ * wait: that sample is counted again without reading anything else. A
+ * thread whose schedstat cannot be read has exited: its last segment ends
+ * at its last read. Returns false then.
+ */
+static bool thr_tick(struct tstate *t, struct thr *h, uint64_t now, int edge, bool seg)
+{
+	uint64_t run, wait;
+	char st, comm[16];
+	bool ran;
+
+	if (!sched_read(t, h, &run, &wait)) {
+		if (h->in_span && h->last_t)
+			seg_close(t, h, h->last_t, h->last_run, h->last_wait);
+		h->dead = true;
+		h->in_span = false;
+		thr_close(h);
+		return false;
+	}
+	ran = !h->last_t || run != h->last_run;
+	h->last_t = now;
+	h->last_run = run;
+	h->last_wait = wait;
+	if (!h->in_span) {
+		if (edge != 2)
+			seg_open(h, now, run, wait);
+		h->off_key = -1;
+		return true;
+	}
+	if (seg || edge)
+		seg_close(t, h, now, run, wait);
+	if (edge == 2) {
+		h->in_span = false;
+		return true;
+	}
+	if (edge)
+		return true;
+	if (!ran && h->off_key >= 0) {
+		seg_again(t, h);
+		return true;
+	}
+	h->off_key = -1;
+	if (h->stat_fd < 0)
+		h->stat_fd = open_rel(t, h->pid, h->tid, "stat");
+	if (h->stat_fd < 0 || proc_buf_pread(&t->buf, h->stat_fd) ||
+	    !(st = stat_state(t->buf.data, t->buf.len, comm, sizeof(comm))))
+		return true;	/* gone since: the next schedstat read says so */
+	memcpy(h->comm, comm, sizeof(h->comm));
+	if (st != 'R')
+		classify(t, h, st, now);
+	return true;
+}
+
+/*
+ * Walks every thread of the work: EDGE 1 = span begin (baseline), 2 = span
+ * end (close), 0 = a tick. The task directories are read at the edges and
+ * every TSTATE_SCHED_EVERY ticks (new threads are found then; one born
+ * between counts from there), when the threads' segments are closed too.
+ */
 static void walk(struct tstate *t, uint64_t now, pid_t exclude, int edge)
 {
-	bool sched = edge || t->ticks % TSTATE_SCHED_EVERY == 0;
+	bool scan = edge || t->ticks % TSTATE_SCHED_EVERY == 0;
 
 	if (!t->nprocs) {
 		t->procs[0].pid = t->pid;
@@ -1079,69 +1150,43 @@ static void walk(struct tstate *t, uint64_t now, pid_t exclude, int edge)
 		children_refresh(t);
 		t->child_t = now;
 	}
-	t->gen++;
-	for (size_t p = 0; p < t->nprocs; p++) {
-		struct proc_task *pt = &t->procs[p];
-		struct dirent *de;
+	if (scan) {
+		t->gen++;
+		for (size_t p = 0; p < t->nprocs; p++) {
+			struct proc_task *pt = &t->procs[p];
+			struct dirent *de;
 
-		if (pt->gone)
-			continue;
-		if (!pt->task) {
-			char path[64];
+			if (pt->gone)
+				continue;
+			if (!pt->task) {
+				char path[64];
 
-			if (proc_path(path, sizeof(path), "%s/%d/task", t->root, (int)pt->pid) ||
-			    !(pt->task = opendir(path))) {
-				pt->gone = true;
-				continue;
-			}
-		}
-		rewinddir(pt->task);
-		while ((de = readdir(pt->task))) {
-			int tid = name_num(de->d_name);
-			struct thr *h;
-			char st, comm[16];
-			uint64_t run, wait;
-
-			if (!tid || tid == exclude)
-				continue;
-			h = thr_find(t, pt->pid, tid);
-			if (!h && !(h = thr_add(t, pt->pid, tid)))
-				continue;
-			h->gen = t->gen;
-			if (h->stat_fd < 0)
-				h->stat_fd = open_rel(t, pt->pid, tid, "stat");
-			if (h->stat_fd < 0 || proc_buf_pread(&t->buf, h->stat_fd) ||
-			    !(st = stat_state(t->buf.data, t->buf.len, comm, sizeof(comm))))
-				continue;	/* gone between readdir and read: the next walk closes it */
-			memcpy(h->comm, comm, sizeof(h->comm));
-			if (sched || !h->in_span) {
-				if (sched_read(t, h, &run, &wait)) {
-					if (!h->in_span && edge != 2)
-						seg_open(h, now, run, wait);
-					else
-						seg_close(t, h, now, run, wait);
+				if (proc_path(path, sizeof(path), "%s/%d/task", t->root, (int)pt->pid) ||
+				    !(pt->task = opendir(path))) {
+					pt->gone = true;
+					continue;
 				}
 			}
-			if (edge == 2) {
-				h->in_span = false;
-				continue;
+			rewinddir(pt->task);
+			while ((de = readdir(pt->task))) {
+				int tid = name_num(de->d_name);
+				struct thr *h;
+
+				if (!tid || tid == exclude)
+					continue;
+				h = thr_find(t, pt->pid, tid);
+				if (!h && !(h = thr_add(t, pt->pid, tid)))
+					continue;
+				h->gen = t->gen;
 			}
-			if (!edge && h->in_span && st != 'R')
-				classify(t, h, st, now);
-		}
-		if (errno == ESRCH || errno == ENOENT) {
-			/* the process ended: its directory reads empty */
 		}
 	}
-	/* Threads not seen this walk have exited: their last segment ended at the last schedstat. */
 	for (size_t i = 0; i < t->nthr; i++) {
 		struct thr *h = &t->thr[i];
 
-		if (h->dead || h->gen == t->gen)
+		if (h->dead || h->tid == exclude)
 			continue;
-		h->dead = true;
-		h->in_span = false;
-		thr_close(h);
+		(void)thr_tick(t, h, now, edge, scan);
 	}
 	if (edge == 2)
 		for (size_t i = 0; i < t->nthr; i++)

@@ -115,8 +115,11 @@ static void cpu_quota(const struct verdict_input *in, struct verdict *out)
 	snprintf(next, sizeof(next), "the cgroup allows %.0f %% of one core: raise its quota (%s) or run outside it",
 		 q->value * 100, in->limits->cpu_ver == 2 ? "cpu.max" : "cpu.cfs_quota_us");
 	offer(out, "cpu quota", share, next,
-	      "the cgroup allows %.2f CPU (%s); the %s used %.1f %% of one CPU, throttled in %.0f %% of periods (%.2f s)",
-	      q->value, src(q), known(v->cg_cpu_usage_pct) ? "cgroup" : "work", used, known(thr) ? thr : NAN,
+	      "the cgroup allows %.2f CPU (%s); the %s used %.1f %% of one CPU%s%.80s%s, throttled in %.0f %% of periods (%.2f s)",
+	      q->value, src(q), known(v->cg_cpu_usage_pct) ? "cgroup" : "work", used,
+	      !known(v->cg_cpu_usage_pct) && in->limits->cpu_usage_source[0] ? " (the cgroup's own: " : "",
+	      !known(v->cg_cpu_usage_pct) ? in->limits->cpu_usage_source : "",
+	      !known(v->cg_cpu_usage_pct) && in->limits->cpu_usage_source[0] ? ")" : "", known(thr) ? thr : NAN,
 	      v->cg_cpu_throttled_s);
 }
 
@@ -224,20 +227,42 @@ static void memory_limit(const struct verdict_input *in, struct verdict *out)
 	      known(v->swap_out_pages_per_s) ? v->swap_in_pages_per_s + v->swap_out_pages_per_s : NAN);
 }
 
+/*
+ * A shaper on the way out (the egress interface's qdisc) or on the way in
+ * (the interface's ingress redirected to a shaped ifb device, as OpenWrt's
+ * SQM shapes downloads): one candidate, the nearer to its limit.
+ */
 static void shaper(const struct verdict_input *in, struct verdict *out)
 {
 	const struct limits *l = in->limits;
 	const struct sysview *v = in->view;
-	double bps, share;
+	double bps = NAN, share = NAN, ibps = NAN, ishare = NAN;
 	char lim[UNITS_FMT_LEN], got[UNITS_FMT_LEN], next[192];
 	bool qd = known(v->qdisc_bytes_per_s);
 
-	if (l->shaper.state != LIMIT_SET || !(l->shaper.value > 0))
+	if (l->shaper.state == LIMIT_SET && l->shaper.value > 0) {
+		bps = qd ? v->qdisc_bytes_per_s * 8 : v->net_tx_bytes_per_s * 8;
+		if (known(bps))
+			share = bps / l->shaper.value;
+	}
+	if (l->shaper_in.state == LIMIT_SET && l->shaper_in.value > 0 && known(v->qdisc_in_bytes_per_s)) {
+		ibps = v->qdisc_in_bytes_per_s * 8;
+		ishare = ibps / l->shaper_in.value;
+	}
+	if (known(ishare) && (!known(share) || ishare > share)) {
+		units_fmt_bits(lim, sizeof(lim), l->shaper_in.value);
+		units_fmt_bits(got, sizeof(got), ibps);
+		snprintf(next, sizeof(next), "the %s on %s shapes what %s receives to %s: the figure is the shaper's, not the path's",
+			 l->shaper_in_kind, l->ifb, l->iface, lim);
+		offer(out, "shaper", ishare, next,
+		      "%s on %s shapes %s's incoming traffic to %s (%s); it passed %s, %.0f overlimits, %.0f drops",
+		      l->shaper_in_kind, l->ifb, l->iface, lim, src(&l->shaper_in), got,
+		      known(v->qdisc_in_overlimits) ? v->qdisc_in_overlimits : NAN,
+		      known(v->qdisc_in_drops) ? v->qdisc_in_drops : NAN);
 		return;
-	bps = qd ? v->qdisc_bytes_per_s * 8 : v->net_tx_bytes_per_s * 8;
-	if (!known(bps))
+	}
+	if (!known(share))
 		return;
-	share = bps / l->shaper.value;
 	units_fmt_bits(lim, sizeof(lim), l->shaper.value);
 	units_fmt_bits(got, sizeof(got), bps);
 	snprintf(next, sizeof(next), "the %s on %s shapes to %s: the figure is the shaper's, not the path's",
@@ -276,12 +301,19 @@ static void others(const struct verdict_input *in, struct verdict *out)
 	char top[160] = "", next[192];
 	size_t off = 0;
 
+	/* With a time budget, its run-queue split (budget_cpu) decides: the quota's, the others', the work's own. */
+	if (v->budget.thread_s > 0)
+		return;
 	if (!known(v->work_cpu_pct) || !known(v->work_wait_pct))
 		return;
 	run = v->work_cpu_pct + v->work_wait_pct;
 	if (run <= 0)
 		return;
-	lost = v->work_wait_pct / run;
+	/* Time the cgroup's quota throttled the work is the quota's wait, not the others'. */
+	lost = v->work_wait_pct;
+	if (known(v->cg_cpu_throttled_s) && known(v->duration_s) && v->duration_s > 0)
+		lost -= 100 * v->cg_cpu_throttled_s / v->duration_s;
+	lost = clamp0(lost) / run;
 	for (int i = 0; i < SYSVIEW_OTHERS && v->others[i].pid; i++)
 		off += snprintf(top + off, off < sizeof(top) ? sizeof(top) - off : 0, "%s%s %.0f %% (pid %d)",
 				i ? ", " : "", v->others[i].comm, v->others[i].cpu_pct, v->others[i].pid);
@@ -496,7 +528,7 @@ static void budget_disk(const struct verdict_input *in, struct verdict *out, siz
  * specific candidate of LIST (NULL-terminated; the benchmark's round trip
  * or pacing, a configured shaper or throttle) with half the named share
  * or more is the cause of that wait. It is raised to SHARE, the wait's
- * own weight, with the budget's figure added to its evidence, and true is
+ * own weight (at most 1), with the budget's figure added to its evidence, and true is
  * returned; false when no candidate of LIST comes close (the budget's own
  * candidate is offered then).
  */
@@ -511,6 +543,9 @@ static bool explain(struct verdict *out, const char *const *list, double share, 
 				best = &out->cand[i];
 	if (!best)
 		return false;
+	/* Raised to at most 1 (at the limit): its share keeps its own meaning, measured / limit, above it. */
+	if (share > 1)
+		share = 1;
 	if (share > best->share) {
 		size_t n = strlen(best->evidence);
 
@@ -519,6 +554,19 @@ static bool explain(struct verdict *out, const char *const *list, double share, 
 			 what);
 	}
 	return true;
+}
+
+/* The share of WAIT % of the work's time in the run queue, when it was runnable RUNNABLE %. */
+static double rq_share(double wait, double runnable)
+{
+	double share;
+
+	if (!(runnable > 0))
+		return 0;
+	share = 2 * wait / runnable;
+	if (runnable < VERDICT_RUNNABLE_PCT)
+		share *= runnable / VERDICT_RUNNABLE_PCT;
+	return share;
 }
 
 /*
@@ -538,7 +586,7 @@ static void budget_cpu(const struct verdict_input *in, struct verdict *out, size
 	const struct sysview_budget *b = &v->budget;
 	double on = state_pct(b, "on CPU", NULL), rq = state_pct(b, "run queue", NULL), quota = 0;
 	const struct limits *l = in->limits;
-	double allowed = v->ncpu;
+	double allowed = v->ncpu, runnable;
 	bool limited = false, multi = false;
 
 	if (l && l->cpuset.state == LIMIT_SET && l->cpuset.value > 0 && l->cpuset.value < allowed) {
@@ -570,8 +618,14 @@ static void budget_cpu(const struct verdict_input *in, struct verdict *out, size
 				  v->work_thread_comm[0] ? v->work_thread_comm : "?", b->threads, b->threads == 1 ? "" : "s",
 				  b->threads == 1 ? "was" : "were", on, b->threads == 1 ? "its" : "their");
 	}
+	/*
+	 * Run-queue time is judged as others() judges it: losing half its
+	 * runnable time halves the work's speed (share 1), in full once the
+	 * work was runnable half its time (VERDICT_RUNNABLE_PCT).
+	 */
+	runnable = on + rq;
 	if (quota > 0 && l && l->cpu_quota.state == LIMIT_SET)
-		offer_max(out, nbench, "cpu quota", budget_share(quota),
+		offer_max(out, nbench, "cpu quota", rq_share(quota, runnable),
 			  "the cgroup's CPU quota held the work back: raise it (cpu.cfs_quota_us or cpu.max) or run outside it",
 			  "the work's threads spent %.0f %% of their time throttled by the cgroup's quota (%.2f CPU, %s)", quota,
 			  l->cpu_quota.value, src(&l->cpu_quota));
@@ -585,15 +639,26 @@ static void budget_cpu(const struct verdict_input *in, struct verdict *out, size
 		for (int i = 0; i < SYSVIEW_OTHERS && v->others[i].pid; i++)
 			off += (size_t)snprintf(top + off, off < sizeof(top) ? sizeof(top) - off : 0, "%s%s %.0f %% (pid %d)",
 						i ? ", " : "", v->others[i].comm, v->others[i].cpu_pct, v->others[i].pid);
+		double theirs;
+
 		if (known(others) && others < VERDICT_OTHERS_MIN_PCT)
 			part = 0;
-		if (part > 0)
-			offer_max(out, nbench, "other processes", budget_share((rq - quota) * part),
+		/*
+		 * Another process delays the work only while it runs on the
+		 * work's CPU: their part is at most the CPU they used there
+		 * (a quota that could not be read shows as run-queue wait
+		 * with no one else running, and stays unexplained).
+		 */
+		theirs = (rq - quota) * part;
+		if (known(others) && known(v->duration_s) && theirs > others * v->duration_s / b->thread_s)
+			theirs = others * v->duration_s / b->thread_s;
+		if (theirs > 0)
+			offer_max(out, nbench, "other processes", rq_share(theirs, runnable),
 				  "stop or move the other processes, or pin the work to CPUs they leave alone",
 				  "the work's threads waited %.0f %% of their time for a CPU; other processes used %.0f %% of one CPU on the work's CPUs%s%s",
-				  (rq - quota) * part, known(others) ? others : NAN, top[0] ? ": " : "", top);
+				  theirs, known(others) ? others : NAN, top[0] ? ": " : "", top);
 		if (part < 1)
-			offer_max(out, nbench, limited ? "cpuset" : "cpu", budget_share((rq - quota) * (1 - part)),
+			offer_max(out, nbench, limited ? "cpuset" : "cpu", rq_share((rq - quota) * (1 - part), runnable),
 				  limited ? "the work's threads outnumber the CPUs it may use: allow more CPUs"
 					  : "the work's own threads outnumber the CPUs: fewer threads, or more CPUs",
 				  "the work's %d threads waited %.0f %% of their time for a CPU held by its own other threads (%.0f CPUs %s)",
