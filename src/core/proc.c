@@ -497,9 +497,16 @@ int proc_cpu_delta(const struct proc_cpu_times *a, const struct proc_cpu_times *
 			return -ERANGE;
 		d[i] = b->t[i] - a->t[i];
 	}
-	/* guest and guest_nice are already inside user and nice. */
-	for (int i = PROC_CPU_USER; i <= PROC_CPU_STEAL; i++)
+	/*
+	 * guest and guest_nice are already inside user and nice. Ticks that
+	 * add up past 2^64 in one interval come from no real CPU: no data,
+	 * rather than a wrapped total and percentages past 100.
+	 */
+	for (int i = PROC_CPU_USER; i <= PROC_CPU_STEAL; i++) {
+		if (d[i] > UINT64_MAX - total)
+			return -ERANGE;
 		total += d[i];
+	}
 	if (!total)
 		return -ENODATA;
 
@@ -678,8 +685,9 @@ int proc_disk_delta(const struct proc_disk *a, const struct proc_disk *b, double
 	out->wmerge_per_s = (double)wm / interval_s;
 	out->rbytes_per_s = (double)out->d_rd_sectors * PROC_SECTOR_BYTES / interval_s;
 	out->wbytes_per_s = (double)out->d_wr_sectors * PROC_SECTOR_BYTES / interval_s;
-	out->avg_rq_bytes = ratio((double)(out->d_rd_sectors + out->d_wr_sectors) * PROC_SECTOR_BYTES,
-				  (double)(out->d_rd_ios + out->d_wr_ios));
+	/* Sums in double: two deltas near 2^64 must not wrap to a small one. */
+	out->avg_rq_bytes = ratio(((double)out->d_rd_sectors + (double)out->d_wr_sectors) * PROC_SECTOR_BYTES,
+				  (double)out->d_rd_ios + (double)out->d_wr_ios);
 	out->avg_rd_rq_bytes = ratio((double)out->d_rd_sectors * PROC_SECTOR_BYTES, (double)out->d_rd_ios);
 	out->avg_wr_rq_bytes = ratio((double)out->d_wr_sectors * PROC_SECTOR_BYTES, (double)out->d_wr_ios);
 	out->util_pct = 100.0 * (double)out->d_io_ticks_ms / ms;
@@ -687,7 +695,8 @@ int proc_disk_delta(const struct proc_disk *a, const struct proc_disk *b, double
 		out->util_pct = 100.0;
 	out->r_await_ms = ratio((double)out->d_rd_ms, (double)out->d_rd_ios);
 	out->w_await_ms = ratio((double)out->d_wr_ms, (double)out->d_wr_ios);
-	out->await_ms = ratio((double)(out->d_rd_ms + out->d_wr_ms), (double)(out->d_rd_ios + out->d_wr_ios));
+	out->await_ms = ratio((double)out->d_rd_ms + (double)out->d_wr_ms,
+			      (double)out->d_rd_ios + (double)out->d_wr_ios);
 	out->aqu_sz = (double)wt / ms;
 	return 0;
 }
@@ -1104,8 +1113,6 @@ int proc_pid_stat_parse(struct proc_pid_stat *ps, const char *buf, size_t len)
 int proc_pid_cpu_pct(const struct proc_pid_stat *a, const struct proc_pid_stat *b, long clk_tck, double interval_s,
 		     double *pct)
 {
-	uint64_t ta = a->utime + a->stime, tb = b->utime + b->stime;
-
 	*pct = NAN;
 	if (clk_tck <= 0 || !(interval_s > 0))
 		return -EINVAL;
@@ -1113,7 +1120,9 @@ int proc_pid_cpu_pct(const struct proc_pid_stat *a, const struct proc_pid_stat *
 		return -ESRCH;
 	if (b->utime < a->utime || b->stime < a->stime)
 		return -ERANGE;
-	*pct = 100.0 * (double)(tb - ta) / (double)clk_tck / interval_s;
+	/* Each delta on its own: utime + stime may wrap where the deltas do not. */
+	*pct = 100.0 * ((double)(b->utime - a->utime) + (double)(b->stime - a->stime)) / (double)clk_tck /
+	       interval_s;
 	return 0;
 }
 

@@ -184,7 +184,8 @@ struct proc_cpu_pct {
 /*
  * Percentages from snapshot a (earlier) to b (later) of the same CPU.
  * Returns 0; -EINVAL if a and b are different CPUs; -ERANGE if any field
- * went backwards (hotplug, reset: no data for this interval); -ENODATA if
+ * went backwards (hotplug, reset: no data for this interval) or the
+ * interval's ticks add up past 2^64 (no real CPU); -ENODATA if
  * no tick elapsed (interval shorter than 1/USER_HZ). On any error every
  * double in out is NaN and the tick counts are 0.
  */

@@ -137,6 +137,17 @@ static bool parse_double(const char *s, double *v)
 	return true;
 }
 
+/*
+ * V units of UNIT bytes (the kB of /proc, 512-byte sectors) in bytes, or -1
+ * (unknown) when V is negative or the product does not fit an int64_t: a
+ * size no machine has is a surprise, so it becomes unknown, as a number
+ * that does not parse does, rather than a wrapped or saturated figure.
+ */
+static int64_t scaled_bytes(int64_t v, int64_t unit)
+{
+	return v >= 0 && v <= INT64_MAX / unit ? v * unit : -1;
+}
+
 PRINTF_LIKE(4, 5)
 static int rootf_line(char *buf, size_t n, const char *root, const char *fmt, ...)
 {
@@ -618,7 +629,7 @@ static void collect_meminfo(const struct roots *r, struct sysinfo_mem *m)
 			unit = "kB";
 		}
 		if (parse_i64(val, &v) && v >= 0)
-			*dst = unit ? v * 1024 : v;
+			*dst = scaled_bytes(v, unit ? 1024 : 1);
 	}
 	free(text);
 }
@@ -767,8 +778,8 @@ static void collect_swap(const struct roots *r, struct sysinfo *si)
 				s->type = SYSINFO_SWAP_PARTITION;
 			else
 				s->type = SYSINFO_SWAP_OTHER;
-			s->size_bytes = size && parse_i64(size, &v) && v >= 0 ? v * 1024 : -1;
-			s->used_bytes = used && parse_i64(used, &v) && v >= 0 ? v * 1024 : -1;
+			s->size_bytes = size && parse_i64(size, &v) ? scaled_bytes(v, 1024) : -1;
+			s->used_bytes = used && parse_i64(used, &v) ? scaled_bytes(v, 1024) : -1;
 			s->priority_known = prio && parse_i64(prio, &v) && v >= INT_MIN && v <= INT_MAX;
 			s->priority = s->priority_known ? (int)v : 0;
 		}
@@ -846,7 +857,7 @@ static void collect_blk(const struct roots *r, struct sysinfo *si)
 		b = &si->blks[si->nr_blks++];
 		memset(b, 0, sizeof(*b));
 		b->name = xstrdup(name);
-		b->size_bytes = sectors >= 0 && sectors <= INT64_MAX / 512 ? sectors * 512 : -1;
+		b->size_bytes = scaled_bytes(sectors, 512);
 		b->rotational = rootf_tri(r->sys, "block/%s/queue/rotational", name);
 		b->removable = rootf_tri(r->sys, "block/%s/removable", name);
 		b->readonly = rootf_tri(r->sys, "block/%s/ro", name);

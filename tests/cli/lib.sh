@@ -115,3 +115,62 @@ golden_masked() {
 	mask_figures "$T_TMP/out" >"$T_TMP/out.masked"
 	golden_file "$1" "$T_TMP/out.masked" "masked golden"
 }
+
+# --- working sets measured against the caches ------------------------------
+# llc_bytes: the largest data or unified cache of cpu0, in bytes, read from
+# $ENGPASS_TEST_SYS_ROOT (default /sys, where engpass mem reads it); 0 when
+# sysfs names none (a router, some VMs). With ENGPASS_TEST_SYS_ROOT a copy of
+# another box's cache directories sizes the tests as there (engpass itself
+# still reads /sys, so a fixture's larger cache only makes the sets larger).
+llc_bytes() {
+	_llc=0
+	for _d in "${ENGPASS_TEST_SYS_ROOT:-/sys}"/devices/system/cpu/cpu0/cache/index*; do
+		[ -r "$_d/size" ] || continue
+		[ "$(cat "$_d/type" 2>/dev/null)" = Instruction ] && continue
+		_s=$(cat "$_d/size")
+		case $_s in
+		*K) _b=$((${_s%K} * 1024)) ;;
+		*M) _b=$((${_s%M} * 1048576)) ;;
+		*G) _b=$((${_s%G} * 1073741824)) ;;
+		*[!0-9]* | "") continue ;;
+		*) _b=$_s ;;
+		esac
+		[ "$_b" -gt "$_llc" ] && _llc=$_b
+	done
+	echo "$_llc"
+}
+# past_llc SETS: for a test whose working set must be past every cache.
+# Sets $PAST_MIB to 4 x the last-level cache (4 x 32 MiB where sysfs names
+# none, as engpass mem assumes), rounded up to a MiB and at least 64, and
+# $PAST_WHY to why the case cannot run here (empty when it can): SETS sets of
+# that size (3 for the bandwidth arrays) must fit in half of MemAvailable,
+# and one set may not pass 1280 MiB (an LLC past 320 MiB), to hold the
+# tests' time: a 1040 MiB set (a 260 MiB L3) took 11 s of mem --bandwidth and
+# 24 s of mem --latency on a shared 2-core EPYC guest, a 2 GiB one 32 s of
+# bandwidth. The caller skips with $PAST_WHY.
+past_llc() {
+	_llc=$(llc_bytes)
+	[ "$_llc" -gt 0 ] || _llc=$((32 * 1048576))
+	PAST_MIB=$(((4 * _llc + 1048575) / 1048576))
+	[ "$PAST_MIB" -ge 64 ] || PAST_MIB=64
+	PAST_WHY=""
+	_avail=$(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo)
+	if [ "$PAST_MIB" -gt 1280 ]; then
+		PAST_WHY="4 x the last-level cache of $((_llc / 1048576)) MiB is $PAST_MIB MiB, more than the 1280 MiB this test can measure in its time"
+	elif [ $(($1 * PAST_MIB)) -gt $((${_avail:-0} / 2)) ]; then
+		PAST_WHY="$1 x $PAST_MIB MiB (4 x the last-level cache) is more than half of the ${_avail:-?} MiB available"
+	fi
+}
+# in_llc_kib MAX_KIB DIV: a working set that stays inside the caches: MAX_KIB
+# KiB, or the last-level cache / DIV when that is smaller (a box with a small
+# cache), at least 4 KiB; MAX_KIB where sysfs names no cache (engpass mem
+# then assumes 32 MiB).
+in_llc_kib() {
+	_llc=$(llc_bytes)
+	_k=$1
+	if [ "$_llc" -gt 0 ] && [ $((_llc / 1024 / $2)) -lt "$_k" ]; then
+		_k=$((_llc / 1024 / $2))
+	fi
+	[ "$_k" -ge 4 ] || _k=4
+	echo "$_k"
+}

@@ -96,17 +96,24 @@ jqt "two threads: totals beside one thread's, and per-thread figures" '.results[
 	.read_thread1_bytes_per_second > 0 and .copy_threads_bytes_per_second > 0 and .read_bytes_per_second > 0' "$T_TMP/out"
 jqt "the result says which is the memory's figure" '.results[0] | (.parameters.memory_figure |
 	test("read [0-9.]+x .*: (the threads.|one thread.s)")) and (.method.memory_figure | test("noise"))' "$T_TMP/out"
-run mem --bandwidth --size 4M --passes 1 --threads all --simd scalar --json --no-sample
+# Inside the caches: 3 arrays of at most a quarter of the last-level cache.
+run mem --bandwidth --size "$(in_llc_kib 4096 4)K" --passes 1 --threads all --simd scalar --json --no-sample
 check "--threads all --simd scalar exits 0" [ "$RC" = 0 ]
 ncpu=$(getconf _NPROCESSORS_ONLN)
 jqt "--threads all: one per CPU, per-thread and total figures" ".results[0] | (.parameters.threads |
 	test(\"all\")) and .parameters.simd == \"scalar\" and ([.metrics | keys[] | select(test(\"^read_thread[0-9]+_\"))] |
 	length) == (.parameters.threads | split(\" \")[0] | tonumber) and (if $ncpu > 1 then
 	.metrics.read_threads_bytes_per_second > 0 else true end)" "$T_TMP/out"
-jqt "arrays that fit the (assumed 32 MiB) cache offer no memory bandwidth" \
+jqt "arrays that fit the cache offer no memory bandwidth" \
 	'[.results[0].verdict.candidates[] | select(.resource == "memory bandwidth")] | length == 0' "$T_TMP/out"
-run mem --bandwidth --size 16M --passes 1 --json --no-sample
-jqcand "arrays past the cache offer memory bandwidth" "memory bandwidth" 1 "$T_TMP/out"
+# Past the caches: each array 4 x the last-level cache (past_llc, lib.sh).
+past_llc 3
+if [ -n "$PAST_WHY" ]; then
+	skip "arrays past the cache offer memory bandwidth" "$PAST_WHY"
+else
+	run mem --bandwidth --size "${PAST_MIB}M" --passes 1 --json --no-sample
+	jqcand "arrays past the cache offer memory bandwidth (${PAST_MIB} MiB each)" "memory bandwidth" 1 "$T_TMP/out"
+fi
 
 run mem --latency --size 1M --passes 1 --json --no-sample
 check "latency exits 0" [ "$RC" = 0 ]

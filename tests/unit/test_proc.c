@@ -905,6 +905,51 @@ static void test_pid_cpu(void **state)
 	proc_buf_release(&b);
 }
 
+/*
+ * Deltas near 2^64 (a fuzzer's, no real counter's): the CPU ticks that add
+ * up past 2^64 are no data, the disk sums and a process's utime + stime are
+ * added as doubles instead of wrapping to a small number.
+ */
+static void test_deltas_near_2p64(void **state)
+{
+	static const char ca[] = "cpu  0 0 0 0 0 0 0 0\n";
+	static const char cb[] = "cpu  18446744073709551615 0 0 1 0 0 0 0\n";
+	static const char da[] = "   8       0 sda 1 0 0 0 1 0 0 0 0 0 0\n";
+	static const char db[] = "   8       0 sda 2 0 9223372036854775808 9223372036854775808 "
+				 "2 0 9223372036854775808 9223372036854775808 0 0 0\n";
+	struct proc_stat sa = PROC_STAT_INIT, sb = PROC_STAT_INIT;
+	struct proc_diskstats xa = PROC_DISKSTATS_INIT, xb = PROC_DISKSTATS_INIT;
+	struct proc_pid_stat pa, pb;
+	struct proc_disk_rates r;
+	struct proc_cpu_pct p;
+	double pct, two63 = 9223372036854775808.0;
+
+	(void)state;
+	assert_int_equal(proc_stat_parse(&sa, ca, strlen(ca)), 0);
+	assert_int_equal(proc_stat_parse(&sb, cb, strlen(cb)), 0);
+	assert_int_equal(proc_cpu_delta(&sa.all, &sb.all, &p), -ERANGE);
+	assert_true(isnan(p.busy));
+	assert_int_equal(p.total_ticks, 0);
+
+	assert_int_equal(proc_diskstats_parse(&xa, da, strlen(da)), 0);
+	assert_int_equal(proc_diskstats_parse(&xb, db, strlen(db)), 0);
+	assert_int_equal(proc_disk_delta(&xa.disk[0], &xb.disk[0], 1.0, &r), 0);
+	check_d(r.avg_rq_bytes, 2 * two63 * 512 / 2, "avg rq");
+	check_d(r.await_ms, 2 * two63 / 2, "await");
+
+	memset(&pa, 0, sizeof(pa));
+	pa.pid = pb.pid = 1;
+	pb = pa;
+	pb.utime = UINT64_MAX;
+	pb.stime = UINT64_MAX;
+	assert_int_equal(proc_pid_cpu_pct(&pa, &pb, 100, 1.0, &pct), 0);
+	check_d(pct, 2.0 * 18446744073709551615.0, "cpu %");
+	proc_stat_release(&sa);
+	proc_stat_release(&sb);
+	proc_diskstats_release(&xa);
+	proc_diskstats_release(&xb);
+}
+
 struct pid_status_case {
 	const char *file;
 	int ret;
@@ -1245,6 +1290,7 @@ int main(void)
 		cmocka_unit_test(test_netdev),
 		cmocka_unit_test(test_pid_stat),
 		cmocka_unit_test(test_pid_cpu),
+		cmocka_unit_test(test_deltas_near_2p64),
 		cmocka_unit_test(test_pid_status),
 		cmocka_unit_test(test_cpulist),
 		cmocka_unit_test(test_mountinfo_real),

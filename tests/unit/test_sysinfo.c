@@ -565,6 +565,35 @@ static void test_v2_root_no_limit(void **state)
 	sysinfo_release(&fx.si);
 }
 
+/* ---- sizes past int64_t ----------------------------------------------------- */
+
+/*
+ * kB x 1024 and sectors x 512 that do not fit an int64_t are unknown (-1),
+ * not a signed overflow (the fuzzer's /proc/swaps size of
+ * 222222222222222222 kB); the largest that fit are exact.
+ */
+static void test_huge_sizes(void **state)
+{
+	struct fx fx;
+	const struct sysinfo *si = &fx.si;
+
+	(void)state;
+	collect_fixture(&fx, "huge");
+	assert_int_equal(si->mem.total_bytes, -1);
+	assert_int_equal(si->mem.available_bytes, 9007199254740991LL * 1024);
+	assert_int_equal(si->nr_swaps, 2);
+	assert_int_equal(si->swaps[0].size_bytes, -1);
+	assert_int_equal(si->swaps[0].used_bytes, INT64_MAX - 1023);
+	assert_int_equal(si->swaps[1].size_bytes, -1);
+	assert_int_equal(si->swaps[1].used_bytes, 0);
+	assert_int_equal(si->nr_blks, 2);
+	assert_string_equal(si->blks[0].name, "sda");
+	assert_int_equal(si->blks[0].size_bytes, -1);
+	assert_string_equal(si->blks[1].name, "sdb");
+	assert_int_equal(si->blks[1].size_bytes, INT64_MAX - 511);
+	sysinfo_release(&fx.si);
+}
+
 /* ---- nothing readable --------------------------------------------------------- */
 
 static void test_missing_everything(void **state)
@@ -742,6 +771,7 @@ int main(void)
 		cmocka_unit_test(test_mips_table),
 		cmocka_unit_test(test_v1_limit),
 		cmocka_unit_test(test_v2_root_no_limit),
+		cmocka_unit_test(test_huge_sizes),
 		cmocka_unit_test(test_missing_everything),
 		cmocka_unit_test(test_release_twice_and_init),
 		cmocka_unit_test(test_json_under_key),
