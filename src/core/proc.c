@@ -1470,3 +1470,45 @@ int proc_snmp_udp_parse(struct proc_snmp_udp *u, const char *buf, size_t len)
 	}
 	return found ? 0 : -EINVAL;
 }
+
+int proc_pid_io_parse(struct proc_pid_io *io, const char *buf, size_t len)
+{
+	const char *p = buf, *e = buf + len;
+
+	io->read_bytes = io->write_bytes = io->cancelled_write_bytes = PROC_NONE;
+	if (!len)
+		return -ENODATA;
+	while (p < e) {
+		const char *nl = memchr(p, '\n', (size_t)(e - p)), *colon, *q;
+		uint64_t v = 0, *dst = NULL;
+		size_t n;
+
+		if (!nl)
+			nl = e;
+		colon = memchr(p, ':', (size_t)(nl - p));
+		if (colon) {
+			n = (size_t)(colon - p);
+			if (n == 10 && !memcmp(p, "read_bytes", n))
+				dst = &io->read_bytes;
+			else if (n == 11 && !memcmp(p, "write_bytes", n))
+				dst = &io->write_bytes;
+			else if (n == 21 && !memcmp(p, "cancelled_write_bytes", n))
+				dst = &io->cancelled_write_bytes;
+		}
+		if (dst) {
+			q = colon + 1;
+			while (q < nl && *q == ' ')
+				q++;
+			if (q == nl)
+				return -EINVAL;
+			for (; q < nl; q++) {
+				if (*q < '0' || *q > '9' || v > (UINT64_MAX - 9) / 10)
+					return -EINVAL;
+				v = v * 10 + (uint64_t)(*q - '0');
+			}
+			*dst = v;
+		}
+		p = nl + 1;
+	}
+	return io->read_bytes == PROC_NONE || io->write_bytes == PROC_NONE ? -EINVAL : 0;
+}

@@ -499,6 +499,19 @@ struct proc_snmp_udp {
  */
 MUST_CHECK int proc_snmp_udp_parse(struct proc_snmp_udp *u, const char *buf, size_t len);
 
+/* /proc/PID/io: the storage bytes a process caused (read_bytes, write_bytes), PROC_NONE when absent. */
+struct proc_pid_io {
+	uint64_t read_bytes, write_bytes, cancelled_write_bytes;
+};
+
+/*
+ * Parse /proc/PID/io text ("name: value" lines; unknown names are
+ * skipped). Returns 0 with at least read_bytes and write_bytes; -ENODATA
+ * for empty input; -EINVAL when either is missing or a value is not a
+ * whole decimal number that fits.
+ */
+MUST_CHECK int proc_pid_io_parse(struct proc_pid_io *io, const char *buf, size_t len);
+
 /* ------------------------------------------------------------------ */
 /* /proc/self/mountinfo and /proc/self/mounts */
 

@@ -71,6 +71,8 @@ struct proc_edge {
 	char comm[16];
 	bool child;		/* a child of the work or of this process: part of the work */
 	int processor;
+	bool io_ok;		/* /proc/PID/io read */
+	uint64_t rbytes, wbytes;	/* its read_bytes, write_bytes */
 };
 
 struct snap {
@@ -139,6 +141,7 @@ struct other_acc {
 	int pid;
 	uint64_t start, ticks;
 	uint64_t ticks_on;		/* of them, those while it was on a CPU the work ran on */
+	uint64_t rbytes, wbytes;	/* storage bytes it caused (/proc/PID/io) */
 	char comm[16];
 };
 
@@ -1193,6 +1196,15 @@ static size_t scan_procs(struct sampler *s, struct proc_edge *e, bool *full)
 		e[n].child = ps.ppid == self || (s->work_pid > 0 && ps.ppid == s->work_pid);
 		e[n].processor = ps.processor;
 		copy_comm(e[n].comm, ps.comm);
+		/* Its storage bytes, for whose load a busy disk was (root, or a process of ours). */
+		{
+			struct proc_pid_io io;
+
+			snprintf(rel, sizeof(rel), "%d/io", pid);
+			e[n].io_ok = !read_at(s, dirfd(d), rel) && !proc_pid_io_parse(&io, s->buf.data, s->buf.len);
+			e[n].rbytes = e[n].io_ok ? io.read_bytes : 0;
+			e[n].wbytes = e[n].io_ok ? io.write_bytes : 0;
+		}
 		n++;
 	}
 	closedir(d);
@@ -1201,11 +1213,11 @@ static size_t scan_procs(struct sampler *s, struct proc_edge *e, bool *full)
 }
 
 /* Add d ticks of process e to the table kept between spans; when full, it replaces the least busy if busier. */
-static void other_add(struct sampler *s, const struct proc_edge *e, uint64_t d, bool on)
+static void other_add(struct sampler *s, const struct proc_edge *e, uint64_t d, bool on, uint64_t rb, uint64_t wb)
 {
 	struct other_acc *least = NULL;
 
-	if (!d)
+	if (!d && !rb && !wb)
 		return;
 	for (size_t i = 0; i < s->nother; i++) {
 		struct other_acc *o = &s->other[i];
@@ -1213,6 +1225,8 @@ static void other_add(struct sampler *s, const struct proc_edge *e, uint64_t d, 
 		if (o->pid == e->pid && o->start == e->start) {
 			o->ticks += d;
 			o->ticks_on += on ? d : 0;
+			o->rbytes += rb;
+			o->wbytes += wb;
 			return;
 		}
 		if (!least || o->ticks < least->ticks)
@@ -1226,6 +1240,8 @@ static void other_add(struct sampler *s, const struct proc_edge *e, uint64_t d, 
 	least->start = e->start;
 	least->ticks = d;
 	least->ticks_on = on ? d : 0;
+	least->rbytes = rb;
+	least->wbytes = wb;
 	memcpy(least->comm, e->comm, sizeof(least->comm));
 }
 
@@ -1282,23 +1298,29 @@ static void others_stop(struct sampler *s)
 		for (size_t i = 0; i < n; i++) {
 			const struct proc_edge *b = &s->edge1[i];
 			const struct proc_edge *a = bsearch(b, s->edge0, s->nedge0, sizeof(*b), cmp_edge);
-			uint64_t d;
+			uint64_t d, rb = 0, wb = 0;
 
 			if (a && a->start == b->start) {
 				if (b->ticks < a->ticks)
 					continue;
 				d = b->ticks - a->ticks;
+				if (a->io_ok && b->io_ok && b->rbytes >= a->rbytes && b->wbytes >= a->wbytes) {
+					rb = b->rbytes - a->rbytes;
+					wb = b->wbytes - a->wbytes;
+				}
 			} else if (s->edge0_full) {
 				continue;
 			} else {
 				d = b->ticks;
+				rb = b->io_ok ? b->rbytes : 0;
+				wb = b->io_ok ? b->wbytes : 0;
 			}
 			if (b->child)
 				continue;	/* the work's own child: counted with the work when reaped (cutime) */
 			on = work_cpu(s, b->processor);
 			s->others_ticks += d;
 			s->others_on_ticks += on ? d : 0;
-			other_add(s, b, d, on);
+			other_add(s, b, d, on, rb, wb);
 		}
 		s->others_time_s += dt;
 	}
@@ -1901,6 +1923,25 @@ static void summary_others(const struct sampler *s, struct sysview *v)
 		v->others[k].pid = s->other[best].pid;
 		memcpy(v->others[k].comm, s->other[best].comm, sizeof(v->others[k].comm));
 		v->others[k].cpu_pct = (double)s->other[best].ticks * per_tick;
+	}
+	/* The busiest at storage, by the bytes they caused. */
+	memset(used, 0, sizeof(used));
+	for (int k = 0; k < SYSVIEW_OTHERS; k++) {
+		size_t best = SIZE_MAX;
+
+		for (size_t i = 0; i < s->nother; i++) {
+			uint64_t io = s->other[i].rbytes + s->other[i].wbytes;
+
+			if (!used[i] && io && (best == SIZE_MAX || io > s->other[best].rbytes + s->other[best].wbytes))
+				best = i;
+		}
+		if (best == SIZE_MAX)
+			break;
+		used[best] = true;
+		v->io_others[k].pid = s->other[best].pid;
+		memcpy(v->io_others[k].comm, s->other[best].comm, sizeof(v->io_others[k].comm));
+		v->io_others[k].read_bytes = (double)s->other[best].rbytes;
+		v->io_others[k].write_bytes = (double)s->other[best].wbytes;
 	}
 }
 

@@ -97,6 +97,12 @@ struct sysview {
 		char comm[16];
 		double cpu_pct;		/* of one CPU */
 	} others[SYSVIEW_OTHERS];	/* the busiest, busiest first */
+	/* Other processes by the storage bytes they caused over the window (/proc/PID/io at the edges). */
+	struct sysview_io_other {
+		int pid;		/* 0 = empty slot */
+		char comm[16];
+		double read_bytes, write_bytes;
+	} io_others[SYSVIEW_OTHERS];	/* the most bytes first */
 
 	/* /proc/net/snmp over the window: counts, NaN unknown. */
 	double udp_rcvbuf_errors, udp_in_errors;

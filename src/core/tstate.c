@@ -1193,26 +1193,6 @@ static void walk(struct tstate *t, uint64_t now, pid_t exclude, int edge)
 			t->thr[i].in_span = false;
 }
 
-/* A "NAME: N" line of /proc/PID/io. */
-static bool io_field(const char *text, const char *name, uint64_t *v)
-{
-	size_t n = strlen(name);
-	const char *p = text;
-	char *end;
-
-	while (p && *p) {
-		if (!strncmp(p, name, n)) {
-			errno = 0;
-			*v = strtoull(p + n, &end, 10);
-			return !errno && end != p + n && (*end == '\n' || !*end);
-		}
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	return false;
-}
-
 /* The work's storage bytes and major faults (the process, exited threads included). */
 static void proc_edge(struct tstate *t, bool begin)
 {
@@ -1221,8 +1201,14 @@ static void proc_edge(struct tstate *t, bool begin)
 	bool io = false, flt = false;
 	struct proc_pid_stat ps;
 
-	if (!proc_path(path, sizeof(path), "%s/%d/io", t->root, (int)t->pid) && !proc_buf_read_file(&t->buf, path))
-		io = io_field(t->buf.data, "read_bytes: ", &r) && io_field(t->buf.data, "write_bytes: ", &w);
+	struct proc_pid_io pio;
+
+	if (!proc_path(path, sizeof(path), "%s/%d/io", t->root, (int)t->pid) && !proc_buf_read_file(&t->buf, path) &&
+	    !proc_pid_io_parse(&pio, t->buf.data, t->buf.len)) {
+		r = pio.read_bytes;
+		w = pio.write_bytes;
+		io = true;
+	}
 	if (!proc_path(path, sizeof(path), "%s/%d/stat", t->root, (int)t->pid) && !proc_buf_read_file(&t->buf, path) &&
 	    !proc_pid_stat_parse(&ps, t->buf.data, t->buf.len))
 		flt = true;

@@ -376,17 +376,65 @@ static void memory(const struct verdict_input *in, struct verdict *out)
 	      v->swap_out_pages_per_s, v->psi_available ? v->psi_mem_some_pct : NAN);
 }
 
+/*
+ * Whose load the busy disk was: "; of vda's 812.0 MiB written, fio (pid
+ * 1234) caused 78 %, the work 15 %" into BUF (empty when unknown), from
+ * the storage bytes each process caused (/proc/PID/io at the window's
+ * edges, charged to the busiest disk: /proc/PID/io does not say which).
+ * Returns the top other process's share of the device's bytes (0..1), and
+ * its name in WHO.
+ */
+static double whose_disk(const struct sysview *v, char *buf, size_t len, char *who, size_t wlen)
+{
+	double rd = v->disk_read_bytes_per_s * v->duration_s, wr = v->disk_write_bytes_per_s * v->duration_s;
+	bool w = known(wr) && (!known(rd) || wr >= rd);
+	double dev = w ? wr : rd, top, mine;
+	const struct sysview_io_other *o = &v->io_others[0];
+	char d[UNITS_FMT_LEN], tail[48] = "";
+
+	buf[0] = who[0] = 0;
+	if (!v->busiest_disk[0] || !known(dev) || !(dev > 0) || !o->pid)
+		return 0;
+	top = (w ? o->write_bytes : o->read_bytes) / dev;
+	if (!(top > 0))
+		return 0;
+	if (top > 1)
+		top = 1;
+	mine = w ? v->budget.write_bytes : v->budget.read_bytes;
+	if (known(mine))
+		snprintf(tail, sizeof(tail), ", the work %.0f %%", 100 * (mine / dev > 1 ? 1 : mine / dev));
+	units_fmt_size(d, sizeof(d), dev, 0);
+	snprintf(buf, len, "; of %s's %s %s, %s (pid %d) caused %.0f %%%s", v->busiest_disk, d, w ? "written" : "read",
+		 o->comm, o->pid, 100 * top, tail);
+	snprintf(who, wlen, "%s (pid %d)", o->comm, o->pid);
+	return top;
+}
+
+/* What would move a busy disk's figure when another process made most of its requests. */
+static const char *disk_next(double others, const char *who, const char *fallback, char *buf, size_t len)
+{
+	if (others < 0.5)
+		return fallback;
+	snprintf(buf, len, "another process made most of the device's requests: stop or move %s, or give the work a device of its own",
+		 who);
+	return buf;
+}
+
 static void device(const struct verdict_input *in, struct verdict *out)
 {
+	char whose[128], who[40], nx[192];
+	double others = whose_disk(in->view, whose, sizeof(whose), who, sizeof(who));
+
 	const struct sysview *v = in->view;
 	double u = v->disk_util_pct, q = v->disk_queue_avg;
 
 	if (!v->busiest_disk[0] || !known(u))
 		return;
 	if (known(q) && q >= VERDICT_DISK_QUEUE) {
-		offer(out, "device", u / 100, "the device is saturated: a faster device, or spread the load",
-		      "%s %.0f %% busy with %.1f requests in flight on average, %.2f ms wait (%.0f r/s, %.0f w/s)",
-		      v->busiest_disk, u, q, v->disk_avg_wait_ms, v->disk_reads_per_s, v->disk_writes_per_s);
+		offer(out, "device", u / 100,
+		      disk_next(others, who, "the device is saturated: a faster device, or spread the load", nx, sizeof(nx)),
+		      "%s %.0f %% busy with %.1f requests in flight on average, %.2f ms wait (%.0f r/s, %.0f w/s)%s",
+		      v->busiest_disk, u, q, v->disk_avg_wait_ms, v->disk_reads_per_s, v->disk_writes_per_s, whose);
 		return;
 	}
 	/*
@@ -395,9 +443,10 @@ static void device(const struct verdict_input *in, struct verdict *out)
 	 * saturation.
 	 */
 	offer(out, "device latency", u / 100,
-	      "more requests in flight (a deeper queue or more jobs) would use the device's parallelism",
-	      "%s %.0f %% busy with %.1f requests in flight: busy, not saturated; each request waited %.2f ms",
-	      v->busiest_disk, u, known(q) ? q : NAN, v->disk_avg_wait_ms);
+	      disk_next(others, who, "more requests in flight (a deeper queue or more jobs) would use the device's parallelism",
+			nx, sizeof(nx)),
+	      "%s %.0f %% busy with %.1f requests in flight: busy, not saturated; each request waited %.2f ms%s",
+	      v->busiest_disk, u, known(q) ? q : NAN, v->disk_avg_wait_ms, whose);
 }
 
 /* ------------------------------------------------------------------ */
@@ -458,8 +507,8 @@ static void budget_disk(const struct verdict_input *in, struct verdict *out, siz
 	static const char *const sync_words[] = { "fsync", "fdatasync", "sync_file_range", "syncfs", "O_SYNC", "O_DSYNC",
 						  "journal commit", NULL };
 	static const char *const dirty_words[] = { "dirty-page throttling", NULL };
-	double pct = state_pct(b, "disk", &top), sync, dirty, share = budget_share(pct);
-	char dev[48], what[160];
+	double pct = state_pct(b, "disk", &top), sync, dirty, share = budget_share(pct), others = 0;
+	char dev[48], what[160], whose[128] = "", who[40] = "", nx[192];
 	bool on_busiest;
 
 	if (!top || pct <= 0)
@@ -505,18 +554,23 @@ static void budget_disk(const struct verdict_input *in, struct verdict *out, siz
 			  dev, dirty);
 		return;
 	}
+	if (on_busiest)
+		others = whose_disk(v, whose, sizeof(whose), who, sizeof(who));
 	if (on_busiest && isfinite(v->disk_queue_avg) && v->disk_queue_avg >= VERDICT_DISK_QUEUE) {
-		offer_max(out, nbench, "device", share, "the device is saturated: a faster device, or spread the load",
-			  "the work waited %.0f %% of its time on %s (%s); %s %.0f %% busy with %.1f requests in flight, %.2f ms a request",
-			  pct, dev, what, v->busiest_disk, v->disk_util_pct, v->disk_queue_avg, v->disk_avg_wait_ms);
+		offer_max(out, nbench, "device", share,
+			  disk_next(others, who, "the device is saturated: a faster device, or spread the load", nx, sizeof(nx)),
+			  "the work waited %.0f %% of its time on %s (%s); %s %.0f %% busy with %.1f requests in flight, %.2f ms a request%s",
+			  pct, dev, what, v->busiest_disk, v->disk_util_pct, v->disk_queue_avg, v->disk_avg_wait_ms, whose);
 		return;
 	}
 	if (on_busiest)
 		offer_max(out, nbench, "device latency", share,
-			  "more requests in flight (a deeper queue, more jobs, larger blocks) would use the device's parallelism",
+			  disk_next(others, who,
+				    "more requests in flight (a deeper queue, more jobs, larger blocks) would use the device's parallelism",
+				    nx, sizeof(nx)),
 			  "the work waited %.0f %% of its time on %s (%s) with %.1f requests in flight: each request's latency "
-			  "(%.2f ms) is the pace",
-			  pct, dev, what, isfinite(v->disk_queue_avg) ? v->disk_queue_avg : NAN, v->disk_avg_wait_ms);
+			  "(%.2f ms) is the pace%s",
+			  pct, dev, what, isfinite(v->disk_queue_avg) ? v->disk_queue_avg : NAN, v->disk_avg_wait_ms, whose);
 	else
 		offer_max(out, nbench, "device latency", share,
 			  "the device the work waits for sets the pace: more requests in flight, or a faster device",

@@ -166,6 +166,16 @@ static void view_object(struct jw *w, const struct sysview *v)
 		jw_obj_end(w);
 	}
 	jw_arr_end(w);
+	jw_arr_begin(w, "other_processes_io");
+	for (int i = 0; i < SYSVIEW_OTHERS && v->io_others[i].pid; i++) {
+		jw_obj_begin(w, NULL);
+		jw_int(w, "pid", v->io_others[i].pid);
+		jw_str(w, "comm", v->io_others[i].comm);
+		jw_num(w, "read_bytes", v->io_others[i].read_bytes);
+		jw_num(w, "write_bytes", v->io_others[i].write_bytes);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
 	int_or_null(w, "temperature_sensors", v->temp_sensors);
 	int_or_null(w, "temperature_sensors_unreadable", v->temp_sensors < 0 ? -1 : v->temp_unreadable);
 	jw_arr_begin(w, "temperatures");
