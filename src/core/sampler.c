@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/fdres.h"
 #include "core/limits.h"
 #include "core/proc.h"
 #include "core/thermal.h"
@@ -143,6 +144,8 @@ struct other_acc {
 	uint64_t ticks_on;		/* of them, those while it was on a CPU the work ran on */
 	uint64_t rbytes, wbytes;	/* storage bytes it caused (/proc/PID/io) */
 	char comm[16];
+	bool disks_read;		/* its open files' disks were looked at */
+	char disks[4][32];		/* the whole disks of its open files and block devices ("" empty) */
 };
 
 /* PSI accumulators in sysview order. */
@@ -1242,6 +1245,8 @@ static void other_add(struct sampler *s, const struct proc_edge *e, uint64_t d, 
 	least->ticks_on = on ? d : 0;
 	least->rbytes = rb;
 	least->wbytes = wb;
+	least->disks_read = false;
+	memset(least->disks, 0, sizeof(least->disks));
 	memcpy(least->comm, e->comm, sizeof(least->comm));
 }
 
@@ -1280,6 +1285,63 @@ static bool work_cpu(const struct sampler *s, int cpu)
 				return true;
 		}
 	return !any || cpu < 0;
+}
+
+/*
+ * The disks another process has files open on (its fds through
+ * core/fdres), for those that caused storage bytes: /proc/PID/io does not
+ * say which disk they went to. At most SCAN_IO_PROCS processes an edge,
+ * each once, SCAN_IO_FDS fds each.
+ */
+#define SCAN_IO_PROCS 4
+#define SCAN_IO_FDS 1024
+static void others_disks(struct sampler *s)
+{
+	struct fdres *r = NULL;
+	int done = 0;
+
+	for (size_t i = 0; i < s->nother && done < SCAN_IO_PROCS; i++) {
+		struct other_acc *o = &s->other[i];
+		char path[64];
+		struct dirent *de;
+		DIR *d;
+		int nd = 0, nfd = 0;
+
+		if (o->disks_read || !(o->rbytes + o->wbytes))
+			continue;
+		o->disks_read = true;
+		done++;
+		if (proc_path(path, sizeof(path), "%s/%d/fd", s->root, o->pid) || !(d = opendir(path)))
+			continue;
+		if (!r)
+			r = fdres_new(s->root, NULL);
+		while ((de = readdir(d)) && nd < 4 && nfd++ < SCAN_IO_FDS) {
+			const struct fd_target *t;
+			int fd = name_num(de->d_name), k;
+
+			if (!fd && strcmp(de->d_name, "0"))
+				continue;
+			if (fdres_lookup(r, o->pid, fd, &t) || !t->dev[0])
+				continue;
+			for (k = 0; k < nd && strcmp(o->disks[k], t->dev); k++)
+				;
+			if (k == nd)
+				snprintf(o->disks[nd++], sizeof(o->disks[0]), "%s", t->dev);
+		}
+		closedir(d);
+	}
+	fdres_free(r);
+}
+
+/* Whether O may have caused its bytes on DISK: it has a file open there, or its files could not be read. */
+static bool other_on_disk(const struct other_acc *o, const char *disk)
+{
+	if (!o->disks_read || !o->disks[0][0])
+		return !o->disks_read;
+	for (int k = 0; k < 4 && o->disks[k][0]; k++)
+		if (!strcmp(o->disks[k], disk))
+			return true;
+	return false;
 }
 
 static void others_stop(struct sampler *s)
@@ -1324,6 +1386,7 @@ static void others_stop(struct sampler *s)
 		}
 		s->others_time_s += dt;
 	}
+	others_disks(s);
 	s->edge_scans++;
 	s->edge_scan_ns += clock_thread_cpu_ns() - c0;
 }
@@ -1932,6 +1995,8 @@ static void summary_others(const struct sampler *s, struct sysview *v)
 		for (size_t i = 0; i < s->nother; i++) {
 			uint64_t io = s->other[i].rbytes + s->other[i].wbytes;
 
+			if (v->busiest_disk[0] && !other_on_disk(&s->other[i], v->busiest_disk))
+				continue;	/* its bytes went to another disk */
 			if (!used[i] && io && (best == SIZE_MAX || io > s->other[best].rbytes + s->other[best].wbytes))
 				best = i;
 		}

@@ -386,28 +386,31 @@ static void memory(const struct verdict_input *in, struct verdict *out)
  */
 static double whose_disk(const struct sysview *v, char *buf, size_t len, char *who, size_t wlen)
 {
-	double rd = v->disk_read_bytes_per_s * v->duration_s, wr = v->disk_write_bytes_per_s * v->duration_s;
-	bool w = known(wr) && (!known(rd) || wr >= rd);
-	double dev = w ? wr : rd, top, mine;
+	double dev = (v->disk_read_bytes_per_s + v->disk_write_bytes_per_s) * v->duration_s, top, mine;
 	const struct sysview_io_other *o = &v->io_others[0];
 	char d[UNITS_FMT_LEN], tail[48] = "";
 
 	buf[0] = who[0] = 0;
-	if (!v->busiest_disk[0] || !known(dev) || !(dev > 0) || !o->pid)
+	if (!v->busiest_disk[0] || !known(dev) || !(dev > 0))
 		return 0;
-	top = (w ? o->write_bytes : o->read_bytes) / dev;
-	if (!(top > 0))
-		return 0;
+	top = o->pid ? (o->read_bytes + o->write_bytes) / dev : 0;
 	if (top > 1)
 		top = 1;
-	mine = w ? v->budget.write_bytes : v->budget.read_bytes;
+	mine = (v->budget.read_bytes + v->budget.write_bytes) / dev;
 	if (known(mine))
-		snprintf(tail, sizeof(tail), ", the work %.0f %%", 100 * (mine / dev > 1 ? 1 : mine / dev));
+		snprintf(tail, sizeof(tail), "%s %.0f %%", top >= 0.01 ? ", the work" : "the work caused",
+			 100 * (mine > 1 ? 1 : mine));
+	if (!(top >= 0.01) && !tail[0])
+		return 0;
 	units_fmt_size(d, sizeof(d), dev, 0);
-	snprintf(buf, len, "; of %s's %s %s, %s (pid %d) caused %.0f %%%s", v->busiest_disk, d, w ? "written" : "read",
-		 o->comm, o->pid, 100 * top, tail);
-	snprintf(who, wlen, "%s (pid %d)", o->comm, o->pid);
-	return top;
+	if (top >= 0.01) {
+		snprintf(buf, len, "; of %s's %s read and written, %s (pid %d) caused %.0f %%%s", v->busiest_disk, d, o->comm,
+			 o->pid, 100 * top, tail);
+		snprintf(who, wlen, "%s (pid %d)", o->comm, o->pid);
+	} else {
+		snprintf(buf, len, "; of %s's %s read and written, %s", v->busiest_disk, d, tail);
+	}
+	return top >= 0.01 ? top : 0;
 }
 
 /* What would move a busy disk's figure when another process made most of its requests. */
