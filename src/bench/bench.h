@@ -94,6 +94,12 @@ enum bench_flags {
 	BENCH_UNTIL_SIGNAL = 1 << 5,
 	/* Has no use for --time (its steps take as long as their size costs): refuse it. */
 	BENCH_NO_TIME = 1 << 6,
+	/*
+	 * Its child processes do the work (mem --ladder's measuring child):
+	 * the time budget follows them. Without it engpass's children are
+	 * not the work (latency's loads, quick's net server peer).
+	 */
+	BENCH_CHILD_WORK = 1 << 7,
 };
 
 /*

@@ -421,10 +421,11 @@ static struct result *run_step(const struct bench *b, struct bench_env *env, con
 	cfg.others = true;
 	cfg.state_interval_ns = c->no_states ? UINT64_MAX : c->state_interval_ns;
 	/*
-	 * The work's child processes are part of it: nginx's workers under a
-	 * watched master, mem --ladder's measuring child under engpass.
+	 * The work's child processes are part of it under a watched process
+	 * (nginx's workers under the master), and under engpass when its
+	 * benchmark says so (mem --ladder's measuring child).
 	 */
-	cfg.state_children = true;
+	cfg.state_children = cfg.pid != 0 || (b->flags & BENCH_CHILD_WORK);
 	cfg.state_own = cfg.pid == 0;
 	lcfg.pid = cfg.work_pid;
 	cfg.limits = &lcfg;

@@ -307,6 +307,66 @@ static const struct sc {
 #ifdef SYS_rt_sigtimedwait
 	SC(rt_sigtimedwait, TSC_SIGWAIT)
 #endif
+#ifdef SYS_msync
+	SC(msync, TSC_OTHER)	/* arg0 is an address: filed by its wait channel */
+#endif
+#ifdef SYS_openat
+	SC(openat, TSC_OTHER)
+#endif
+#ifdef SYS_open
+	SC(open, TSC_OTHER)
+#endif
+#ifdef SYS_close
+	SC(close, TSC_OTHER)
+#endif
+#ifdef SYS_unlink
+	SC(unlink, TSC_OTHER)
+#endif
+#ifdef SYS_unlinkat
+	SC(unlinkat, TSC_OTHER)
+#endif
+#ifdef SYS_rename
+	SC(rename, TSC_OTHER)
+#endif
+#ifdef SYS_renameat2
+	SC(renameat2, TSC_OTHER)
+#endif
+#ifdef SYS_mkdir
+	SC(mkdir, TSC_OTHER)
+#endif
+#ifdef SYS_mkdirat
+	SC(mkdirat, TSC_OTHER)
+#endif
+#ifdef SYS_newfstatat
+	SC(newfstatat, TSC_OTHER)
+#endif
+#ifdef SYS_statx
+	SC(statx, TSC_OTHER)
+#endif
+#ifdef SYS_getdents64
+	SC(getdents64, TSC_OTHER)
+#endif
+#ifdef SYS_truncate
+	SC(truncate, TSC_OTHER)
+#endif
+#ifdef SYS_mmap
+	SC(mmap, TSC_OTHER)
+#endif
+#ifdef SYS_munmap
+	SC(munmap, TSC_OTHER)
+#endif
+#ifdef SYS_madvise
+	SC(madvise, TSC_OTHER)
+#endif
+#ifdef SYS_exit_group
+	SC(exit_group, TSC_OTHER)
+#endif
+#ifdef SYS_mount
+	SC(mount, TSC_OTHER)
+#endif
+#ifdef SYS_umount2
+	SC(umount2, TSC_OTHER)
+#endif
 #undef SC
 };
 
@@ -420,6 +480,7 @@ struct tstate {
 	pid_t pid;
 	uint64_t interval_ns;
 	bool children, own;
+	bool no_children_file;		/* task/TID/children is missing: scan /proc instead */
 	struct fdres *fdres;
 	struct proc_buf buf;
 	struct proc_task *procs;	/* [0] the work, then children */
@@ -1010,6 +1071,56 @@ static char stat_state(const char *buf, size_t len, char *comm, size_t clen)
 	return c[2];
 }
 
+static void child_add(struct tstate *t, pid_t pid)
+{
+	for (size_t i = 0; i < t->nprocs; i++)
+		if (t->procs[i].pid == pid)
+			return;
+	if (t->nprocs < 1 + TSTATE_MAX_CHILDREN) {
+		t->procs[t->nprocs].pid = pid;
+		t->procs[t->nprocs].task = NULL;
+		t->procs[t->nprocs++].gone = false;
+	}
+}
+
+/*
+ * The work's children (and theirs) from each known thread's
+ * task/TID/children (CONFIG_PROC_CHILDREN): cheap enough for every
+ * directory scan. Returns false when the kernel has no such file.
+ */
+static bool children_fast(struct tstate *t)
+{
+	for (size_t i = 0; i < t->nthr; i++) {
+		struct thr *h = &t->thr[i];
+		int fd;
+		const char *p;
+
+		if (h->dead)
+			continue;
+		fd = open_rel(t, h->pid, h->tid, "children");
+		if (fd < 0) {
+			if (errno == ENOENT && i == 0)
+				return false;
+			continue;
+		}
+		if (!proc_buf_pread(&t->buf, fd))
+			for (p = t->buf.data; *p;) {
+				long v = 0;
+
+				while (*p == ' ' || *p == '\n')
+					p++;
+				while (*p >= '0' && *p <= '9' && v < 100000000)
+					v = v * 10 + (*p++ - '0');
+				if (v > 0)
+					child_add(t, (pid_t)v);
+				while (*p && *p != ' ' && *p != '\n')
+					p++;
+			}
+		close(fd);
+	}
+	return true;
+}
+
 /* The work's children (and theirs), by a scan of PROC/[0-9]*.stat's ppid. */
 static void children_refresh(struct tstate *t)
 {
@@ -1146,7 +1257,13 @@ static void walk(struct tstate *t, uint64_t now, pid_t exclude, int edge)
 		t->procs[0].pid = t->pid;
 		t->nprocs = 1;
 	}
-	if (t->children && (edge == 1 || now - t->child_t >= CHILD_EVERY_NS)) {
+	/*
+	 * Children: from the threads' children files at every directory scan,
+	 * or, where the kernel has none, a scan of every process each second.
+	 */
+	if (t->children && scan && !t->no_children_file && !children_fast(t))
+		t->no_children_file = true;
+	if (t->children && t->no_children_file && (edge == 1 || now - t->child_t >= CHILD_EVERY_NS)) {
 		children_refresh(t);
 		t->child_t = now;
 	}
@@ -1270,7 +1387,11 @@ void tstate_tick(struct tstate *t, uint64_t now_ns, pid_t exclude_tid)
 
 static bool thr_idle(const struct tstate *t, const struct thr *h)
 {
-	return h->time_s > 0 && h->cpu_s < TSTATE_IDLE_CPU * h->time_s && (t->own || !h->busy_wait);
+	if (!(h->time_s > 0))
+		return false;
+	if (t->own && h->cpu_s < TSTATE_IDLE_CPU * h->time_s)
+		return true;
+	return h->cpu_s < (t->own ? TSTATE_IDLE_CPU_OWN : TSTATE_IDLE_CPU) * h->time_s && !h->busy_wait;
 }
 
 static int by_s(const void *pa, const void *pb)

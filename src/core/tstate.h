@@ -27,10 +27,11 @@
  * TSTATE_IDLE_CPU of CPU, every off-CPU sample a futex, a sleep, a wait
  * for a child or a signal) are "idle" (TSA's idle state: waiting for work)
  * and left out of the shares, unless every thread is. When the work is
- * engpass itself (cfg.own), its structure is known: the threads that do
- * the work are the busy ones, and any thread under TSTATE_IDLE_CPU (the
- * runner waiting for the step's end, the net client's control connection,
- * the guardian process, the stream writer) is idle whatever it waits on.
+ * engpass itself (cfg.own), its structure is known: its coordinators
+ * wake to keep time and show progress, so one under TSTATE_IDLE_CPU_OWN
+ * whose waits were all of those kinds is idle, and any thread under
+ * TSTATE_IDLE_CPU (the net client's control connection, the guardian
+ * process, the stream writer) is idle whatever it waits on.
  *
  * Cost: a thread in R costs one pread of stat per tick; a blocked one a
  * pread of syscall too, and an fd lookup that is one readlink when the fd
@@ -57,6 +58,7 @@
 #define TSTATE_MAX_CHILDREN		32	/* child processes followed (cfg.children) */
 #define TSTATE_SCHED_EVERY		10	/* schedstat every this many ticks, and at the edges */
 #define TSTATE_IDLE_CPU			0.005	/* a thread under this share of CPU may be idle */
+#define TSTATE_IDLE_CPU_OWN		0.05	/* engpass's own coordinators: they wake to keep time and show progress */
 
 /* The states a thread's time is filed under. */
 enum tstate_kind {

@@ -507,7 +507,7 @@ static void budget_disk(const struct verdict_input *in, struct verdict *out, siz
 	const struct sysview_budget *b = &v->budget;
 	const struct limits *l = in->limits;
 	const struct sysview_budget_entry *top;
-	static const char *const sync_words[] = { "fsync", "fdatasync", "sync_file_range", "syncfs", "O_SYNC", "O_DSYNC",
+	static const char *const sync_words[] = { "fsync", "fdatasync", "sync_file_range", "syncfs", "msync", "O_SYNC", "O_DSYNC",
 						  "journal commit", NULL };
 	static const char *const dirty_words[] = { "dirty-page throttling", NULL };
 	double pct = state_pct(b, "disk", &top), sync, dirty, share = budget_share(pct), others = 0;

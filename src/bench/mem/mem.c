@@ -366,7 +366,7 @@ const struct bench bench_mem = {
 		"kernels on N threads pinned one per CPU beside one thread's figures and says which of\n"
 		"the two is the memory's;\n"
 		"--latency a pointer chase from 4 KiB past the LLC. Without a mode: both.",
-	.flags = BENCH_NO_TIME,
+	.flags = BENCH_NO_TIME | BENCH_CHILD_WORK,
 	.opts = mem_options,
 	.opts_size = sizeof(struct mem_opts),
 	.defaults = mem_defaults,
