@@ -454,6 +454,9 @@ struct thr {
 	unsigned gen;		/* the directory scan that last saw it */
 	uint64_t last_t, last_run, last_wait;	/* its last schedstat read */
 	short off_key;		/* the wait of its last sample when it has not run since; -1 */
+	unsigned skip;		/* ticks left before it is read again (it has not run for a while) */
+	unsigned still;		/* reads in a row that found it had not run */
+	unsigned pending;	/* ticks skipped since its last read */
 	bool dead;
 	bool in_span;		/* a segment is open (baseline read in this span) */
 	uint64_t seg_t, seg_run, seg_wait;	/* the segment's start */
@@ -673,32 +676,32 @@ static void seg_open(struct thr *h, uint64_t now, uint64_t run, uint64_t wait)
 	h->seg_wait = wait;
 }
 
-static void seg_sample(struct tstate *t, struct thr *h, enum tstate_kind kind, const char *what, const char *detail)
+/* Files N samples (ticks) of H under the key K. */
+static void seg_key(struct tstate *t, struct thr *h, short k, unsigned n)
 {
-	short k = key_of(t, kind, what, detail);
+	enum tstate_kind kind = t->keys[k].kind;
 
+	if (!n)
+		return;
 	h->off_key = k;
 	if (kind != TS_LOCK && kind != TS_SLEEP && kind != TS_CHILD && kind != TS_SIGNAL)
 		h->busy_wait = true;
 	h->last_key = k;
-	t->samples++;
+	t->samples += n;
 	for (unsigned i = 0; i < h->nseg; i++)
 		if (h->seg[i].key == k) {
-			h->seg[i].n++;
+			h->seg[i].n = (unsigned short)(h->seg[i].n + n);
 			return;
 		}
 	if (h->nseg < SEG_KEYS) {
 		h->seg[h->nseg].key = k;
-		h->seg[h->nseg++].n = 1;
+		h->seg[h->nseg++].n = (unsigned short)n;
 	}
 }
 
-/* One more sample of the wait it was in at its last sample (it has not run since). */
-static void seg_again(struct tstate *t, struct thr *h)
+static void seg_sample(struct tstate *t, struct thr *h, enum tstate_kind kind, const char *what, const char *detail)
 {
-	const struct key *k = &t->keys[h->off_key];
-
-	seg_sample(t, h, k->kind, k->what, k->detail);
+	seg_key(t, h, key_of(t, kind, what, detail), 1);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1183,11 +1186,6 @@ static void children_refresh(struct tstate *t)
 }
 
 /*
- * Walks every thread of the work: EDGE 1 = span begin (baseline), 2 = span
- * end (close), 0 = a tick (sample the off-CPU ones; schedstat every
- * TSTATE_SCHED_EVERY ticks).
- */
-/*
  * One thread at a tick (or an edge): its schedstat, and when it ran since
  * the last tick its state letter, and when off the CPU what it waits for.
  * A thread that has not run since its last sample is still in the same
@@ -1200,7 +1198,23 @@ static bool thr_tick(struct tstate *t, struct thr *h, uint64_t now, int edge, bo
 	uint64_t run, wait;
 	char st, comm[16];
 	bool ran;
+	unsigned missed;
 
+	/*
+	 * A thread that has not run for a while is read every 2, 4, then
+	 * TSTATE_STILL_MAX ticks (and at every segment's end): the ticks
+	 * between count for the wait it was found in, which is exact as long
+	 * as it has not run. One found to have run since gives half of them
+	 * to its old wait and starts over at every tick.
+	 */
+	if (!edge && !seg && h->skip) {
+		h->skip--;
+		h->pending++;
+		return true;
+	}
+	missed = h->pending;
+	h->pending = 0;
+	h->skip = 0;
 	if (!sched_read(t, h, &run, &wait)) {
 		if (h->in_span && h->last_t)
 			seg_close(t, h, h->last_t, h->last_run, h->last_wait);
@@ -1217,8 +1231,11 @@ static bool thr_tick(struct tstate *t, struct thr *h, uint64_t now, int edge, bo
 		if (edge != 2)
 			seg_open(h, now, run, wait);
 		h->off_key = -1;
+		h->still = 0;
 		return true;
 	}
+	if (missed && h->off_key >= 0)
+		seg_key(t, h, h->off_key, ran ? missed / 2 : missed);
 	if (seg || edge)
 		seg_close(t, h, now, run, wait);
 	if (edge == 2) {
@@ -1228,9 +1245,16 @@ static bool thr_tick(struct tstate *t, struct thr *h, uint64_t now, int edge, bo
 	if (edge)
 		return true;
 	if (!ran && h->off_key >= 0) {
-		seg_again(t, h);
+		unsigned every;
+
+		seg_key(t, h, h->off_key, 1);
+		if (h->still < 3)
+			h->still++;
+		every = 1u << h->still;
+		h->skip = (every < TSTATE_STILL_MAX ? every : TSTATE_STILL_MAX) - 1;
 		return true;
 	}
+	h->still = 0;
 	h->off_key = -1;
 	if (h->stat_fd < 0)
 		h->stat_fd = open_rel(t, h->pid, h->tid, "stat");

@@ -33,9 +33,12 @@
  * TSTATE_IDLE_CPU (the net client's control connection, the guardian
  * process, the stream writer) is idle whatever it waits on.
  *
- * Cost: a thread in R costs one pread of stat per tick; a blocked one a
- * pread of syscall too, and an fd lookup that is one readlink when the fd
- * is known. docs/verdict.md has the measured figure.
+ * Cost: every tick a pread of each thread's schedstat (the cheapest
+ * file); only a thread that ran since the last tick has its stat read,
+ * and only one found off the CPU its syscall and fd (one readlink when
+ * the fd is known). A thread that has not run is counted again in the
+ * wait it was found in, and read less often (every 2, 4, then
+ * TSTATE_STILL_MAX ticks). docs/verdict.md has the measured figure.
  *
  * One tstate is driven from one thread (the sampler's). Unreadable files
  * (another user's process without privilege, a thread that exited between
@@ -56,7 +59,8 @@
 #define TSTATE_MIN_INTERVAL_NS		1000000ULL	/* 1 kHz */
 #define TSTATE_MAX_THREADS		256	/* threads read per tick (work and children together) */
 #define TSTATE_MAX_CHILDREN		32	/* child processes followed (cfg.children) */
-#define TSTATE_SCHED_EVERY		10	/* schedstat every this many ticks, and at the edges */
+#define TSTATE_SCHED_EVERY		10	/* segments end every this many ticks, and at the edges */
+#define TSTATE_STILL_MAX		8	/* a thread that has not run is read at least every this many ticks */
 #define TSTATE_IDLE_CPU			0.005	/* a thread under this share of CPU may be idle */
 #define TSTATE_IDLE_CPU_OWN		0.05	/* engpass's own coordinators: they wake to keep time and show progress */
 
