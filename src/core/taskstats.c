@@ -106,13 +106,13 @@ struct ts_field {
 	{ (uint16_t)offsetof(struct taskstats, field), since, shift, (uint16_t)offsetof(struct taskstats_delays, dst) }
 
 static const struct ts_field ts_fields[] = {
-	F(cpu_count, 1, 0, cpu_count),
-	F(cpu_delay_total, 1, 0, cpu_ns),
-	F(blkio_count, 1, 1, blkio_count),
-	F(blkio_delay_total, 1, 1, blkio_ns),
-	F(swapin_count, 1, 2, swapin_count),
-	F(swapin_delay_total, 1, 2, swapin_ns),
-	F(cpu_run_real_total, 1, 3, cpu_run_ns),
+	F(cpu_count, 2, 0, cpu_count),
+	F(cpu_delay_total, 2, 0, cpu_ns),
+	F(blkio_count, 2, 1, blkio_count),
+	F(blkio_delay_total, 2, 1, blkio_ns),
+	F(swapin_count, 2, 2, swapin_count),
+	F(swapin_delay_total, 2, 2, swapin_ns),
+	F(cpu_run_real_total, 2, 3, cpu_run_ns),
 	F(ac_etime, 2, 3, ac_etime_us),
 	F(freepages_count, 7, 3, freepages_count),
 	F(freepages_delay_total, 7, 3, freepages_ns),
@@ -127,6 +127,11 @@ static const struct ts_field ts_fields[] = {
 };
 #undef F
 
+/*
+ * Version 1 (2.6.18 release candidates only) had padding where version 2
+ * put ac_exitcode, and its delay fields 8 bytes earlier: refused.
+ */
+#define TS_VERSION_MIN 2
 /* The version that broke the layout (fixed by 16: "taskstats: fix struct taskstats breaks backward compatibility"). */
 #define TS_VERSION_SHIFTED 15
 
@@ -208,7 +213,7 @@ static int parse_stats(const struct nlattr *attr, struct taskstats_delays *out)
 	if (len < sizeof(version))
 		return -EINVAL;
 	memcpy(&version, p, sizeof(version));
-	if (version == 0)
+	if (version < TS_VERSION_MIN)
 		return -EINVAL;
 	for (size_t i = 0; i < ARRAY_SIZE(ts_fields); i++) {
 		const struct ts_field *f = &ts_fields[i];
@@ -221,7 +226,6 @@ static int parse_stats(const struct nlattr *attr, struct taskstats_delays *out)
 		memcpy((char *)out + f->dst, p + off, sizeof(uint64_t));
 	}
 	out->version = version;
-	out->have_etime = version >= 2;
 	out->have_freepages = version >= 7;
 	out->have_thrashing = version >= 9;
 	out->have_compact = version >= 11;
@@ -248,7 +252,7 @@ static uint32_t suspect_bits(const struct taskstats_delays *d)
 	uint64_t life_ns;
 	uint32_t bits = 0;
 
-	if (d->is_tgid || !d->have_etime || d->ac_etime_us > (UINT64_MAX - 1000000) / 1000)
+	if (d->is_tgid || d->ac_etime_us > (UINT64_MAX - 1000000) / 1000)
 		return 0;
 	life_ns = d->ac_etime_us * 1000 + 1000000;
 	for (size_t i = 0; i < ARRAY_SIZE(v); i++)

@@ -79,7 +79,7 @@ struct taskstats_delays {
 	uint64_t compact_ns, compact_count;	/* version 11 */
 	uint64_t wpcopy_ns, wpcopy_count;	/* version 13 */
 	uint64_t irq_ns, irq_count;		/* version 14 */
-	bool have_freepages, have_thrashing, have_compact, have_wpcopy, have_irq, have_etime;
+	bool have_freepages, have_thrashing, have_compact, have_wpcopy, have_irq;
 	uint64_t ac_etime_us;		/* elapsed time since the task (the process, for a tgid) began */
 	/*
 	 * TSD_SUSPECT_* bits: for one thread (not a tgid), a delay total
@@ -130,7 +130,8 @@ MUST_CHECK int taskstats_tgid(struct taskstats_conn *c, pid_t tgid, struct tasks
  * an NLMSG_ERROR; -ENOMSG for a message of another type or command;
  * -EINVAL when malformed: cut short, bytes after the message, no
  * TASKSTATS_TYPE_AGGR_PID/AGGR_TGID holding both an id and
- * TASKSTATS_TYPE_STATS, a version of 0 or a struct shorter than its
+ * TASKSTATS_TYPE_STATS, a version below 2 (version 1, of 2.6.18's
+ * release candidates, had another layout) or a struct shorter than its
  * version's fields; -ENOTSUP without libmnl.
  */
 MUST_CHECK int taskstats_parse(const void *buf, size_t len, uint16_t family, struct taskstats_delays *out);
