@@ -88,11 +88,15 @@
  *                  of the same connection (another inode, counters that
  *                  went back).
  * Receiving (what the receiver can see: bytes_received, the time since
- * the last data came, its receive queue, rcv_rtt and its window clamp):
+ * the last data came, its receive queue, its window clamp and the round
+ * trip, the larger of rcv_rtt and rtt):
  *  SD_UNKNOWN      our receive queue held more than SOCKDIAG_RX_UNREAD of
- *                  our receive buffer at B: the data was here and our
- *                  reader was slow (not a network wait; the peer's sender
- *                  then sees our window close).
+ *                  our receive buffer at A and at B, and less than one
+ *                  buffer's worth came in between: the data was here and
+ *                  our reader did not take it (not a network wait; the
+ *                  peer's sender sees our window close). The turnover
+ *                  keeps a small buffer that is read all the time, and
+ *                  so is often part full at a snapshot, out of this.
  *  SD_IDLE         no byte came, the last data came SOCKDIAG_RX_IDLE_SHARE
  *                  of the interval or more before B, or less than one
  *                  segment came per round trip on average: the peer had
@@ -106,7 +110,10 @@
  *                  on the path or on the sender's egress).
  *  SD_RECV_WINDOW  the bytes received per round trip reach
  *                  SOCKDIAG_RX_WINDOW_FULL of our window clamp
- *                  (rcv_ssthresh): our own receive buffer is the limit.
+ *                  (rcv_ssthresh): our own receive buffer is the limit,
+ *                  or a reader slow enough to keep it part full (the
+ *                  evidence gives the unread bytes; NEEDSWORK: two
+ *                  readings cannot tell these two apart).
  *  SD_UPSTREAM     otherwise: data came steadily, our queue empty and our
  *                  window open: held before us (a shaper without a deep
  *                  queue, the sender's pacing or its application).

@@ -173,13 +173,21 @@ static void test_judge_receiving(void **state)
 	/* Out-of-order packets: 300 x 1448 of 40 MB is 1.1 %. */
 	b.rcv_ooopack = 300;
 	assert_int_equal(sockdiag_judge(&a, &b, 1.0, true, ev, sizeof(ev)), SD_LOSS);
-	/* Data sitting unread: our reader, even when nothing more came. */
+	/* Part full at both readings, but the queue turned over: not the reader. */
 	b.rcv_ooopack = 0;
 	b.rqueue = 60000;
+	a.rqueue = 50000;
+	assert_int_equal(sockdiag_judge(&a, &b, 1.0, true, ev, sizeof(ev)), SD_RECV_WINDOW);
+	assert_non_null(strstr(ev, "60000 B unread"));
+	/* Less than a buffer came: our reader, even when nothing came at all. */
+	b.bytes_received = 100000;
 	assert_int_equal(sockdiag_judge(&a, &b, 1.0, true, ev, sizeof(ev)), SD_UNKNOWN);
 	assert_non_null(strstr(ev, "waited for our reader"));
 	b.bytes_received = 0;
 	assert_int_equal(sockdiag_judge(&a, &b, 1.0, true, ev, sizeof(ev)), SD_UNKNOWN);
+	/* Full at B only: something came and was not yet read. */
+	a.rqueue = 0;
+	assert_int_equal(sockdiag_judge(&a, &b, 1.0, true, ev, sizeof(ev)), SD_IDLE);
 }
 
 static void test_judge_refusals(void **state)
