@@ -12,7 +12,8 @@ clients against `engpass net server`, engpass against `iperf3 -s`); and
 JSON_DIR/*.json, documents written by `engpass ... --json`; rtnetlink
 qdisc and class dumps built here message by message, and, as root with
 unshare(1) and tc(8), dumped by the kernel from lo in a network namespace
-of their own. Targets whose
+of their own; sock_diag replies recorded by
+tests/fixtures/sockdiag/capture.py. Targets whose
 first byte picks a parser get that byte in front of each file. Existing
 corpus files are kept; run from anywhere.
 """
@@ -290,6 +291,14 @@ def fdres():
             put("fdres", bytes([4]) + open(path, "rb").read())
 
 
+def sockdiag():
+    # The sock_diag replies recorded by tests/fixtures/sockdiag/capture.py
+    # (and the ones it derives: old tcp_info lengths, cut and bad messages),
+    # each under its own name.
+    for path in sorted(glob.glob(os.path.join(FIX, "sockdiag", "*.bin"))):
+        put("sockdiag", open(path, "rb").read(), os.path.basename(path)[:-4])
+
+
 def load_json(jsondir):
     for path in sorted(glob.glob(os.path.join(jsondir, "*.json"))):
         data = open(path, "rb").read()
@@ -306,6 +315,7 @@ sysinfo()
 args()
 qdisc()
 fdres()
+sockdiag()
 if len(sys.argv) > 1:
     iperf3(sys.argv[1])
 if len(sys.argv) > 2:
