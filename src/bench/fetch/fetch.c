@@ -47,6 +47,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,7 +185,8 @@ static void fetch_sample_config(const void *p, unsigned step, struct sampler_con
 struct fetch_req {
 	bool ranged;
 	uint64_t first, last;
-	mono_ns sent;
+	mono_ns sent;		/* decided (with --rtt) or written: its latency counts from here */
+	mono_ns written;	/* its write began (with --rtt, after the hold) */
 	mono_ns due;		/* --rtt: not written before this; 0 at once */
 };
 
@@ -410,8 +412,11 @@ static int send_queued(struct fetch_ctx *c, char *err, size_t errlen)
 	 */
 	now = c->t_start ? clock_mono() : mark_start(c);
 	inflight_tick(c, now);
-	for (unsigned i = c->nsent; i < end && !c->o->rtt_ns; i++)
-		c->q[i].sent = now;
+	for (unsigned i = c->nsent; i < end; i++) {
+		if (!c->o->rtt_ns)
+			c->q[i].sent = now;
+		c->q[i].written = now;
+	}
 	c->requests += end - c->nsent;
 	c->nsent = end;
 	r = net_write_full(c->fd, buf, len, io_timeout(c), c->env->stop);
@@ -482,23 +487,21 @@ static int on_head(void *ctx, const struct fetch_head *h, char *err, size_t errl
 	/*
 	 * The connection sat idle from the later of request sent and previous
 	 * response done. Sent after that response: a full round trip (plus the
-	 * server's think time) that only a deeper pipeline hides. Sent before:
-	 * the server had it queued and was slow to answer.
+	 * server's think time) that only a deeper pipeline hides; with --rtt
+	 * the hold is part of it, as the path's delay would be. Sent before:
+	 * the server had it queued and was slow to answer, except for what
+	 * was left of an emulated hold (the request not yet written).
 	 */
 	from = q->sent > c->last_done ? q->sent : c->last_done;
-	if (now > from && q->due) {
-		/* --rtt: waiting while the request was held is the (emulated) round trip; after that the server. */
-		mono_ns held = q->due < now ? q->due : now;
-
-		if (held > from)
-			c->idle_rt_ns += held - from;
-		if (now > (held > from ? held : from))
-			c->idle_srv_ns += now - (held > from ? held : from);
-	} else if (now > from) {
-		if (q->sent >= c->last_done)
+	if (now > from) {
+		if (q->sent >= c->last_done) {
 			c->idle_rt_ns += now - from;
-		else
-			c->idle_srv_ns += now - from;
+		} else {
+			mono_ns held = q->written > from ? (q->written < now ? q->written : now) : from;
+
+			c->idle_rt_ns += held - from;
+			c->idle_srv_ns += now - held;
+		}
 	}
 	c->head_ns = elapsed_ns(q->sent, now);
 	if (!c->t_head) {
@@ -713,6 +716,22 @@ static int fetch_rules(struct fetch_ctx *c, mono_ns now, uint64_t *wait)
 	return 0;
 }
 
+/*
+ * Waits up to NS for FD to be readable, to the nanosecond (ppoll): an
+ * emulated hold of 500 us must not become poll()'s millisecond. Returns
+ * 1 readable, 0 timed out, -errno (-EINTR for a signal).
+ */
+static int wait_readable_ns(int fd, uint64_t ns)
+{
+	struct pollfd pf = { .fd = fd, .events = POLLIN };
+	struct timespec ts = { .tv_sec = (time_t)(ns / NS_PER_SEC), .tv_nsec = (long)(ns % NS_PER_SEC) };
+	int n = ppoll(&pf, 1, &ts, NULL);
+
+	if (n < 0)
+		return -errno;
+	return n > 0;
+}
+
 /* Downloads; returns 0, -EINTR when stopped by a signal, or -errno with c->err. */
 static int fetch_download(struct fetch_ctx *c)
 {
@@ -735,8 +754,9 @@ static int fetch_download(struct fetch_ctx *c)
 		if ((r = fetch_rules(c, clock_mono(), &wait)) < 0)
 			return r;
 		if (next_due(c, clock_mono()) < wait)
-			wait = next_due(c, clock_mono());
-		r = net_wait_readable(c->fd, wait);
+			r = wait_readable_ns(c->fd, next_due(c, clock_mono()));
+		else
+			r = net_wait_readable(c->fd, wait);
 		if (r == -EINTR || r == 0)
 			continue;
 		if (r < 0) {
@@ -1114,7 +1134,9 @@ static void fetch_run(const struct bench_env *env, const void *p, struct result 
 		      "previous response complete until its head arrived, summed over the responses, as a share "
 		      "of the elapsed time; round trip when the request was written after the previous response "
 		      "completed (the client had nothing in flight), server when the server had it queued%s",
-		      o->rtt_ns ? "; with --rtt the time a request was held back is round trip, the rest server" : "");
+		      o->rtt_ns ? "; with --rtt a request decided after the previous response completed is all round "
+				  "trip (the hold, the path, the server's think time), and of a queued one the time it "
+				  "was still held" : "");
 	if (o->block)
 		result_method(res, "ceiling", "stop-and-wait ceiling = block / fastest request latency: the best "
 			      "depth 1 could do if every request were as fast as the fastest");
@@ -1128,7 +1150,7 @@ static void fetch_run(const struct bench_env *env, const void *p, struct result 
 
 		result_param(res, "rtt", "%s emulated", units_fmt_duration(d, sizeof(d), o->rtt_ns));
 		result_method(res, "emulated rtt", "EMULATION, not a network delay: each request is held back by the "
-			      "client %s (or a little more: the wait is poll()'s, rounded up to 1 ms) before it is "
+			      "client %s (or a little more: the wait is ppoll()'s, with the timer's slack) before it is "
 			      "written, as if the path took that long to bring it to the server and its answer back; "
 			      "it counts as sent, in flight and waiting a round trip from the moment it was decided. "
 			      "Stop-and-wait pays it per block, a pipeline of depth d overlaps d of them. The TCP "
