@@ -42,11 +42,20 @@
  *
  * --rtt D emulates a round trip where netem is missing: a request is
  * decided as usual but written D later, and counts as sent from the
- * decision (see plan()). --server-pid reads a local server's CPU with
- * core/procwatch at the first request and right after the last byte.
+ * decision (see plan()). --server-pid reads a local server's CPU (the
+ * process and its children: nginx's workers) and its cgroup's CPU quota
+ * and throttling at the first request and right after the last byte
+ * (fetch_server.c).
+ *
+ * The server's share: per response, the wait for its head beyond the
+ * earliest it could have come, the request's write plus the TCP round
+ * trip (or the previous response's end, whichever is later), summed over
+ * the download; fetch_judge() offers it as the "server" candidate.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,11 +66,12 @@
 #include "bench/bench.h"
 #include "core/http.h"
 #include "bench/fetch/fetch_judge.h"
+#include "bench/fetch/fetch_server.h"
 #include "core/net_sock.h"
 #include "config.h"
 #include "core/clock.h"
 #include "core/hist.h"
-#include "core/procwatch.h"
+#include "core/limits.h"
 #include "core/progress.h"
 #include "core/tmpfile.h"
 #include "lib/units.h"
@@ -73,6 +83,8 @@
 #define FETCH_DEFAULT_SPEED_LIMIT 1024.0
 #define FETCH_DEFAULT_SPEED_TIME_NS (10 * NS_PER_SEC)
 #define FETCH_RBUF (256 * 1024)
+/* The connection's TCP rtt is read again at most this often (one getsockopt). */
+#define FETCH_RTT_EVERY NS_PER_MS
 /* Connections in a row the server closed before answering anything. */
 #define FETCH_BARREN_MAX 3
 
@@ -114,7 +126,8 @@ static const struct opt fetch_options[] = {
 		     "emulate a round trip where netem is missing: each request is held back D before it is "
 		     "sent (stop-and-wait pays it per block, a pipeline overlaps it)"),
 	OPT_INT("server-pid", 0, struct fetch_opts, server_pid, 1, INT32_MAX, "PID",
-		"a server process on this box: its CPU (all threads) over the download, as CPU seconds per GB"),
+		"a server process on this box: its CPU (with its children: nginx's workers) over the download, as CPU "
+		"seconds per GB, and its cgroup's CPU quota and throttling"),
 	OPT_END,
 };
 
@@ -133,11 +146,10 @@ static int fetch_check(void *p, const struct bench_env *env, char *err, size_t e
 	int r;
 
 	if (o->server_pid) {
-		struct procwatch_config pc = { .proc_root = "/proc", .pid = (pid_t)o->server_pid };
-		struct procwatch *pw;
+		struct fetch_server *sv;
 
-		r = procwatch_new(&pw, &pc);
-		procwatch_free(pw);
+		r = fetch_server_new(&sv, "/proc", (pid_t)o->server_pid);
+		fetch_server_free(sv);
 		if (r) {
 			snprintf(err, errlen, "option '--server-pid': %s %lld",
 				 r == -ESRCH ? "no process" : "cannot read /proc for process", (long long)o->server_pid);
@@ -184,7 +196,8 @@ static void fetch_sample_config(const void *p, unsigned step, struct sampler_con
 struct fetch_req {
 	bool ranged;
 	uint64_t first, last;
-	mono_ns sent;
+	mono_ns sent;		/* decided (with --rtt) or written: its latency counts from here */
+	mono_ns written;	/* its write began (with --rtt, after the hold) */
 	mono_ns due;		/* --rtt: not written before this; 0 at once */
 };
 
@@ -226,6 +239,11 @@ struct fetch_ctx {
 	double inflight_area;	/* sum of requests in flight x ns */
 	uint64_t idle_rt_ns;	/* waiting for responses to requests sent after the previous one completed */
 	uint64_t idle_srv_ns;	/* waiting for responses the server had queued */
+	uint64_t srv_ns;	/* waiting for heads beyond their request's write plus the TCP rtt */
+	uint64_t srv_sw_ns;	/* of it, for requests sent after the previous response completed */
+	uint32_t srtt_us, min_rtt_us;	/* the connection's TCP rtt, read at most every FETCH_RTT_EVERY */
+	mono_ns rtt_at;
+	uint32_t path_rtt_us;	/* the least min_rtt over the connections: the path alone; 0 unknown */
 	uint64_t head_ns;	/* the current response: its request sent to its head */
 	double ttfb_sum_ns, req_sum_ns;	/* over the completed responses */
 	uint64_t ndone;
@@ -238,10 +256,8 @@ struct fetch_ctx {
 	struct fetch_speed speed;	/* --speed-limit over --speed-time */
 	mono_ns t_begin;		/* the first connect; --max-time counts from here */
 	mono_ns last_rx;		/* the last bytes received; --timeout counts from here */
-	struct procwatch *server;	/* --server-pid: read at the first request and after the last byte */
-	bool server_started;
-	int server_end;			/* the reading after the last byte: 0 or -errno */
-	struct procwatch_interval server_iv;
+	struct fetch_server *server;	/* --server-pid: read at the first request and after the last byte */
+	bool server_started, server_ended;
 	char err[512];
 };
 
@@ -263,9 +279,8 @@ static void inflight_tick(struct fetch_ctx *c, mono_ns now)
 static mono_ns mark_start(struct fetch_ctx *c)
 {
 	if (c->server && !c->server_started) {
-		struct procwatch_interval iv;
-
-		c->server_started = procwatch_read(c->server, clock_mono(), &iv) == -ENODATA;
+		fetch_server_read(c->server, 0);
+		c->server_started = true;
 	}
 	c->t_start = c->last_change = clock_mono();
 	return c->t_start;
@@ -410,8 +425,11 @@ static int send_queued(struct fetch_ctx *c, char *err, size_t errlen)
 	 */
 	now = c->t_start ? clock_mono() : mark_start(c);
 	inflight_tick(c, now);
-	for (unsigned i = c->nsent; i < end && !c->o->rtt_ns; i++)
-		c->q[i].sent = now;
+	for (unsigned i = c->nsent; i < end; i++) {
+		if (!c->o->rtt_ns)
+			c->q[i].sent = now;
+		c->q[i].written = now;
+	}
 	c->requests += end - c->nsent;
 	c->nsent = end;
 	r = net_write_full(c->fd, buf, len, io_timeout(c), c->env->stop);
@@ -423,6 +441,45 @@ static int send_queued(struct fetch_ctx *c, char *err, size_t errlen)
 	if (r < 0)
 		snprintf(err, errlen, "cannot send to %s:%u: %s", c->url.host, (unsigned)c->url.port, strerror(-r));
 	return r;
+}
+
+/* The connection's TCP rtt, read again when the last reading is older than FETCH_RTT_EVERY. */
+static void tcp_rtt_refresh(struct fetch_ctx *c, mono_ns now)
+{
+	uint32_t srtt, min_rtt;
+
+	if (c->fd < 0 || (c->rtt_at && now - c->rtt_at < FETCH_RTT_EVERY))
+		return;
+	c->rtt_at = now;
+	if (fetch_tcp_rtt(c->fd, &srtt, &min_rtt) < 0)
+		return;
+	c->srtt_us = srtt;
+	c->min_rtt_us = min_rtt;
+	if (min_rtt && (!c->path_rtt_us || min_rtt < c->path_rtt_us))
+		c->path_rtt_us = min_rtt;
+}
+
+/*
+ * The wait for response Q's head, arrived at NOW, beyond the earliest it
+ * could have come: its request's write plus the TCP round trip (the
+ * smoothed rtt, which holds the server's quick answers: the request's ACK
+ * rides on them), or the previous response's end when that is later (the
+ * wire was busy until then). What is left is the server's: its think
+ * time, its queue, its CPU (a throttled quota), its disk.
+ */
+static void server_wait(struct fetch_ctx *c, const struct fetch_req *q, mono_ns now)
+{
+	mono_ns ready;
+
+	tcp_rtt_refresh(c, now);
+	ready = q->written + (mono_ns)c->srtt_us * 1000;
+	if (c->last_done > ready)
+		ready = c->last_done;
+	if (now <= ready)
+		return;
+	c->srv_ns += now - ready;
+	if (q->sent >= c->last_done)
+		c->srv_sw_ns += now - ready;
 }
 
 static int on_head(void *ctx, const struct fetch_head *h, char *err, size_t errlen)
@@ -482,24 +539,23 @@ static int on_head(void *ctx, const struct fetch_head *h, char *err, size_t errl
 	/*
 	 * The connection sat idle from the later of request sent and previous
 	 * response done. Sent after that response: a full round trip (plus the
-	 * server's think time) that only a deeper pipeline hides. Sent before:
-	 * the server had it queued and was slow to answer.
+	 * server's think time) that only a deeper pipeline hides; with --rtt
+	 * the hold is part of it, as the path's delay would be. Sent before:
+	 * the server had it queued and was slow to answer, except for what
+	 * was left of an emulated hold (the request not yet written).
 	 */
 	from = q->sent > c->last_done ? q->sent : c->last_done;
-	if (now > from && q->due) {
-		/* --rtt: waiting while the request was held is the (emulated) round trip; after that the server. */
-		mono_ns held = q->due < now ? q->due : now;
-
-		if (held > from)
-			c->idle_rt_ns += held - from;
-		if (now > (held > from ? held : from))
-			c->idle_srv_ns += now - (held > from ? held : from);
-	} else if (now > from) {
-		if (q->sent >= c->last_done)
+	if (now > from) {
+		if (q->sent >= c->last_done) {
 			c->idle_rt_ns += now - from;
-		else
-			c->idle_srv_ns += now - from;
+		} else {
+			mono_ns held = q->written > from ? (q->written < now ? q->written : now) : from;
+
+			c->idle_rt_ns += held - from;
+			c->idle_srv_ns += now - held;
+		}
 	}
+	server_wait(c, q, now);
 	c->head_ns = elapsed_ns(q->sent, now);
 	if (!c->t_head) {
 		c->t_head = now;
@@ -594,6 +650,11 @@ static int fetch_connect(struct fetch_ctx *c)
 	if (r < 0)
 		snprintf(c->err, sizeof(c->err), "cannot connect to '%s' port %u: %s", c->url.host, (unsigned)c->url.port,
 			 net_connect_strerror(r));
+	if (r == 0) {
+		/* The handshake's round trip: the path alone, before the server's program answered anything. */
+		c->rtt_at = 0;
+		tcp_rtt_refresh(c, clock_mono());
+	}
 	fetch_parser_reset(c->fp);
 	c->answered = 0;
 	c->broken = false;
@@ -607,6 +668,8 @@ static void fetch_disconnect(struct fetch_ctx *c)
 		/* The last connection's TCP_INFO and interface, for the verdict's candidates. */
 		if (net_sock_tcp_info(c->fd, &c->tcp) == 0)
 			c->have_tcp = true;
+		c->rtt_at = 0;
+		tcp_rtt_refresh(c, clock_mono());
 		if (!c->iface[0] && net_sock_iface(c->fd, c->iface, sizeof(c->iface)) == 0)
 			c->link_bps = net_link_speed_bps("/sys", c->iface);
 		close(c->fd);
@@ -713,6 +776,22 @@ static int fetch_rules(struct fetch_ctx *c, mono_ns now, uint64_t *wait)
 	return 0;
 }
 
+/*
+ * Waits up to NS for FD to be readable, to the nanosecond (ppoll): an
+ * emulated hold of 500 us must not become poll()'s millisecond. Returns
+ * 1 readable, 0 timed out, -errno (-EINTR for a signal).
+ */
+static int wait_readable_ns(int fd, uint64_t ns)
+{
+	struct pollfd pf = { .fd = fd, .events = POLLIN };
+	struct timespec ts = { .tv_sec = (time_t)(ns / NS_PER_SEC), .tv_nsec = (long)(ns % NS_PER_SEC) };
+	int n = ppoll(&pf, 1, &ts, NULL);
+
+	if (n < 0)
+		return -errno;
+	return n > 0;
+}
+
 /* Downloads; returns 0, -EINTR when stopped by a signal, or -errno with c->err. */
 static int fetch_download(struct fetch_ctx *c)
 {
@@ -735,8 +814,9 @@ static int fetch_download(struct fetch_ctx *c)
 		if ((r = fetch_rules(c, clock_mono(), &wait)) < 0)
 			return r;
 		if (next_due(c, clock_mono()) < wait)
-			wait = next_due(c, clock_mono());
-		r = net_wait_readable(c->fd, wait);
+			r = wait_readable_ns(c->fd, next_due(c, clock_mono()));
+		else
+			r = net_wait_readable(c->fd, wait);
 		if (r == -EINTR || r == 0)
 			continue;
 		if (r < 0) {
@@ -932,47 +1012,66 @@ static void rtt_figures(const struct fetch_ctx *c, struct result *res, bool rang
 }
 
 /*
- * --server-pid: the server's CPU over the download, read at the first
- * request and right after the last byte (USER_HZ ticks of all its threads).
+ * --server-pid: the server's CPU over the download (the process and its
+ * children), read at the first request and right after the last byte,
+ * and its cgroup's CPU quota and throttling. Fills V for the verdict;
+ * false when nothing could be read.
  */
-static void server_figures(struct fetch_ctx *c, struct result *res)
+static bool server_figures(struct fetch_ctx *c, struct result *res, struct fetch_server_view *v)
 {
-	const struct procwatch_interval *iv = &c->server_iv;
-	struct procwatch_summary s;
-	double cpu_s, gb = (double)c->bytes / 1e9;
-	int r = c->server_end;
+	double gb = (double)c->bytes / 1e9;
+	char q[UNITS_FMT_LEN];
 
-	if (!c->server_started) {
+	if (!c->server_started || !c->server_ended) {
 		result_note(res, "server CPU unknown: the download did not start");
-		return;
+		return false;
 	}
-	procwatch_summary(c->server, &s);
-	if (r < 0 || s.proc_time_s <= 0 || (iv->proc_gone && !s.proc_ticks)) {
-		result_note(res, "server CPU unknown: process %lld %s", (long long)c->o->server_pid,
-			    r < 0 ? "could not be read" : "exited during the download");
-		return;
-	}
-	cpu_s = (double)s.proc_ticks / (double)s.clk_tck;
+	fetch_server_view(c->server, v);
 	result_param(res, "server_pid", "%lld", (long long)c->o->server_pid);
-	result_param(res, "server_process", "%s", s.comm);
-	result_metric(res, "server_cpu", UNIT_SECONDS, cpu_s, "server CPU time over the download")
+	result_param(res, "server_process", "%s", v->comm);
+	if (v->quota_state == LIMIT_SET) {
+		snprintf(q, sizeof(q), "%.3g", v->quota_cpus);
+		result_method(res, "server cpu quota", "%s CPU (%s); usage %s", q, v->quota_source, v->cg_usage_source);
+		if (isfinite(v->periods) && v->periods > 0) {
+			result_metric(res, "server_throttled", UNIT_PERCENT, 100 * v->throttled / v->periods,
+				      "server's cgroup: periods throttled")->higher_is_better = false;
+			result_metric(res, "server_throttled_time", UNIT_SECONDS, v->throttled_s,
+				      "server's cgroup: time throttled")->higher_is_better = false;
+		}
+		if (isfinite(v->cg_usage_pct))
+			result_metric(res, "server_cgroup_cpu", UNIT_PERCENT, v->cg_usage_pct,
+				      "server's cgroup: CPU used, of one core")->higher_is_better = false;
+	} else {
+		result_method(res, "server cpu quota", "%s (%s)", v->quota_state == LIMIT_NONE ? "none" : "unknown",
+			      v->quota_source);
+	}
+	if (!v->ok || !(v->seconds > 0)) {
+		result_note(res, "server CPU unknown: process %lld %s", (long long)c->o->server_pid,
+			    v->ok ? "was read 0 s apart" : "exited during the download or could not be read");
+		return true;
+	}
+	result_metric(res, "server_cpu", UNIT_SECONDS, v->cpu_s, "server CPU time over the download")
 		->higher_is_better = false;
-	result_metric(res, "server_cpu_share", UNIT_PERCENT, 100 * cpu_s / s.proc_time_s,
+	result_metric(res, "server_cpu_share", UNIT_PERCENT, 100 * v->cpu_s / v->seconds,
 		      "server CPU, of one core")->higher_is_better = false;
 	if (gb > 0)
-		result_metric(res, "server_cpu_per_gigabyte", UNIT_SECONDS, cpu_s / gb, "server CPU time per GB "
+		result_metric(res, "server_cpu_per_gigabyte", UNIT_SECONDS, v->cpu_s / gb, "server CPU time per GB "
 			      "downloaded")->higher_is_better = false;
-	result_method(res, "server cpu", "utime + stime of /proc/%lld/stat (all its threads, exited ones "
-		      "included; core/procwatch) read at the first request and right after the last byte, %.3f s "
-		      "apart; per GB = CPU seconds per 10^9 body bytes; resolution 1/%ld s", (long long)c->o->server_pid,
-		      s.proc_time_s, s.clk_tck);
-	if (s.proc_ticks < 20)
+	result_metric(res, "server_processes", UNIT_COUNT, (double)v->nproc, "server processes counted");
+	result_method(res, "server cpu", "utime + stime (+ reaped children's) of /proc/PID/stat of process %lld "
+		      "and its descendants (%u process%s; nginx's workers under its master), read at the first "
+		      "request and right after the last byte, %.3f s apart; per GB = CPU seconds per 10^9 body "
+		      "bytes; resolution 1/%ld s", (long long)c->o->server_pid, v->nproc, v->nproc == 1 ? "" : "es",
+		      v->seconds, v->clk_tck);
+	if (v->ticks < 20)
 		result_note(res, "server CPU is coarse: %llu ticks of 1/%ld s; a larger download gives a finer "
-			    "figure", (unsigned long long)s.proc_ticks, s.clk_tck);
-	if (iv->proc_gone)
-		result_note(res, "server process %lld exited during the download", (long long)c->o->server_pid);
-	result_note(res, "server CPU counts process %lld ('%s') only: worker processes it forked, and other "
-		    "clients' work, are not separated", (long long)c->o->server_pid, s.comm);
+			    "figure", (unsigned long long)v->ticks, v->clk_tck);
+	if (v->gone)
+		result_note(res, "%u server process%s exited during the download: %s CPU is not counted", v->gone,
+			    v->gone == 1 ? "" : "es", v->gone == 1 ? "its" : "their");
+	result_note(res, "server CPU counts process %lld ('%s') and its descendants: other clients' work on them is "
+		    "not separated", (long long)c->o->server_pid, v->comm);
+	return true;
 }
 
 static void report(struct fetch_ctx *c, struct result *res)
@@ -981,6 +1080,9 @@ static void report(struct fetch_ctx *c, struct result *res)
 	double secs = (double)span / 1e9;
 	double rt_pct = span ? 100.0 * (double)c->idle_rt_ns / (double)span : 0;
 	double srv_pct = span ? 100.0 * (double)c->idle_srv_ns / (double)span : 0;
+	double wait_pct = span ? 100.0 * (double)c->srv_ns / (double)span : 0;
+	struct fetch_server_view sv;
+	bool have_sv = c->server && server_figures(c, res, &sv);
 	double rate = secs > 0 ? (double)c->bytes / secs : 0, ceiling = 0;
 	bool ranges = c->o->block && !c->fell_back;
 
@@ -1011,6 +1113,15 @@ static void report(struct fetch_ctx *c, struct result *res)
 		->higher_is_better = false;
 	result_metric(res, "idle_server", UNIT_PERCENT, srv_pct, "idle, server slow with requests queued")
 		->higher_is_better = false;
+	result_metric(res, "server_wait", UNIT_PERCENT, wait_pct, "waiting for the server beyond the round trip")
+		->higher_is_better = false;
+	if (c->path_rtt_us)
+		result_metric(res, "tcp_min_rtt", UNIT_NS, (double)c->path_rtt_us * 1e3,
+			      "TCP_INFO least rtt (the handshake's: the path alone)")->higher_is_better = false;
+	result_method(res, "server_wait", "per response, the wait for its head beyond the earliest it could "
+		      "come: its request's write plus the connection's smoothed TCP rtt (TCP_INFO, read at most every "
+		      "millisecond), or the previous response's end when later; summed, as a share of the elapsed "
+		      "time: the server's think time, queue, CPU or quota, not the path");
 	if (ranges && hist_count(&c->lat) && hist_min(&c->lat)) {
 		ceiling = (double)c->o->block / ((double)hist_min(&c->lat) / 1e9);
 		result_metric(res, "stop_and_wait_ceiling", UNIT_BYTES_PER_S, ceiling,
@@ -1049,6 +1160,10 @@ static void report(struct fetch_ctx *c, struct result *res)
 			.rtt_s = c->have_tcp && c->tcp.rtt_us != NET_TCP_UNKNOWN ? (double)c->tcp.rtt_us / 1e6 : NAN,
 			.link_bps = c->link_bps,
 			.emulated_rtt_s = (double)c->o->rtt_ns / 1e9,
+			.server_wait_pct = span ? wait_pct : NAN,
+			.server_sw_pct = span ? 100.0 * (double)c->srv_sw_ns / (double)span : NAN,
+			.path_rtt_s = c->path_rtt_us ? (double)c->path_rtt_us / 1e6 : NAN,
+			.server = have_sv ? &sv : NULL,
 		};
 
 		snprintf(f.iface, sizeof(f.iface), "%s", c->iface);
@@ -1114,7 +1229,9 @@ static void fetch_run(const struct bench_env *env, const void *p, struct result 
 		      "previous response complete until its head arrived, summed over the responses, as a share "
 		      "of the elapsed time; round trip when the request was written after the previous response "
 		      "completed (the client had nothing in flight), server when the server had it queued%s",
-		      o->rtt_ns ? "; with --rtt the time a request was held back is round trip, the rest server" : "");
+		      o->rtt_ns ? "; with --rtt a request decided after the previous response completed is all round "
+				  "trip (the hold, the path, the server's think time), and of a queued one the time it "
+				  "was still held" : "");
 	if (o->block)
 		result_method(res, "ceiling", "stop-and-wait ceiling = block / fastest request latency: the best "
 			      "depth 1 could do if every request were as fast as the fastest");
@@ -1128,16 +1245,14 @@ static void fetch_run(const struct bench_env *env, const void *p, struct result 
 
 		result_param(res, "rtt", "%s emulated", units_fmt_duration(d, sizeof(d), o->rtt_ns));
 		result_method(res, "emulated rtt", "EMULATION, not a network delay: each request is held back by the "
-			      "client %s (or a little more: the wait is poll()'s, rounded up to 1 ms) before it is "
+			      "client %s (or a little more: the wait is ppoll()'s, with the timer's slack) before it is "
 			      "written, as if the path took that long to bring it to the server and its answer back; "
 			      "it counts as sent, in flight and waiting a round trip from the moment it was decided. "
 			      "Stop-and-wait pays it per block, a pipeline of depth d overlaps d of them. The TCP "
 			      "connect and the server's own sending are not delayed", d);
 	}
 	if (o->server_pid) {
-		struct procwatch_config pc = { .proc_root = "/proc", .pid = (pid_t)o->server_pid };
-
-		if (procwatch_new(&c->server, &pc) < 0) {
+		if (fetch_server_new(&c->server, "/proc", (pid_t)o->server_pid) < 0) {
 			result_set_status(res, RESULT_FAILED, "--server-pid: no process %lld", (long long)o->server_pid);
 			free(c);
 			return;
@@ -1158,8 +1273,10 @@ static void fetch_run(const struct bench_env *env, const void *p, struct result 
 		result_note(res, "the body was written by the first repetition only");
 	show_progress(c, clock_mono());
 	r = fetch_download(c);
-	if (c->server_started)
-		c->server_end = procwatch_read(c->server, clock_mono(), &c->server_iv);
+	if (c->server_started) {
+		fetch_server_read(c->server, 1);
+		c->server_ended = true;
+	}
 	if (r == -ETIMEDOUT && o->max_time_ns && elapsed_ns(c->t_begin, clock_mono()) >= o->max_time_ns) {
 		uint64_t wait;
 
@@ -1190,10 +1307,8 @@ static void fetch_run(const struct bench_env *env, const void *p, struct result 
 		result_note(res, "followed %u redirect%s to %s", c->redirects, c->redirects == 1 ? "" : "s",
 			    c->url.target);
 	report(c, res);
-	if (c->server)
-		server_figures(c, res);
 out:
-	procwatch_free(c->server);
+	fetch_server_free(c->server);
 	fetch_parser_free(c->fp);
 	free(c->rbuf);
 	free(c);
@@ -1217,7 +1332,9 @@ const struct bench bench_fetch = {
 		"below --speed-limit (1 KiB/s) for --speed-time (10s), past --max-time, or with a\n"
 		"body over --max-size. --rtt D emulates a round trip where netem is missing (each\n"
 		"request held back D by the client); --server-pid PID gives a local server's CPU per GB\n"
-		"over the download. See docs/fetch.md.",
+		"(with its children: nginx's workers) and its cgroup's CPU quota and throttling over the\n"
+		"download. A server slow to answer beyond the round trip is the \"server\" candidate of\n"
+		"the verdict. See docs/fetch.md.",
 	.flags = BENCH_NETWORK | BENCH_NO_TIME,
 	.opts = fetch_options,
 	.opts_size = sizeof(struct fetch_opts),

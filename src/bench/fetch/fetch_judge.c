@@ -5,15 +5,21 @@
  * rtt: bytes in flight / RTT), capped by the connection's
  * idle-waiting-a-round-trip share (at depth 1 the mean time to first
  * byte over the mean request time; with a pipeline it leaves out the time
- * a request waited behind the answers before it, which is the transfer).
+ * a request waited behind the answers before it, which is the transfer),
+ * less the part of those waits beyond the TCP round trip, which is the
+ * server's: the "server" candidate's share is the whole of the waiting
+ * beyond the round trip (server_candidate()).
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "bench/fetch/fetch_judge.h"
+#include "core/limits.h"
 #include "lib/units.h"
 
+/* What a candidate's evidence holds. */
+#define EVIDENCE_MAX sizeof(((struct verdict_candidate *)0)->evidence)
 /* Deepest pipeline fetch keeps (its --depth limit). */
 #define FETCH_JUDGE_DEPTH_MAX 64
 
@@ -35,10 +41,69 @@ double fetch_rtt_floor_s(uint64_t requests, unsigned depth, double rtt_s)
 	return (double)((requests + depth - 1) / depth) * rtt_s;
 }
 
+/*
+ * "server": the share of the download spent waiting for answers beyond
+ * the earliest they could come (the request's write plus the TCP round
+ * trip, or the previous answer's end). With --server-pid the evidence
+ * says what the server did meanwhile: its CPU, and its cgroup's quota
+ * and throttling; the next step follows from them.
+ */
+static void server_candidate(const struct fetch_figures *f, struct result *res)
+{
+	const struct fetch_server_view *v = f->server;
+	char ev[EVIDENCE_MAX], next[256];
+	size_t off;
+	double share = f->server_wait_pct / 100, cpu_pct = NAN, thr = NAN;
+
+	if (!isfinite(share))
+		return;
+	/*
+	 * Evidence holds 255 bytes, and the verdict may append the time
+	 * budget's network wait (about 50): the figures first, the quota's
+	 * source last and only when it fits (the method block has it).
+	 */
+	off = (size_t)snprintf(ev, sizeof(ev), "waited %.0f %% for answers beyond the TCP rtt (%.3g ms; first byte "
+			       "%.3g ms mean)", f->server_wait_pct, (isfinite(f->rtt_s) ? f->rtt_s : NAN) * 1e3,
+			       (isfinite(f->mean_ttfb_s) ? f->mean_ttfb_s : NAN) * 1e3);
+	if (v && v->ok && v->seconds > 0) {
+		cpu_pct = 100 * v->cpu_s / v->seconds;
+		if (off < sizeof(ev))
+			off += (size_t)snprintf(ev + off, sizeof(ev) - off, "; %s (pid %d%s) %.1f %% of one CPU", v->comm,
+						(int)v->pid, v->nproc > 1 ? " + children" : "", cpu_pct);
+	}
+	if (v && v->quota_state == LIMIT_SET && off < sizeof(ev)) {
+		off += (size_t)snprintf(ev + off, sizeof(ev) - off, "; its cgroup allows %.3g CPU", v->quota_cpus);
+		if (isfinite(v->periods) && v->periods > 0 && off < sizeof(ev)) {
+			thr = v->throttled / v->periods;
+			off += (size_t)snprintf(ev + off, sizeof(ev) - off, ", throttled in %.0f %% of periods", 100 * thr);
+		}
+		if (off + strlen(v->quota_source) + 3 < EVIDENCE_MAX - 56 && off < sizeof(ev))
+			off += (size_t)snprintf(ev + off, sizeof(ev) - off, " (%s)", v->quota_source);
+	} else if (v && off < sizeof(ev)) {
+		off += (size_t)snprintf(ev + off, sizeof(ev) - off, "; cpu quota %s",
+					v->quota_state == LIMIT_NONE ? "none" : "unknown");
+	}
+	(void)off;
+	if (!v)
+		snprintf(next, sizeof(next), "the server was slow to answer: --server-pid PID shows its CPU and cgroup quota "
+			 "(a server on this box), engpass watch --pid PID on its host what it waits for");
+	else if (isfinite(thr) && (thr >= 0.5 || (isfinite(v->cg_usage_pct) && v->cg_usage_pct >= 90 * v->quota_cpus)))
+		snprintf(next, sizeof(next), "the server's cgroup allows %.3g %% of one CPU and throttled it: raise its quota "
+			 "(cpu.cfs_quota_us, cpu.max) or serve from outside that cgroup", 100 * v->quota_cpus);
+	else if (isfinite(cpu_pct) && cpu_pct >= 80)
+		snprintf(next, sizeof(next), "the server kept a CPU busy: more worker processes, a cheaper way to serve "
+			 "(sendfile), or a faster CPU");
+	else
+		snprintf(next, sizeof(next), "the server waited on something other than its CPU: engpass watch --pid %d "
+			 "shows what", v ? (int)v->pid : 0);
+	result_verdict_candidate(res, "server", share, next, "%s", ev);
+}
+
 void fetch_judge(const struct fetch_figures *f, struct result *res)
 {
 	char a[UNITS_FMT_LEN], b[UNITS_FMT_LEN], rtt[80], next[192];
 	double share = isfinite(f->idle_rt_pct) ? f->idle_rt_pct / 100 : NAN;
+	double sw = isfinite(f->server_sw_pct) && f->server_sw_pct > 0 ? f->server_sw_pct / 100 : 0;
 	unsigned depth = f->ranged && f->depth ? f->depth : 1;
 	double emu = f->emulated_rtt_s > 0 ? f->emulated_rtt_s : 0;
 	/* The round trip a request paid: the path's and the emulated hold. */
@@ -50,6 +115,9 @@ void fetch_judge(const struct fetch_figures *f, struct result *res)
 	 * more than the time spent waiting: waiting on a server that is slow
 	 * to answer (its own work, not the path) is not the round trip.
 	 */
+	/* What the connection waited beyond the round trip, even with nothing queued, was the server. */
+	if (isfinite(share))
+		share = share > sw ? share - sw : 0;
 	if (isfinite(share) && isfinite(rtt_s) && rtt_s > 0 && isfinite(f->mean_req_s) && f->mean_req_s > 0) {
 		double by_rtt = rtt_s / f->mean_req_s;
 
@@ -97,6 +165,7 @@ void fetch_judge(const struct fetch_figures *f, struct result *res)
 					 f->ranged ? (f->depth ? f->depth : 1) : 1,
 					 units_fmt_size(b, sizeof(b), f->rate, 0),
 					 isfinite(f->idle_srv_pct) ? f->idle_srv_pct : 0);
+	server_candidate(f, res);
 	/*
 	 * The server sends: the window that limits it is its own TCP_INFO's,
 	 * which the client cannot read. Offered as unknown, so the verdict

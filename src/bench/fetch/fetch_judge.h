@@ -6,7 +6,10 @@
  * done: per request time to first byte / request time at depth 1), "tcp
  * window" (the server sends; the client cannot see its TCP_INFO, so it is
  * offered as unknown with the client's receive-side figures) and "link"
- * when the interface's speed is known. Pure: the figures in, the
+ * when the interface's speed is known, and "server" (the share of the time
+ * the connection waited for answers beyond the request's write plus the
+ * TCP round trip; with --server-pid, the server's CPU and its cgroup's
+ * quota and throttling as evidence). Pure: the figures in, the
  * candidates out.
  */
 #ifndef ENGPASS_FETCH_JUDGE_H
@@ -15,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "bench/fetch/fetch_server.h"
 #include "core/result.h"
 
 /* What a download saw; NaN = unknown. */
@@ -32,6 +36,10 @@ struct fetch_figures {
 	double link_bps;		/* bits/s; <= 0 unknown */
 	char iface[16];
 	double emulated_rtt_s;		/* --rtt: requests held back by the client; <= 0 none */
+	double server_wait_pct;		/* waiting for heads beyond the request's write + TCP rtt */
+	double server_sw_pct;		/* of it, for requests sent after the previous answer (in idle_rt_pct) */
+	double path_rtt_s;		/* TCP_INFO least rtt: the handshake's; NaN unknown */
+	const struct fetch_server_view *server;	/* --server-pid's figures; NULL none */
 };
 
 /*

@@ -2,7 +2,9 @@
 /*
  * Tests of the candidate limiters a download offers (fetch_judge.c): the
  * round trip at depth 1 and in a pipeline, the window it cannot see, the
- * link when its speed is known.
+ * link when its speed is known, the server with and without --server-pid's
+ * figures; and the server tree's CPU ticks between two edges
+ * (fetch_server.c).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +17,8 @@
 #include <string.h>
 
 #include "bench/fetch/fetch_judge.h"
+#include "bench/fetch/fetch_server.h"
+#include "core/limits.h"
 
 static const struct verdict_candidate *cand(const struct result *r, const char *resource)
 {
@@ -116,12 +120,107 @@ static void test_emulated_rtt_evidence(void **state)
 	result_free(r);
 }
 
+/* An nginx under a 1 % quota, 8 in flight: waiting for it 97 % of the time. */
+static void test_server(void **state)
+{
+	struct fetch_server_view v = { .ok = true, .pid = 42, .comm = "nginx", .nproc = 2, .seconds = 2, .cpu_s = 0.02,
+				       .clk_tck = 100, .ticks = 2, .quota_state = LIMIT_SET, .quota_cpus = 0.01,
+				       .quota_source = "cpu.cfs_quota_us 1000 / cpu.cfs_period_us 100000 in /sys/fs/cgroup/cpu/x",
+				       .cg_usage_pct = NAN, .periods = 20, .throttled = 19.6, .throttled_s = 1.9 };
+	struct fetch_figures f = { .rate = 8e6, .idle_rt_pct = 0.1, .idle_srv_pct = 96, .mean_ttfb_s = 0.041,
+				   .mean_req_s = 0.045, .requests = 342, .ranged = true, .block = 61440, .depth = 8,
+				   .rtt_s = 0.0009, .link_bps = -1, .server_wait_pct = 97, .server_sw_pct = 0,
+				   .path_rtt_s = 0.00001, .server = &v };
+	struct result *r = result_new("fetch", "fetch");
+	const struct verdict_candidate *k;
+
+	(void)state;
+	fetch_judge(&f, r);
+	k = cand(r, "server");
+	assert_non_null(k);
+	assert_true(fabs(k->share - 0.97) < 1e-9);
+	assert_non_null(strstr(k->evidence, "waited 97 % for answers beyond the TCP rtt (0.9 ms; first byte 41 ms mean)"));
+	assert_non_null(strstr(k->evidence, "nginx (pid 42 + children) 1.0 % of one CPU"));
+	assert_non_null(strstr(k->evidence, "its cgroup allows 0.01 CPU, throttled in 98 % of periods"));
+	/* Room for the verdict to add the time budget's figure. */
+	assert_true(strlen(k->evidence) < sizeof(k->evidence) - 56);
+	assert_non_null(strstr(k->next_step, "raise its quota"));
+	assert_true(cand(r, "round trip")->share < 0.01);
+	result_free(r);
+
+	/* Busy on a CPU, no quota: more workers. */
+	v.quota_state = LIMIT_NONE;
+	v.cpu_s = 1.9;
+	r = result_new("fetch", "fetch");
+	fetch_judge(&f, r);
+	assert_non_null(strstr(cand(r, "server")->evidence, "cpu quota none"));
+	assert_non_null(strstr(cand(r, "server")->next_step, "more worker processes"));
+	result_free(r);
+
+	/* Idle and unthrottled: it waited on something else. */
+	v.cpu_s = 0.1;
+	r = result_new("fetch", "fetch");
+	fetch_judge(&f, r);
+	assert_non_null(strstr(cand(r, "server")->next_step, "engpass watch --pid 42"));
+	result_free(r);
+
+	/* No --server-pid: the share alone, and how to learn more. */
+	f.server = NULL;
+	r = result_new("fetch", "fetch");
+	fetch_judge(&f, r);
+	assert_true(fabs(cand(r, "server")->share - 0.97) < 1e-9);
+	assert_null(strstr(cand(r, "server")->evidence, "CPU"));
+	assert_non_null(strstr(cand(r, "server")->next_step, "--server-pid"));
+	result_free(r);
+}
+
+/*
+ * Stop-and-wait against a slow server: the connection waited 95 % of the
+ * time, 80 of it beyond the TCP rtt. The round trip keeps what is left.
+ */
+static void test_round_trip_less_server(void **state)
+{
+	struct fetch_figures f = { .rate = 1e6, .idle_rt_pct = 95, .idle_srv_pct = 0, .mean_ttfb_s = 0.05,
+				   .mean_req_s = 0.052, .requests = 100, .ranged = true, .block = 61440, .depth = 1,
+				   .rtt_s = 0.04, .link_bps = -1, .server_wait_pct = 80, .server_sw_pct = 80 };
+	struct result *r = result_new("fetch", "fetch");
+
+	(void)state;
+	fetch_judge(&f, r);
+	assert_true(fabs(cand(r, "round trip")->share - 0.15) < 1e-9);
+	assert_true(fabs(cand(r, "server")->share - 0.80) < 1e-9);
+	result_free(r);
+}
+
+/* The tree's ticks: kept, born, exited and a reused pid. */
+static void test_server_ticks(void **state)
+{
+	const struct fetch_server_proc a[] = { { 10, 1000, 50 }, { 11, 1001, 20 }, { 12, 1002, 7 }, { 13, 1003, 9 } };
+	const struct fetch_server_proc b[] = {
+		{ 10, 1000, 60 },	/* +10 */
+		{ 11, 1001, 20 },	/* +0 */
+		{ 13, 2000, 4 },	/* pid 13 again, another process: all 4 */
+		{ 14, 2001, 3 },	/* born: all 3 */
+	};
+	unsigned gone = 0;
+
+	(void)state;
+	assert_int_equal(fetch_server_ticks(a, 4, b, 4, &gone), 17);
+	assert_int_equal(gone, 2);	/* 12 and the first 13 */
+	assert_int_equal(fetch_server_ticks(a, 4, a, 4, &gone), 0);
+	assert_int_equal(gone, 0);
+	assert_int_equal(fetch_server_ticks(NULL, 0, b, 4, NULL), 87);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_rtt_model),
 		cmocka_unit_test(test_emulated_rtt_evidence),
+		cmocka_unit_test(test_server),
+		cmocka_unit_test(test_round_trip_less_server),
+		cmocka_unit_test(test_server_ticks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
