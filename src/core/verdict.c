@@ -16,7 +16,7 @@
 
 const char *const verdict_priority[] = {
 	"own pacing", "cpu quota", "cpuset", "io limit", "memory limit", "shaper", "link", "tcp window",
-	"udp receive buffer", "round trip", "memory latency", "memory bandwidth", "cache latency",
+	"udp receive buffer", "round trip", "server", "memory latency", "memory bandwidth", "cache latency",
 	"other processes", "steal", "memory", "sync writes", "writeback", "device", "device latency", "network",
 	"another process", "lock", "thermal throttling", "cpu", "one core",
 	NULL,
@@ -536,12 +536,20 @@ static void budget_disk(const struct verdict_input *in, struct verdict *out, siz
 			;
 		if (i < out->ncand && out->cand[i].share > sh)
 			sh = out->cand[i].share;
+		char thr[64] = "";
+		size_t off = 0;
+		const struct {
+			const struct limit *lim;
+			const char *name;
+		} k[] = { { &l->io_wbps, "write bytes" }, { &l->io_rbps, "read bytes" }, { &l->io_wiops, "write requests" },
+			  { &l->io_riops, "read requests" } };
+
+		for (size_t n = 0; n < 4 && off < sizeof(thr); n++)
+			if (k[n].lim->state == LIMIT_SET)
+				off += (size_t)snprintf(thr + off, sizeof(thr) - off, "%s%s", off ? ", " : "", k[n].name);
 		offer_max(out, nbench, "io limit", sh,
 			  "the cgroup's I/O limit on this device set the pace: raise it (blkio.throttle.*_device or io.max) or test outside it",
-			  "the work waited %.0f %% of its time on %s, which the cgroup throttles (%s%s%s%s); %s",
-			  pct, dev, l->io_wbps.state == LIMIT_SET ? "writes " : "", l->io_rbps.state == LIMIT_SET ? "reads " : "",
-			  l->io_wiops.state == LIMIT_SET ? "write requests " : "",
-			  l->io_riops.state == LIMIT_SET ? "read requests" : "", what);
+			  "the work waited %.0f %% of its time on %s, whose %s the cgroup throttles; %s", pct, dev, thr, what);
 		return;
 	}
 	if (sync >= pct / 2) {
@@ -726,8 +734,8 @@ static void budget_cpu(const struct verdict_input *in, struct verdict *out, size
 /* The work's waiting states as candidates: what it spent its time waiting for. */
 static void budget(const struct verdict_input *in, struct verdict *out, size_t nbench)
 {
-	static const char *const net_known[] = { "round trip", "tcp window", "udp receive buffer", "shaper", "link",
-						 "own pacing", NULL };
+	static const char *const net_known[] = { "round trip", "server", "tcp window", "udp receive buffer", "shaper",
+						 "link", "own pacing", NULL };
 	static const char *const pacing_known[] = { "own pacing", NULL };
 	const struct sysview_budget *b = &in->view->budget;
 	const struct sysview_budget_entry *top;
