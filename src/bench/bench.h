@@ -129,6 +129,12 @@ struct bench_env {
 	struct tmpfile_reg *tmp;	/* register temp files here; NULL for BENCH_NO_IO */
 	struct progress *progress;	/* stderr progress; may be disabled */
 	int ncpu;		/* CPUs configured */
+	/*
+	 * Where the box's description is read from: "/sys", or the tree
+	 * $ENGPASS_SYS_ROOT names (a fixture: another box's cache sizes, for
+	 * tests). Set for check() too. The sampler always reads /sys.
+	 */
+	const char *sys_root;
 	unsigned step;		/* step index, 0-based (see bench.nsteps) */
 	unsigned rep;		/* repetition index, 0-based */
 	/*

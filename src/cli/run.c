@@ -252,6 +252,19 @@ static const char *signal_name(int sig)
 	return buf;
 }
 
+/*
+ * The sysfs root a benchmark reads the box's description from:
+ * $ENGPASS_SYS_ROOT when set and not empty (a fixture tree in the tests:
+ * another box's cache sizes), else "/sys". The string is the environment's
+ * or static.
+ */
+static const char *sys_root(void)
+{
+	const char *r = getenv("ENGPASS_SYS_ROOT");
+
+	return r && *r ? r : "/sys";
+}
+
 /* Runs the repetitions of one step; returns the merged result (caller owns). */
 static struct result *run_reps(const struct bench *b, struct bench_env *env, const void *opts)
 {
@@ -650,6 +663,7 @@ int bench_parse(const struct bench *b, int argc, char **argv, void *opts, struct
 	*env = (struct bench_env){
 		.time_ns = c->time_ns, .interval_ns = c->interval_ns, .sample = !c->no_sample,
 		.pin = c->pin_set ? &c->pin : NULL, .pos = pos, .npos = npos, .verb = verb,
+		.sys_root = sys_root(),
 	};
 	/* Nothing to point a BENCH_NO_IO benchmark at; without check() no argument is expected. */
 	if (npos && ((b->flags & BENCH_NO_IO) || !b->check)) {
