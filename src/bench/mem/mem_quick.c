@@ -23,11 +23,11 @@ static const struct bench_quick_step steps[] = {
 static void mem_findings(const struct bench_quick_result *r, size_t n, struct bench_findings *out)
 {
 	const struct result *lat = bench_quick_find(r, n, Q_BW_LAT, "latency");
-	const struct metric *m = lat ? result_find_metric(lat, "lat_largest") : NULL;
+	const struct metric *lm = lat ? result_find_metric(lat, "lat_largest") : NULL;
 	double x, res_read = NAN, swap_read = NAN;
 
 	/* The largest set that fit the time may still be inside the cache: its label says which. */
-	if (!isnan(x = bench_quick_metric(lat, "lat_largest")) && m && m->label && strstr(m->label, "DRAM"))
+	if (!isnan(x = bench_quick_metric(lat, "lat_largest")) && lm && lm->label && strstr(lm->label, "DRAM"))
 		bench_finding(out, "a dependent load from memory too big for the caches takes %.0f ns.", x);
 	/* Each rung says in its read figure's label whether it stayed resident or went through swap. */
 	for (size_t i = 0; i < n; i++) {
