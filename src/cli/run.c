@@ -410,6 +410,7 @@ static struct result *run_step(const struct bench *b, struct bench_env *env, con
 
 	struct limits_config lcfg = { 0 };
 	const char *devpath = b->device_path ? b->device_path(opts) : NULL;
+	mono_ns t0 = clock_mono();
 
 	if (!devpath)
 		devpath = env->npos ? env->pos[0] : ".";
@@ -456,6 +457,7 @@ static struct result *run_step(const struct bench *b, struct bench_env *env, con
 		res->time_ns = clock_wall_ns();
 	window_free(env->window);
 	env->window = NULL;
+	res->wall_s = elapsed_s(t0, clock_mono());
 	return res;
 }
 
