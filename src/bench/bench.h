@@ -186,6 +186,13 @@ struct bench_quick_step {
 	const char *label;	/* appended to the step names of its results, or NULL */
 	const char *needs_root;	/* why the step needs root ("a swap file"), NULL = it does not */
 	/*
+	 * For quick's ETA: what the step takes beyond its declared --time x
+	 * its steps (a warm-up per step, a data file's fill), or all it takes
+	 * when it declares no --time (a ladder rung's size sets its length),
+	 * in ms, as measured on the development VM. 0 = nothing beyond --time.
+	 */
+	unsigned extra_ms;
+	/*
 	 * A peer the step talks to: the arguments of an engpass command
 	 * ("@PORT" as above) that quick starts as its own process before the
 	 * step, output discarded, and ends after it (it should end by itself,
