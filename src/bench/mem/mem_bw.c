@@ -1085,7 +1085,7 @@ void mem_latency_run(const struct bench_env *env, const struct mem_lat_cfg *cfg,
 	mono_ns t0 = clock_mono(), deadline;
 	struct mem_caches caches;
 	uint64_t maxb, limit, seed = 0x9e3779b97f4a7c15ULL, sizes[80], largest = 0, best = UINT64_MAX, loads = 0;
-	uint64_t time_ns = cfg->time_ns ? cfg->time_ns : MEM_DEFAULT_TIME_NS, extra = 0;
+	uint64_t time_ns = cfg->time_ns ? cfg->time_ns : MEM_DEFAULT_TIME_NS, extra = 0, last_loads = 0;
 	size_t nsizes = 0, measured = 0;
 	unsigned char *buf;
 	uint32_t *idx;
@@ -1193,6 +1193,7 @@ void mem_latency_run(const struct bench_env *env, const struct mem_lat_cfg *cfg,
 		last = (double)best / (double)loads;
 		lat = last;
 		largest = sizes[i];
+		last_loads = loads;
 		measured++;
 		snprintf(name, sizeof(name), "lat_%lluk", (unsigned long long)(sizes[i] / 1024));
 		snprintf(label, sizeof(label), "load latency, %s working set", units_fmt_bytes(b1, sizeof(b1), sizes[i]));
@@ -1207,12 +1208,12 @@ void mem_latency_run(const struct bench_env *env, const struct mem_lat_cfg *cfg,
 		mono_ns r0 = clock_mono();
 		uint64_t ns;
 
-		p = chase(p, loads);
+		p = chase(p, last_loads);
 		ns = elapsed_ns(r0, clock_mono());
 		extra++;
 		if (ns < best) {
 			best = ns;
-			last = (double)best / (double)loads;
+			last = (double)best / (double)last_loads;
 			m_last->value = last;
 		}
 	}
