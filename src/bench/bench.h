@@ -135,6 +135,12 @@ struct bench_env {
 	struct tmpfile_reg *tmp;	/* register temp files here; NULL for BENCH_NO_IO */
 	struct progress *progress;	/* stderr progress; may be disabled */
 	int ncpu;		/* CPUs configured */
+	/*
+	 * Where the box's description is read from: "/sys", or the tree
+	 * $ENGPASS_SYS_ROOT names (a fixture: another box's cache sizes, for
+	 * tests). Set for check() too. The sampler always reads /sys.
+	 */
+	const char *sys_root;
 	unsigned step;		/* step index, 0-based (see bench.nsteps) */
 	unsigned rep;		/* repetition index, 0-based */
 	/*
@@ -185,6 +191,13 @@ struct bench_quick_step {
 	const char *args[BENCH_QUICK_MAXARGS];
 	const char *label;	/* appended to the step names of its results, or NULL */
 	const char *needs_root;	/* why the step needs root ("a swap file"), NULL = it does not */
+	/*
+	 * For quick's ETA: what the step takes beyond its declared --time x
+	 * its steps (a warm-up per step, a data file's fill), or all it takes
+	 * when it declares no --time (a ladder rung's size sets its length),
+	 * in ms, as measured on the development VM. 0 = nothing beyond --time.
+	 */
+	unsigned extra_ms;
 	/*
 	 * A peer the step talks to: the arguments of an engpass command
 	 * ("@PORT" as above) that quick starts as its own process before the

@@ -252,6 +252,19 @@ static const char *signal_name(int sig)
 	return buf;
 }
 
+/*
+ * The sysfs root a benchmark reads the box's description from:
+ * $ENGPASS_SYS_ROOT when set and not empty (a fixture tree in the tests:
+ * another box's cache sizes), else "/sys". The string is the environment's
+ * or static.
+ */
+static const char *sys_root(void)
+{
+	const char *r = getenv("ENGPASS_SYS_ROOT");
+
+	return r && *r ? r : "/sys";
+}
+
 /* Runs the repetitions of one step; returns the merged result (caller owns). */
 static struct result *run_reps(const struct bench *b, struct bench_env *env, const void *opts)
 {
@@ -397,6 +410,7 @@ static struct result *run_step(const struct bench *b, struct bench_env *env, con
 
 	struct limits_config lcfg = { 0 };
 	const char *devpath = b->device_path ? b->device_path(opts) : NULL;
+	mono_ns t0 = clock_mono();
 
 	if (!devpath)
 		devpath = env->npos ? env->pos[0] : ".";
@@ -444,6 +458,7 @@ static struct result *run_step(const struct bench *b, struct bench_env *env, con
 		res->time_ns = clock_wall_ns();
 	window_free(env->window);
 	env->window = NULL;
+	res->wall_s = elapsed_s(t0, clock_mono());
 	return res;
 }
 
@@ -651,6 +666,7 @@ int bench_parse(const struct bench *b, int argc, char **argv, void *opts, struct
 	*env = (struct bench_env){
 		.time_ns = c->time_ns, .interval_ns = c->interval_ns, .sample = !c->no_sample,
 		.pin = c->pin_set ? &c->pin : NULL, .pos = pos, .npos = npos, .verb = verb,
+		.sys_root = sys_root(),
 	};
 	/* Nothing to point a BENCH_NO_IO benchmark at; without check() no argument is expected. */
 	if (npos && ((b->flags & BENCH_NO_IO) || !b->check)) {

@@ -131,6 +131,12 @@ struct result {
 	struct result_interval *intervals; size_t nintervals;	/* iperf3 -i; not kept over --repeat */
 	char *headline;		/* name of the metric that sums the step up; NULL = none */
 	double duration_s;	/* wall time of the step, all repetitions */
+	/*
+	 * Wall time of the step as the runner ran it: its window and sampler,
+	 * the repetitions, the verdict (and, in quick, its peer's start); 0
+	 * unknown (a document from before it was recorded).
+	 */
+	double wall_s;
 	int64_t time_ns;	/* wall clock when its figures were taken (the step's end), ns since the epoch; 0 unknown */
 	unsigned reps;
 	bool have_view;

@@ -270,6 +270,8 @@ static void result_object(struct jw *w, const struct result *r, bool series)
 	jw_bool(w, "incomplete", r->incomplete);
 	jw_uint(w, "repetitions", r->reps);
 	jw_num(w, "duration_seconds", r->duration_s);
+	if (r->wall_s > 0)
+		jw_num(w, "wall_seconds", r->wall_s);
 	if (r->time_ns)
 		jw_int(w, "time_unix_ns", r->time_ns);
 	else

@@ -8,7 +8,7 @@
 G="$ENGPASS_TESTS/cli/golden"
 
 # Deterministic part of a JSON run: the result without timing or system view.
-STABLE='.results[] | del(.duration_seconds, .time_unix_ns, .system, .series, .verdict, .histograms[].buckets)'
+STABLE='.results[] | del(.duration_seconds, .wall_seconds, .time_unix_ns, .system, .series, .verdict, .histograms[].buckets)'
 
 run null --json --no-sample
 check "null --json exits 0" [ "$RC" = 0 ]

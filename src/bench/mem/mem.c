@@ -82,8 +82,8 @@ static const struct opt mem_options[] = {
 		   "default " DEFAULT_LADDER " in a sandbox, required outside one"),
 	OPT_CHOICE("order", 0, struct mem_opts, order, orders, "seq|random", "order of the ladder's read pass (default seq)"),
 	OPT_INT("passes", 0, struct mem_opts, passes, 1, 1000, "N",
-		"ladder: read passes per rung (default 1); bandwidth: timed passes, best kept (default 10); "
-		"latency: runs per size (default 3)"),
+		"ladder: read passes per rung (default 1); bandwidth: timed passes per kernel, best kept (default "
+		"10, or as many as --time holds); latency: runs per size (default 3)"),
 	OPT_FLAG("swaptest-format", 0, struct mem_opts, swaptest_format,
 		 "add swaptest's line (N iterations: X MB in T seconds = R MB/sec) to each rung"),
 	OPT_FLAG("force", 0, struct mem_opts, force, "run sizes beyond MemAvailable + SwapFree - margin"),
@@ -102,7 +102,8 @@ static const struct opt mem_options[] = {
 	OPT_FLAG("mkswap-ok", 0, struct mem_opts, mkswap_ok,
 		 "--swap dev: write a swap signature to a device that has none (never over a file system)"),
 	OPT_SIZE("size", 0, struct mem_opts, size, 4096, INT64_MAX,
-		 "bandwidth: bytes per array; latency: largest working set (default 4 x LLC, at least 64M)"),
+		 "bandwidth: bytes per array; latency: largest working set (default: up to 4 x LLC, at least 64M, "
+		 "as large as the time holds)"),
 	OPT_STRING("threads", 0, struct mem_opts, threads_arg, "N|all",
 		   "bandwidth: also run the kernels on N threads (1-256) or on all, one pinned per CPU, reported "
 		   "beside one thread's figures (default 1: one thread only)"),
@@ -235,6 +236,9 @@ static int mem_check(void *p, const struct bench_env *env, char *err, size_t err
 		if (stray)
 			return fail(err, errlen, "option '%s' applies to --ladder only", stray);
 	}
+	if (o->ladder && env->time_ns)
+		return fail(err, errlen, "option '--time' applies to --bandwidth and --latency: a rung of the ladder takes "
+			    "as long as its size costs (set --sizes instead)");
 	if (!o->bandwidth && o->threads_arg)
 		return fail(err, errlen, "option '--threads' applies to --bandwidth only");
 	if (!o->bandwidth && o->simd != MEM_SIMD_AUTO)
@@ -322,7 +326,9 @@ static void mem_run(const struct bench_env *env, const void *p, struct result *r
 			.array_bytes = o->size,
 			.threads = o->threads,
 			.simd = (enum mem_simd)o->simd,
-			.passes = o->passes ? (unsigned)o->passes : 10,
+			.passes = (unsigned)o->passes,
+			.time_ns = env->time_ns,
+			.sys_root = env->sys_root,
 			.margin_pct = (unsigned)o->margin,
 			.force = o->force,
 		};
@@ -333,7 +339,9 @@ static void mem_run(const struct bench_env *env, const void *p, struct result *r
 	{
 		struct mem_lat_cfg c = {
 			.max_bytes = o->size,
-			.passes = o->passes ? (unsigned)o->passes : 3,
+			.passes = (unsigned)o->passes,
+			.time_ns = env->time_ns,
+			.sys_root = env->sys_root,
 			.margin_pct = (unsigned)o->margin,
 			.force = o->force,
 		};
@@ -360,13 +368,16 @@ const struct bench bench_mem = {
 		"the limit), --swap dev:DEVICE a partition or loop device swapped on at top priority for\n"
 		"the run. All is undone afterwards, also on errors, Ctrl-C and SIGKILL (a guardian\n"
 		"process restores a device's previous swap state and priority).\n"
-		"--bandwidth runs STREAM-like kernels over arrays of 4 x the last-level cache, read,\n"
+		"--bandwidth runs STREAM-like kernels over arrays of up to 4 x the last-level cache, read,\n"
 		"write and copy with the widest SIMD path this CPU runs (--simd; the path is named in the\n"
 		"result), ordinary and non-temporal stores side by side; --threads N|all adds the same\n"
 		"kernels on N threads pinned one per CPU beside one thread's figures and says which of\n"
 		"the two is the memory's;\n"
-		"--latency a pointer chase from 4 KiB past the LLC. Without a mode: both.",
-	.flags = BENCH_NO_TIME | BENCH_CHILD_WORK,
+		"--latency a pointer chase from 4 KiB past the LLC. Without a mode: both.\n"
+		"Each of the two keeps --time (default: at most 10 s, 10 passes and 3 runs per size): the\n"
+		"arrays, the curve's sizes and the passes are the largest that fit, and the result names\n"
+		"the sizes that did not.",
+	.flags = BENCH_CHILD_WORK,
 	.opts = mem_options,
 	.opts_size = sizeof(struct mem_opts),
 	.defaults = mem_defaults,

@@ -458,18 +458,23 @@ static void phase_record(struct bw_phase *p, const struct bw_ctx *x, int k, unsi
 }
 
 /*
- * Kernel K's warm-up and PASSES timed passes back to back, on the main
- * thread alone or (MULTI) on all threads, recorded in P; stops early when
- * STOP is set. Returns false when a read sum differs from the data written.
+ * Kernel K's warm-up and up to PASSES timed passes back to back, on the
+ * main thread alone or (MULTI) on all threads, recorded in P: the first
+ * timed pass always, each further one only when a pass as long as the
+ * last still ends before DEADLINE. Stops early when STOP is set. Returns
+ * false when a read sum differs from the data written.
  */
-static bool run_passes(struct bw_ctx *x, struct bw_phase *p, int k, unsigned passes, bool multi,
+static bool run_passes(struct bw_ctx *x, struct bw_phase *p, int k, unsigned passes, bool multi, mono_ns deadline,
 		       const volatile sig_atomic_t *stop)
 {
 	bool ok = true;
+	uint64_t ns = 0;
 
 	for (unsigned pass = 0; pass <= passes && !*stop; pass++) {
-		uint64_t ns, sum;
+		uint64_t sum;
 
+		if (pass > 1 && clock_mono() + ns > deadline)
+			break;
 		ns = multi ? timed_multi(x, k, &sum) : timed_single(x, k, &sum);
 		if (k == K_READ && sum != x->one_bits * (uint64_t)x->n)
 			ok = false;
@@ -571,16 +576,148 @@ static bool report_multi(struct result *res, const struct bw_ctx *x, struct bw_p
 	return triad_multi;
 }
 
+/* ---- fitting the time ------------------------------------------------------ */
+
+#define BW_PROBE (16ull << 20)	/* per array: the first size the fit touches, runs and prices */
+#define BW_MIN_PASSES 3		/* timed passes the fit leaves room for, after the warm-up */
+#define FILL_PASSES 1000	/* with --time and no --passes: as many as fit, at most the option's limit */
+#define PAGE 4096
+
+/* Writes one byte of every page of P[FROM, TO): the first touch, paid in page faults and zeroing. */
+static void touch(unsigned char *p, uint64_t from, uint64_t to)
+{
+	volatile unsigned char *v = p;
+
+	for (uint64_t o = from; o < to; o += PAGE)
+		v[o] = 0;
+}
+
+/* "512 MiB, 1 GiB" for the powers of two from FROM to TO (FROM > TO: ""), into BUF. */
+static const char *pow2_list(char *buf, size_t len, uint64_t from, uint64_t to)
+{
+	size_t used = 0;
+	char b[UNITS_FMT_LEN];
+
+	buf[0] = '\0';
+	for (uint64_t s = from; s && s <= to && used < len; s *= 2) {
+		int n = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", units_fmt_bytes(b, sizeof(b), s));
+
+		if (n < 0 || (size_t)n >= len - used)
+			break;
+		used += (size_t)n;
+	}
+	return buf;
+}
+
+/* What the bandwidth fit saw and chose. */
+struct bw_fit {
+	uint64_t probe;			/* bytes per array of the first probe; 0 = no fit (--size) */
+	double touch_ns_per_byte;	/* the first touch, over all it touched */
+	double round_ns_per_byte;	/* one pass of every kernel at the size chosen, per byte of one array */
+};
+
+/* One pass of every kernel in order over X's arrays; returns the time in ns. */
+static uint64_t bw_round(struct bw_ctx *x)
+{
+	uint64_t ns = 0, sum;
+
+	for (int k = 0; k < K_N; k++)
+		if (kernel_present(x, k))
+			ns += timed_single(x, k, &sum);
+	return ns;
+}
+
+/*
+ * The arrays' size, for X mapped with room for WANT bytes per array: the
+ * largest power of two from BW_PROBE (or WANT, if smaller) up to WANT
+ * whose first touch and a warm-up plus BW_MIN_PASSES timed passes of
+ * every kernel (PHASES times: one thread, then all) fit in 4/5 of the time
+ * left before DEADLINE. It grows by doubling, each size priced from the
+ * one before as measured: the arrays touched (page faults and zeroing,
+ * timed) and every kernel run once over them. A doubling that takes the
+ * three arrays out of the last-level cache (LLC; 0 unknown: 32 MiB
+ * assumed) is priced at 3 x the bytes' cost, DRAM being that much slower
+ * than a cache, any other at 1.25 x. Leaves the arrays touched, each
+ * kernel run over them once, and x->n at the size; fills FIT.
+ */
+static uint64_t bw_fit(struct bw_ctx *x, uint64_t want, unsigned phases, uint64_t llc, mono_ns deadline,
+		       struct bw_fit *fit)
+{
+	unsigned char *arr[3] = { (unsigned char *)x->a, (unsigned char *)x->b, (unsigned char *)x->c };
+	uint64_t size = want < BW_PROBE ? want / sizeof(double) * sizeof(double) : BW_PROBE, touch_ns;
+	double round;
+	mono_ns t0 = clock_mono();
+
+	if (!llc)
+		llc = MEM_LLC_ASSUMED;
+	for (int i = 0; i < 3; i++)
+		touch(arr[i], 0, size);
+	touch_ns = elapsed_ns(t0, clock_mono());
+	fit->probe = size;
+	for (;;) {
+		uint64_t next = size * 2;
+		double g, cost, per_touch = (double)touch_ns / (3.0 * (double)size);
+		mono_ns now;
+
+		x->n = size / sizeof(double);
+		round = (double)bw_round(x);
+		fit->round_ns_per_byte = round / (double)size;
+		fit->touch_ns_per_byte = per_touch;
+		now = clock_mono();
+		if (next > want || now >= deadline)
+			break;
+		g = 3 * next > llc && 3 * size <= llc ? 3.0 : 1.25;
+		cost = 3.0 * (double)size * per_touch + 2 * g * round * (1 + (1 + BW_MIN_PASSES) * (double)phases);
+		if (cost > 0.8 * (double)(deadline - now))
+			break;
+		t0 = clock_mono();
+		for (int i = 0; i < 3; i++)
+			touch(arr[i], size, next);
+		touch_ns += elapsed_ns(t0, clock_mono());
+		size = next;
+	}
+	return size;
+}
+
+/* The method's "sizing": how the arrays came to their size, and the sizes that did not fit. */
+static void bw_sizing_method(struct result *res, const struct mem_bw_cfg *cfg, const struct mem_caches *c,
+			     const struct bw_fit *fit, uint64_t want, uint64_t bytes, uint64_t time_ns)
+{
+	char b1[UNITS_FMT_LEN], b2[UNITS_FMT_LEN], d[UNITS_FMT_LEN], list[256];
+
+	pow2_list(list, sizeof(list), bytes * 2, want);
+	if (cfg->array_bytes) {
+		result_method(res, "sizing", "--size per array");
+		return;
+	}
+	result_method(res, "sizing", "each array the largest power of two up to %s (%s, at least 64 MiB) whose "
+		      "first touch and a warm-up and %d timed passes of every kernel fit in 4/5 of %s, grown by "
+		      "doubling from %s, each size priced from the one before as measured (first touch %.2f ns/B; "
+		      "every kernel once, %.2f ns per byte of one array at the size chosen; 3 x that per byte for the "
+		      "doubling that leaves the last-level cache, 1.25 x for any other)%s%s",
+		      units_fmt_bytes(b1, sizeof(b1), want),
+		      c->llc_bytes ? "4 x the last-level cache from sysfs" : "4 x 32 MiB: the cache size is unknown",
+		      BW_MIN_PASSES, units_fmt_duration(d, sizeof(d), time_ns),
+		      units_fmt_bytes(b2, sizeof(b2), fit->probe), fit->touch_ns_per_byte, fit->round_ns_per_byte,
+		      bytes < want ? "; did not fit: " : "", bytes < want ? list : "");
+	if (bytes < want)
+		result_note(res, "scaled down to fit the time: each array %s instead of %s (did not fit in %s: %s)",
+			    units_fmt_bytes(b1, sizeof(b1), bytes), units_fmt_bytes(b2, sizeof(b2), want), d, list);
+}
+
 void mem_bandwidth_run(const struct bench_env *env, const struct mem_bw_cfg *cfg, struct result *res)
 {
+	mono_ns t0 = clock_mono(), deadline;
 	struct mem_caches caches;
 	struct bw_ctx *x;
 	struct bw_phase *one = NULL, *all = NULL;
+	struct bw_fit fit = { 0 };
 	pthread_t tid[MAX_THREADS];
 	struct bw_worker w[MAX_THREADS];
-	uint64_t bytes, limit, one_bits;
-	unsigned started = 1, passes_done = 0, nthreads, ncpus, nk = 0, kdone = 0;
-	char why[160], b1[UNITS_FMT_LEN], b2[UNITS_FMT_LEN];
+	uint64_t want, bytes, limit, one_bits, time_ns = cfg->time_ns ? cfg->time_ns : MEM_DEFAULT_TIME_NS;
+	unsigned started = 1, nthreads, ncpus, nk = 0, kdone = 0, words_left = 0, fewest = UINT32_MAX, most = 0;
+	unsigned passes = cfg->passes ? cfg->passes : cfg->time_ns ? FILL_PASSES : 10;
+	char why[160], b1[UNITS_FMT_LEN], b2[UNITS_FMT_LEN], d1[UNITS_FMT_LEN];
 	bool sum_ok = true, barriers = false, headline_multi = false;
 	size_t bad;
 	double v1 = 1.0;
@@ -588,6 +725,7 @@ void mem_bandwidth_run(const struct bench_env *env, const struct mem_bw_cfg *cfg
 	cpu_set_t saved;
 	bool restore = false;
 
+	deadline = t0 + time_ns;
 	result_set_step(res, "bandwidth");
 	x = xcalloc(1, sizeof(*x));
 	x->kern = mem_simd_kernels(cfg->simd);
@@ -600,28 +738,26 @@ void mem_bandwidth_run(const struct bench_env *env, const struct mem_bw_cfg *cfg
 	nthreads = cfg->threads ? cfg->threads : (ncpus ? ncpus : 1);
 	for (unsigned t = 0; t < nthreads; t++)
 		x->cpu[t] = ncpus ? x->cpu[t % ncpus] : -1;
-	mem_caches_read("/sys", &caches);
+	mem_caches_read(cfg->sys_root ? cfg->sys_root : "/sys", &caches);
 	if (!budget(cfg->margin_pct, &limit, why, sizeof(why))) {
 		result_set_status(res, RESULT_FAILED, "cannot read /proc/meminfo");
 		free(x);
 		return;
 	}
-	bytes = cfg->array_bytes ? cfg->array_bytes : auto_size(&caches);
+	want = cfg->array_bytes ? cfg->array_bytes : auto_size(&caches);
 	if (!cfg->array_bytes && !cfg->force)
-		bytes = scale_down(bytes, 3 * 16, limit, "each array", why, res);
-	bytes = bytes / sizeof(double) * sizeof(double);
-	if (bytes / sizeof(double) < nthreads)
-		bytes = nthreads * sizeof(double);
-	result_param(res, "array_bytes", "%llu", (unsigned long long)bytes);
-	result_param(res, "arrays", "3 x %s of doubles = %s", units_fmt_bytes(b1, sizeof(b1), bytes),
-		     units_fmt_bytes(b2, sizeof(b2), 3 * bytes));
+		want = scale_down(want, 3 * 16, limit, "each array", why, res);
+	want = want / sizeof(double) * sizeof(double);
+	if (want / sizeof(double) < nthreads)
+		want = nthreads * sizeof(double);
 	if (cfg->threads)
 		result_param(res, "threads", "%u", nthreads);
 	else
 		result_param(res, "threads", "%u (all: one per CPU of the affinity set)", nthreads);
 	result_param(res, "simd", "%s", x->kern->name);
-	result_param(res, "passes", "%u timed (best kept) after 1 warm-up, per kernel", cfg->passes);
 	result_param(res, "caches", "%s", caches.text[0] ? caches.text : "unknown (sysfs has no cache info)");
+	result_param(res, "time", "%s%s", units_fmt_duration(d1, sizeof(d1), time_ns),
+		     cfg->time_ns ? "" : " at most (no --time)");
 	thp_param(res);
 	result_method(res, "kernels", "STREAM-like (not STREAM): write (non-temporal and ordinary stores), read, "
 		      "copy (non-temporal and ordinary stores), scale, add, triad over double arrays, each pass "
@@ -640,10 +776,6 @@ void mem_bandwidth_run(const struct bench_env *env, const struct mem_bw_cfg *cfg
 		      x->kern->write_nt ? "reported beside them" : "which this path has not: not measured");
 	result_method(res, "bytes", "counted as the source names them (STREAM's convention: 8, 8, 16, 16, 24, "
 		      "24 B per element); write-allocate traffic is not counted");
-	result_method(res, "sizing", "%s", cfg->array_bytes ? "--size per array"
-			      : caches.llc_bytes ? "each array 4 x the last-level cache (sysfs), at least 64 MiB, "
-						   "a power of two"
-					       : "each array 128 MiB (cache size unknown: 4 x 32 MiB assumed)");
 	if (nthreads > 1)
 		result_method(res, "threads", "each kernel runs its passes on one thread over the whole arrays, then "
 			      "its passes on %u threads together, each pinned to its own CPU and its own slice of the arrays; the "
@@ -651,40 +783,54 @@ void mem_bandwidth_run(const struct bench_env *env, const struct mem_bw_cfg *cfg
 			      "window from the first start to the last end (a thread finishing early counts as idle)",
 			      nthreads);
 	result_method(res, "rate", "best of the timed passes, bytes / time, 1 MB/s = 10^6 B/s in compare/mem");
-	if (caches.llc_bytes && bytes < 4 * caches.llc_bytes)
-		result_note(res, "arrays smaller than 4 x the last-level cache (%s): partly a cache bandwidth",
-			    units_fmt_bytes(b1, sizeof(b1), caches.llc_bytes));
+	result_method(res, "time", "the step keeps %s (within %.1f s for mapping and unmapping): the time left "
+		      "after sizing is shared among the kernels by the bytes they move, and a kernel runs another "
+		      "timed pass while one as long as its last still fits its share (at least one; at most %u)",
+		      units_fmt_duration(d1, sizeof(d1), time_ns), (double)MEM_ALLOWANCE_NS / 1e9, passes);
 
-	if (3 * bytes > limit && !cfg->force) {
+	if (3 * want > limit && !cfg->force) {
 		result_set_status(res, RESULT_SKIPPED, "the arrays (%s) are more than the budget: %s; --force runs "
-				  "them anyway", units_fmt_bytes(b1, sizeof(b1), 3 * bytes), why);
+				  "them anyway", units_fmt_bytes(b1, sizeof(b1), 3 * want), why);
 		free(x);
 		return;
 	}
-	x->n = bytes / sizeof(double);
 	x->nthreads = nthreads;
+	memcpy(&one_bits, &v1, sizeof(v1));
+	x->one_bits = one_bits;
 	/*
 	 * One mapping, the arrays staggered by STAGGER bytes: three separate
 	 * mappings start at the same offset within a page, and a load whose
 	 * address matches a pending store's in the low 12 bits waits for it
-	 * ("4K aliasing"), which halved copy's rate here.
+	 * ("4K aliasing"), which halved copy's rate here. Each array has room
+	 * for WANT bytes; the fit may use fewer (only what is touched is memory).
 	 */
-	map = map_big(3 * bytes + 3 * STAGGER);
+	map = map_big(3 * want + 3 * STAGGER);
 	one = xcalloc(1, sizeof(*one));
 	all = xcalloc(1, sizeof(*all));
 	for (int k = 0; k < K_N; k++) {
 		one->best[k] = all->best[k] = UINT64_MAX;
-		one->ns[k] = xcalloc(cfg->passes, sizeof(uint64_t));
-		all->ns[k] = xcalloc(cfg->passes, sizeof(uint64_t));
+		one->ns[k] = xcalloc(passes, sizeof(uint64_t));
+		all->ns[k] = xcalloc(passes, sizeof(uint64_t));
 	}
+	bytes = want;
 	if (!map) {
 		result_set_status(res, RESULT_FAILED, "cannot map 3 arrays of %s: %s",
-				  units_fmt_bytes(b1, sizeof(b1), bytes), strerror(errno));
+				  units_fmt_bytes(b1, sizeof(b1), want), strerror(errno));
 		goto out;
 	}
 	x->a = (double *)(void *)map;
-	x->b = (double *)(void *)(map + bytes + STAGGER);
-	x->c = (double *)(void *)(map + 2 * (bytes + STAGGER));
+	x->b = (double *)(void *)(map + want + STAGGER);
+	x->c = (double *)(void *)(map + 2 * (want + STAGGER));
+	x->n = want / sizeof(double);
+	if (!cfg->array_bytes)
+		bytes = bw_fit(x, want, nthreads > 1 ? 2 : 1, caches.llc_bytes, deadline, &fit);
+	result_param(res, "array_bytes", "%llu", (unsigned long long)bytes);
+	result_param(res, "arrays", "3 x %s of doubles = %s", units_fmt_bytes(b1, sizeof(b1), bytes),
+		     units_fmt_bytes(b2, sizeof(b2), 3 * bytes));
+	bw_sizing_method(res, cfg, &caches, &fit, want, bytes, time_ns);
+	if (caches.llc_bytes && bytes < 4 * caches.llc_bytes)
+		result_note(res, "arrays smaller than 4 x the last-level cache (%s): partly a cache bandwidth",
+			    units_fmt_bytes(b1, sizeof(b1), caches.llc_bytes));
 	if (nthreads > 1) {
 		if (pthread_barrier_init(&x->start, NULL, nthreads) || pthread_barrier_init(&x->stop, NULL, nthreads)) {
 			result_set_status(res, RESULT_FAILED, "cannot make the threads' barriers");
@@ -702,28 +848,37 @@ void mem_bandwidth_run(const struct bench_env *env, const struct mem_bw_cfg *cfg
 			goto join;
 		}
 	}
-	memcpy(&one_bits, &v1, sizeof(v1));
-	x->one_bits = one_bits;
-	for (int k = 0; k < K_N; k++)
+	for (int k = 0; k < K_N; k++) {
 		nk += kernel_present(x, k);
+		words_left += kernel_present(x, k) ? kinfo[k].words : 0;
+	}
 	for (int k = 0; k < K_N && !*env->stop; k++) {
+		mono_ns now = clock_mono(), mine;
+
 		if (!kernel_present(x, k))
 			continue;
-		sum_ok &= run_passes(x, one, k, cfg->passes, false, env->stop);
+		/* This kernel's share of the time left, by the bytes it moves (each phase half of it). */
+		mine = now + (now < deadline ? (deadline - now) / words_left * kinfo[k].words : 0);
+		words_left -= kinfo[k].words;
+		sum_ok &= run_passes(x, one, k, passes, false, nthreads > 1 ? now + (mine - now) / 2 : mine, env->stop);
 		if (nthreads > 1) {
 			if (!restore)
 				restore = affinity_get_self(&saved) == 0;
 			pin_to(x->cpu[0]);
-			sum_ok &= run_passes(x, all, k, cfg->passes, true, env->stop);
+			sum_ok &= run_passes(x, all, k, passes, true, mine, env->stop);
 			if (restore)
 				(void)!affinity_pin_self(&saved);
 		}
 		progress_update(env->progress, clock_mono(), ++kdone, nk, "bandwidth");
 	}
-	passes_done = cfg->passes;
-	for (int k = 0; k < K_N; k++)
-		if (kernel_present(x, k) && one->done[k] < passes_done)
-			passes_done = one->done[k];
+	for (int k = 0; k < K_N; k++) {
+		if (!kernel_present(x, k))
+			continue;
+		fewest = one->done[k] < fewest ? one->done[k] : fewest;
+		most = one->done[k] > most ? one->done[k] : most;
+	}
+	if (fewest == UINT32_MAX)
+		fewest = 0;
 join:
 	if (nthreads > 1 && barriers) {
 		if (started == nthreads) {
@@ -739,10 +894,19 @@ join:
 	}
 	if (res->status != RESULT_OK)
 		goto out;
-	if (passes_done < cfg->passes) {
+	if (fewest == most)
+		result_param(res, "passes", "%u timed (best kept) after 1 warm-up, per kernel", most);
+	else
+		result_param(res, "passes", "%u-%u timed (best kept) after 1 warm-up, per kernel: as many as the "
+			     "time held", fewest, most);
+	if (*env->stop || !fewest) {
 		result_set_incomplete(res);
 		result_note(res, "stopped early: %u of %u kernels measured, each over its %u timed passes or fewer",
-			    kdone, nk, cfg->passes);
+			    kdone, nk, passes);
+	} else if (clock_mono() > deadline + MEM_ALLOWANCE_NS) {
+		result_note(res, "the warm-up and one timed pass of every kernel over %s arrays took %.1f s, more "
+			    "than the %s asked (a smaller --size keeps it)", units_fmt_bytes(b1, sizeof(b1), bytes),
+			    elapsed_s(t0, clock_mono()), units_fmt_duration(d1, sizeof(d1), time_ns));
 	}
 	for (int k = 0; k < K_N; k++)
 		if (kernel_present(x, k) && one->done[k])
@@ -755,14 +919,14 @@ join:
 		mem_bandwidth_offer(res, rate(x, K_TRIAD, (headline_multi ? all : one)->best[K_TRIAD], x->n),
 				    headline_multi ? nthreads : 1, nthreads, env->ncpu, bytes, caches.llc_bytes);
 	}
-	if (passes_done == cfg->passes && !*env->stop && !bw_check(x, &bad))
+	if (fewest && !*env->stop && !bw_check(x, &bad))
 		result_set_status(res, RESULT_FAILED, "array check failed at element %zu (a %g b %g c %g, expected 15 3 4)",
 				  bad, x->a[bad], x->b[bad], x->c[bad]);
 	else if (!sum_ok)
 		result_set_status(res, RESULT_FAILED, "the read kernel's sum differs from the written data");
 out:
 	if (map)
-		munmap(map, 3 * bytes + 3 * STAGGER);
+		munmap(map, 3 * want + 3 * STAGGER);
 	for (int k = 0; k < K_N && one; k++) {
 		free(one->ns[k]);
 		free(all->ns[k]);
@@ -823,8 +987,15 @@ static void *chase(void *p, uint64_t n)
 	return q;
 }
 
-/* Links the NLINES lines of BUF into one random cycle; IDX is scratch of NLINES entries. */
-static void link_cycle(unsigned char *buf, uint32_t *idx, uint64_t nlines, uint64_t *seed)
+#define CHECK_EVERY (1u << 16)	/* loop iterations between looks at the clock */
+
+/*
+ * Links the NLINES lines of BUF into one random cycle; IDX is scratch of
+ * NLINES entries. Returns false, with the cycle unfinished, when the clock
+ * passes DEADLINE first (it looks every CHECK_EVERY lines): on a large set
+ * this is a random walk through memory that costs as much as the chase.
+ */
+static bool link_cycle(unsigned char *buf, uint32_t *idx, uint64_t nlines, uint64_t *seed, mono_ns deadline)
 {
 	for (uint64_t i = 0; i < nlines; i++)
 		idx[i] = (uint32_t)i;
@@ -832,6 +1003,8 @@ static void link_cycle(unsigned char *buf, uint32_t *idx, uint64_t nlines, uint6
 		uint64_t j, x = *seed;
 		uint32_t t;
 
+		if (i % CHECK_EVERY == 0 && clock_mono() > deadline)
+			return false;
 		x ^= x >> 12;
 		x ^= x << 25;
 		x ^= x >> 27;
@@ -841,8 +1014,23 @@ static void link_cycle(unsigned char *buf, uint32_t *idx, uint64_t nlines, uint6
 		idx[i] = idx[j];
 		idx[j] = t;
 	}
-	for (uint64_t i = 0; i < nlines; i++)
+	for (uint64_t i = 0; i < nlines; i++) {
+		if (i % CHECK_EVERY == 0 && clock_mono() > deadline)
+			return false;
 		*(void **)(void *)(buf + (uint64_t)idx[i] * LINE) = buf + (uint64_t)idx[(i + 1) % nlines] * LINE;
+	}
+	return true;
+}
+
+/* The warm-up walk: N loads from *P in pieces of CHECK_EVERY; false when the clock passes DEADLINE first. */
+static bool warm_walk(void **p, uint64_t n, mono_ns deadline)
+{
+	for (uint64_t done = 0; done < n; done += CHECK_EVERY) {
+		if (clock_mono() > deadline)
+			return false;
+		*p = chase(*p, CHECK_EVERY);
+	}
+	return true;
 }
 
 void mem_latency_offer(struct result *res, double ns, double first_ns, uint64_t size, uint64_t llc_bytes)
@@ -873,20 +1061,46 @@ void mem_latency_offer(struct result *res, double ns, double first_ns, uint64_t 
 				 "(pointer chase)", ns, units_fmt_bytes(a, sizeof(a), size), where);
 }
 
+/*
+ * How the latency step fits its time. The curve goes up in size; before
+ * each size the cost of its cycle, warm-up walk and runs is priced from
+ * the size before as measured (per line: the cycle's construction and the
+ * latency; LAT_GROWTH x both, for the rise past a cache level), and the
+ * curve stops at the first size that would not end before the deadline.
+ * The construction and the walk also look at the clock and give the size
+ * up at the deadline. One run is LAT_MIN_LOADS to LAT_MAX_LOADS loads,
+ * fewer than the set's lines when a run would take more than LAT_RUN_SHARE
+ * of the time. With --time and no --passes, the time left when the curve
+ * ends goes to more runs at the largest set, whose figure is the DRAM
+ * plateau.
+ */
+#define LAT_GROWTH 2.0
+#define LAT_MIN_LOADS (1u << 16)
+#define LAT_SMALL_LOADS (1u << 18)	/* the least when time allows */
+#define LAT_MAX_LOADS (1u << 22)
+#define LAT_RUN_SHARE 100		/* one run takes at most 1/100 of the time */
+
 void mem_latency_run(const struct bench_env *env, const struct mem_lat_cfg *cfg, struct result *res)
 {
+	mono_ns t0 = clock_mono(), deadline;
 	struct mem_caches caches;
-	uint64_t maxb, limit, seed = 0x9e3779b97f4a7c15ULL, sizes[80], largest = 0;
-	size_t nsizes = 0;
+	uint64_t maxb, limit, seed = 0x9e3779b97f4a7c15ULL, sizes[80], largest = 0, best = UINT64_MAX, loads = 0;
+	uint64_t time_ns = cfg->time_ns ? cfg->time_ns : MEM_DEFAULT_TIME_NS, extra = 0, last_loads = 0;
+	size_t nsizes = 0, measured = 0;
 	unsigned char *buf;
 	uint32_t *idx;
 	volatile uintptr_t sink = 0;
-	char why[160], b1[UNITS_FMT_LEN], b2[UNITS_FMT_LEN], name[48], label[64];
-	double last = NAN, first = NAN;
+	char why[160], b1[UNITS_FMT_LEN], b2[UNITS_FMT_LEN], d1[UNITS_FMT_LEN], name[48], label[64], list[320];
+	double last = NAN, first = NAN, link_pl = 0, lat = 0;
+	unsigned runs = cfg->passes ? cfg->passes : 3;
+	bool intact = false, cut = false, fill = cfg->time_ns && !cfg->passes;
 	uint64_t thp_before, thp_after;
+	struct metric *m_last = NULL;
+	void *p = NULL;
 
+	deadline = t0 + time_ns;
 	result_set_step(res, "latency");
-	mem_caches_read("/sys", &caches);
+	mem_caches_read(cfg->sys_root ? cfg->sys_root : "/sys", &caches);
 	if (!budget(cfg->margin_pct, &limit, why, sizeof(why))) {
 		result_set_status(res, RESULT_FAILED, "cannot read /proc/meminfo");
 		return;
@@ -899,17 +1113,25 @@ void mem_latency_run(const struct bench_env *env, const struct mem_lat_cfg *cfg,
 		if (s + s / 2 <= maxb)
 			sizes[nsizes++] = s + s / 2;
 	}
-	result_param(res, "sizes", "4 KiB to %s, powers of two and 1.5 x each (%zu sizes)",
-		     units_fmt_bytes(b1, sizeof(b1), sizes[nsizes - 1]), nsizes);
-	result_param(res, "passes", "%u runs per size, best kept", cfg->passes);
 	result_param(res, "caches", "%s", caches.text[0] ? caches.text : "unknown (sysfs has no cache info)");
+	result_param(res, "time", "%s%s", units_fmt_duration(d1, sizeof(d1), time_ns),
+		     cfg->time_ns ? "" : " at most (no --time)");
 	thp_param(res);
 	result_method(res, "chase", "dependent loads p = *p over one random cycle through every 64-byte line of "
 		      "the working set (lat_mem_rd-like; random order defeats the prefetchers), 16 loads per loop "
 		      "iteration; the buffer asks for transparent huge pages (MADV_HUGEPAGE) so that TLB misses "
 		      "do not hide the cache levels: where it gets none, large sets include TLB misses");
-	result_method(res, "timing", "CLOCK_MONOTONIC over at least 2^18 loads (at most 2^22) after one warm-up "
-		      "walk of the set; ns per load = time / loads, best of the runs");
+	result_method(res, "timing", "CLOCK_MONOTONIC over %u to %u loads per run (fewer than the set's lines when "
+		      "a run would take more than 1/%d of the time; at least %u) after one warm-up walk of the set; "
+		      "ns per load = time / loads, best of the runs", LAT_SMALL_LOADS, LAT_MAX_LOADS, LAT_RUN_SHARE,
+		      LAT_MIN_LOADS);
+	result_method(res, "time", "the step keeps %s (within %.1f s for mapping and unmapping): sizes go up "
+		      "while the next one's cycle, warm-up walk and %u run%s, priced from the size before as measured "
+		      "(%.0f x its cost per line, for the rise past a cache level), end before the deadline; building "
+		      "the cycle (a random shuffle) and the walk are counted and stop at the deadline%s",
+		      units_fmt_duration(d1, sizeof(d1), time_ns), (double)MEM_ALLOWANCE_NS / 1e9, runs,
+		      runs == 1 ? "" : "s", LAT_GROWTH, fill ? "; the time left then goes to more runs at the largest "
+		      "set" : "");
 	maxb = sizes[nsizes - 1];
 	if (maxb + maxb / LINE * sizeof(uint32_t) > limit && !cfg->force) {
 		result_set_status(res, RESULT_SKIPPED, "a %s working set is more than the budget: %s; --force runs "
@@ -926,51 +1148,118 @@ void mem_latency_run(const struct bench_env *env, const struct mem_lat_cfg *cfg,
 	thp_before = anon_huge_bytes();
 	(void)madvise(buf, maxb, MADV_HUGEPAGE);
 	for (size_t i = 0; i < nsizes && !*env->stop; i++) {
-		uint64_t nlines = sizes[i] / LINE, loads = nlines, best = UINT64_MAX;
-		void *p;
+		uint64_t nlines = sizes[i] / LINE, cap;
+		mono_ns now = clock_mono(), t;
+		double price;
 
-		link_cycle(buf, idx, nlines, &seed);
-		if (loads < (1u << 18))
-			loads = 1u << 18;
-		if (loads > (1u << 22))
-			loads = 1u << 22;
+		loads = nlines < LAT_SMALL_LOADS ? LAT_SMALL_LOADS : nlines > LAT_MAX_LOADS ? LAT_MAX_LOADS : nlines;
+		cap = lat > 0 ? (uint64_t)((double)time_ns / LAT_RUN_SHARE / (LAT_GROWTH * lat)) : loads;
+		if (cap < loads)
+			loads = cap < LAT_MIN_LOADS ? LAT_MIN_LOADS : cap;
 		loads = (loads + 15) / 16 * 16;
-		p = chase(buf, (nlines + 15) / 16 * 16);
-		for (unsigned r = 0; r < cfg->passes && !*env->stop; r++) {
-			mono_ns t0 = clock_mono();
+		price = LAT_GROWTH * ((double)nlines * (link_pl + lat) + (double)runs * (double)loads * lat);
+		if (i > 0 && (double)now + price > (double)deadline) {
+			cut = true;
+			break;
+		}
+		intact = false;
+		if (!link_cycle(buf, idx, nlines, &seed, deadline)) {
+			cut = true;
+			break;
+		}
+		t = clock_mono();
+		link_pl = (double)elapsed_ns(now, t) / (double)nlines;
+		p = buf;
+		if (!warm_walk(&p, (nlines + 15) / 16 * 16, deadline)) {
+			cut = true;
+			break;
+		}
+		lat = (double)elapsed_ns(t, clock_mono()) / (double)((nlines + 15) / 16 * 16);
+		intact = true;
+		best = UINT64_MAX;
+		for (unsigned r = 0; r < runs && !*env->stop; r++) {
+			mono_ns r0 = clock_mono();
 			uint64_t ns;
 
+			if (r > 0 && r0 + (uint64_t)((double)loads * lat) > deadline)
+				break;
 			p = chase(p, loads);
-			ns = elapsed_ns(t0, clock_mono());
+			ns = elapsed_ns(r0, clock_mono());
 			if (ns < best)
 				best = ns;
 		}
-		sink += (uintptr_t)p;
 		if (best == UINT64_MAX)
 			break;
 		last = (double)best / (double)loads;
+		lat = last;
 		largest = sizes[i];
+		last_loads = loads;
+		measured++;
 		snprintf(name, sizeof(name), "lat_%lluk", (unsigned long long)(sizes[i] / 1024));
 		snprintf(label, sizeof(label), "load latency, %s working set", units_fmt_bytes(b1, sizeof(b1), sizes[i]));
-		result_metric(res, name, UNIT_NS, last, label)->higher_is_better = false;
+		m_last = result_metric(res, name, UNIT_NS, last, label);
+		m_last->higher_is_better = false;
 		if (i == 0)
 			first = last;
 		progress_update(env->progress, clock_mono(), i + 1, nsizes, "latency");
 	}
+	/* More runs at the largest set while one more ends before the deadline. */
+	while (fill && intact && m_last && !*env->stop && clock_mono() + (uint64_t)(1.1 * (double)best) < deadline) {
+		mono_ns r0 = clock_mono();
+		uint64_t ns;
+
+		p = chase(p, last_loads);
+		ns = elapsed_ns(r0, clock_mono());
+		extra++;
+		if (ns < best) {
+			best = ns;
+			last = (double)best / (double)last_loads;
+			m_last->value = last;
+		}
+	}
+	sink += (uintptr_t)p;
 	thp_after = anon_huge_bytes();
+	result_param(res, "sizes", "4 KiB to %s, powers of two and 1.5 x each (%zu sizes%s)",
+		     units_fmt_bytes(b1, sizeof(b1), largest ? largest : sizes[0]), measured,
+		     cut ? ", as many as the time held" : "");
+	result_param(res, "passes", "%u runs per size, best kept", runs);
+	if (extra)
+		result_param(res, "extra_runs", "%llu more runs at the largest set in the time left",
+			     (unsigned long long)extra);
 	if (thp_before != UINT64_MAX && thp_after != UINT64_MAX)
 		result_param(res, "huge_pages", "%s of the %s buffer in transparent huge pages (AnonHugePages of "
 			     "/proc/self/smaps_rollup)", units_fmt_bytes(b1, sizeof(b1),
 			     thp_after > thp_before ? thp_after - thp_before : 0), units_fmt_bytes(b2, sizeof(b2), maxb));
 	if (largest) {
-		snprintf(label, sizeof(label), "largest set (%s): DRAM", units_fmt_bytes(b1, sizeof(b1), largest));
+		bool dram = caches.llc_bytes ? largest > caches.llc_bytes : true;
+
+		snprintf(label, sizeof(label), "largest set (%s): %s", units_fmt_bytes(b1, sizeof(b1), largest),
+			 dram ? "DRAM" : "within the last-level cache");
 		result_metric(res, "lat_largest", UNIT_NS, last, label)->higher_is_better = false;
 		result_headline(res, "lat_largest");
 		mem_latency_offer(res, last, first, largest, caches.llc_bytes);
 	}
-	if (largest != sizes[nsizes - 1]) {
+	if (*env->stop && largest != maxb) {
 		result_set_incomplete(res);
 		result_note(res, "stopped early: sizes up to %s measured", units_fmt_bytes(b1, sizeof(b1), largest));
+	} else if (largest < maxb) {
+		size_t used = 0;
+
+		list[0] = '\0';
+		for (size_t k = 0; k < nsizes && used < sizeof(list); k++) {
+			int n;
+
+			if (sizes[k] <= largest)
+				continue;
+			n = snprintf(list + used, sizeof(list) - used, "%s%s", used ? ", " : "",
+				     units_fmt_bytes(b2, sizeof(b2), sizes[k]));
+			if (n < 0 || (size_t)n >= sizeof(list) - used)
+				break;
+			used += (size_t)n;
+		}
+		result_method(res, "sizes", "did not fit in %s: %s", units_fmt_duration(d1, sizeof(d1), time_ns), list);
+		result_note(res, "scaled down to fit the time: working sets up to %s instead of %s (did not fit in %s: %s)",
+			    units_fmt_bytes(b1, sizeof(b1), largest), units_fmt_bytes(b2, sizeof(b2), maxb), d1, list);
 	}
 	if (caches.llc_bytes && largest && largest < 4 * caches.llc_bytes)
 		result_note(res, "the largest set is below 4 x the last-level cache: the curve may not reach DRAM");
