@@ -495,8 +495,11 @@ static void coverage_cell(char *buf, size_t len, const struct metric *m)
 		snprintf(buf, len, "%.1f %%", 100 * m->ci_coverage);
 }
 
-/* Figures of one step the default shows (a two-column list: twice as many); --details shows all. */
-#define STEP_MAX_FIGS 24
+/*
+ * Figures of one step the default shows (a two-column list: twice as
+ * many); --details shows all. With the time line, a step fits 40 lines.
+ */
+#define STEP_MAX_FIGS 23
 /* The widest label column a table gives before it wraps a label. */
 #define LABEL_MAX 40
 
@@ -636,18 +639,22 @@ static void metrics_block(FILE *f, const struct result *r, bool details)
 static void budget_lines(FILE *f, const struct result *r, bool details)
 {
 	const struct sysview_budget *b = &r->view.budget;
-	char *s = xstrdup(""), *u;
+	char *s, *u;
 
 	if (!r->have_view || !(b->thread_s > 0))
 		return;
+	s = xstrdup("");
 	for (unsigned i = 0, shown = 0; i < b->n; i++) {
 		struct sysview_budget_entry m = b->e[i];
 		const struct sysview_budget_entry *e = &m;
-		bool named = e->what[0] && strcmp(e->state, "other") && strcmp(e->state, "unknown"), dup = false;
+		/* A resource waited on by its name ("vda", "tcp 10.0.0.1:80"); the other states by theirs. */
+		bool named = e->what[0] && (!strcmp(e->state, "disk") || !strcmp(e->state, "network") ||
+					    !strcmp(e->state, "ipc")),
+		     dup = false;
 
 		/* Concise: entries of one state and resource in one figure ("vda 71 %"), whatever the syscall. */
 		for (unsigned j = 0; !details && j < b->n; j++) {
-			if (j == i || strcmp(b->e[j].state, m.state) || strcmp(b->e[j].what, m.what))
+			if (j == i || strcmp(b->e[j].state, m.state) || (named && strcmp(b->e[j].what, m.what)))
 				continue;
 			if (j < i)
 				dup = true;
@@ -656,9 +663,9 @@ static void budget_lines(FILE *f, const struct result *r, bool details)
 		}
 		if (!details && (dup || e->pct < 1 || shown++ >= 5))
 			continue;
-		/* A resource by its name ("vda"), a state without one by the state's ("on CPU"). */
+		/* A resource by its name ("vda"); another state by the state's ("own sleep"), -v adds what it was in. */
 		u = xasprintf("%s%s%s%s%s %.0f %%%s%s%s", s, s[0] ? " \u00b7 " : "", named ? e->what : e->state,
-			      !named && e->what[0] ? " " : "", !named ? e->what : "", e->pct,
+			      !named && details && e->what[0] ? " " : "", !named && details ? e->what : "", e->pct,
 			      details && e->detail[0] ? " (" : "", details ? e->detail : "",
 			      details && e->detail[0] ? ")" : "");
 		free(s);

@@ -22,7 +22,7 @@ fits() {
 # heading) to the next blank or tagged line; wrapped label lines (four
 # blanks) are not rows.
 table() {
-	awk 'started && (/^$/ || /^  (verdict|next|note|limit) / || /^  \(/ || /^  low\.\.high/) { exit }
+	awk 'started && (/^$/ || /^  (verdict|next|note|limit) / || /^  time        / || /^  \(/ || /^  low\.\.high/) { exit }
 		started && !/^    / { print }
 		/^$/ && !started { started = 1 }' "$T_TMP/out"
 }

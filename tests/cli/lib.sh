@@ -85,7 +85,7 @@ jqt() {
 # figure (a number with its unit or suffix) replaced by '#' and runs of
 # blanks squeezed: the layout and the labels of a table, not its figures.
 mask_figures() {
-	perl -ne 'last if /^  (verdict|next|note) /;
+	perl -ne 'last if /^  (verdict|next|note) / || /^  time {8}/;
 		s{\d[\d.]*(?:[kMGT]? /s|(?: ?[KMGTP]?i?B/s)|(?: [kMGT]?bit/s)|(?: [KMGTP]?i?B\b)|(?: (?:ns|us|ms|s)\b)|(?: %)|(?: MHz\b)|(?:[kMGTx]\b))?}{#}g;
 		s{  +}{ }g; print' "$1"
 }
