@@ -41,6 +41,10 @@ struct sysview_budget {
 	double major_faults;	/* of the work over the window; NaN unknown */
 	double read_bytes, write_bytes;	/* storage bytes the work caused (/proc/PID/io); NaN unknown */
 	int delayacct;		/* kernel.task_delayacct: 1 on, 0 off, -1 unknown */
+	/* The TCP socket the work waited on longest, read over sock_diag at two times (core/sockdiag.h). */
+	char net_what[48];	/* "tcp 10.0.0.1:5201"; "" none judged */
+	char net_why[16];	/* sockdiag_why_name(): "receive window", "upstream", "idle", ... */
+	char net_evidence[160];	/* the figures that decided */
 	unsigned n;
 	struct sysview_budget_entry e[SYSVIEW_BUDGET];
 };

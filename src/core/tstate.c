@@ -26,6 +26,7 @@
 #include "core/clock.h"
 #include "core/fdres.h"
 #include "core/proc.h"
+#include "core/sockdiag.h"
 
 #define KEYS_MAX	64	/* distinct (state, resource, detail) kept over a window */
 #define THR_KEYS	8	/* per thread; past it the thread's waits go to its last slot */
@@ -427,6 +428,23 @@ enum tstate_kind tstate_wchan_family(const char *w, bool *dirty, bool *journal)
 struct key {
 	enum tstate_kind kind;
 	char what[48], detail[48];
+	uint64_t inode;		/* network: the one TCP socket waited on; 0 */
+	bool recv;		/* network: waiting to receive (else to send) */
+};
+
+/*
+ * A TCP socket the work waited on, read over sock_diag when its wait was
+ * first seen and at each span's end: what the two readings say about why
+ * the data moved as it did (core/sockdiag.h).
+ */
+#define NET_PROBES 4
+struct netprobe {
+	short key;
+	bool have_a, judged;
+	uint64_t t_a;
+	struct sockdiag_tcp a;
+	enum sockdiag_why why;
+	char evidence[160];
 };
 
 /* A segment's samples by key. */
@@ -495,6 +513,11 @@ struct tstate {
 	struct key keys[KEYS_MAX];
 	size_t nkeys;
 	struct epoll_ent ep[EPOLL_CACHE];
+	struct netprobe net[NET_PROBES];
+	size_t nnet;
+	struct sockdiag *sd;		/* opened at the first network wait; NULL */
+	bool sd_failed;
+	char sd_why[96];
 	unsigned samples;
 	bool in_span;
 	/* the work's io and faults, at span edges */
@@ -551,6 +574,7 @@ void tstate_free(struct tstate *t)
 		if (t->procs[i].task)
 			closedir(t->procs[i].task);
 	fdres_free(t->fdres);
+	sockdiag_close(t->sd);
 	proc_buf_release(&t->buf);
 	free(t->procs);
 	free(t->thr);
@@ -711,6 +735,7 @@ struct fdwait {
 	enum tstate_kind kind;
 	char what[80];
 	char detail[80];
+	uint64_t inode;		/* a TCP socket */
 };
 
 static void flags_text(const struct fd_target *f, char *buf, size_t len)
@@ -745,6 +770,7 @@ static void fd_state(const struct fd_target *f, const char *name, int fd, struct
 	case FD_TCP:
 	case FD_UDP:
 		v->kind = TS_NET;
+		v->inode = f->kind == FD_TCP ? f->inode : 0;
 		snprintf(v->what, sizeof(v->what), "%s %s", f->kind == FD_TCP ? "tcp" : "udp",
 			 f->peer[0] ? f->peer : (f->local[0] ? f->local : "?"));
 		return;
@@ -787,7 +813,7 @@ static void fd_state(const struct fd_target *f, const char *name, int fd, struct
 static void fds_state(struct tstate *t, pid_t pid, const int *fds, size_t n, const char *name, struct fdwait *v)
 {
 	size_t nnet = 0, nipc = 0;
-	struct fdwait one = { .kind = TS_OTHER };
+	struct fdwait one = { .kind = TS_OTHER, .inode = 0 };
 
 	for (size_t i = 0; i < n; i++) {
 		const struct fd_target *f;
@@ -811,6 +837,7 @@ static void fds_state(struct tstate *t, pid_t pid, const int *fds, size_t n, con
 	snprintf(v->detail, sizeof(v->detail), "%s", name);
 	if (nnet) {
 		v->kind = TS_NET;
+		v->inode = nnet == 1 ? one.inode : 0;
 		if (nnet == 1)
 			snprintf(v->what, sizeof(v->what), "%s", one.what);
 		else
@@ -902,6 +929,66 @@ static void wchan_read(struct tstate *t, const struct thr *h, char *buf, size_t 
 	if (!proc_buf_pread(&t->buf, fd))
 		snprintf(buf, len, "%s", t->buf.data);
 	close(fd);
+}
+
+/* The sock_diag socket, in the work's network namespace (opened once; a failure is said once). */
+static struct sockdiag *net_diag(struct tstate *t)
+{
+	int r;
+
+	if (t->sd || t->sd_failed)
+		return t->sd;
+	r = t->own ? sockdiag_open(&t->sd, t->sd_why, sizeof(t->sd_why))
+		   : sockdiag_open_ns(&t->sd, t->pid, t->sd_why, sizeof(t->sd_why));
+	if (r < 0) {
+		t->sd = NULL;
+		t->sd_failed = true;
+	}
+	return t->sd;
+}
+
+/* The first reading of a network wait's socket (at most NET_PROBES sockets a window). */
+static void net_probe_first(struct tstate *t, short key, uint64_t now)
+{
+	struct netprobe *p;
+	struct sockdiag *d;
+	char why[96];
+
+	if (t->nnet == NET_PROBES || !(d = net_diag(t)))
+		return;
+	p = &t->net[t->nnet];
+	memset(p, 0, sizeof(*p));
+	p->key = key;
+	if (sockdiag_tcp_by_inode(d, &t->keys[key].inode, 1, &p->a, why, sizeof(why)) == 1 && p->a.found) {
+		p->have_a = true;
+		p->t_a = now;
+		t->nnet++;
+	}
+}
+
+/* The second reading of each socket, at a span's end, and what the two say. */
+static void net_probe_end(struct tstate *t, uint64_t now)
+{
+	uint64_t ino[NET_PROBES];
+	struct sockdiag_tcp b[NET_PROBES];
+	char why[96];
+	size_t n = 0;
+
+	if (!t->nnet || !t->sd)
+		return;
+	for (size_t i = 0; i < t->nnet; i++)
+		ino[n++] = t->keys[t->net[i].key].inode;
+	if (sockdiag_tcp_by_inode(t->sd, ino, n, b, why, sizeof(why)) < 0)
+		return;
+	for (size_t i = 0; i < t->nnet; i++) {
+		struct netprobe *p = &t->net[i];
+		double dt = now > p->t_a ? (double)(now - p->t_a) / 1e9 : 0;
+
+		if (!p->have_a || !b[i].found || !(dt > 0))
+			continue;
+		p->why = sockdiag_judge(&p->a, &b[i], dt, t->keys[p->key].recv, p->evidence, sizeof(p->evidence));
+		p->judged = true;
+	}
 }
 
 /* Files one off-CPU sample of thread H in state ST. */
@@ -1014,6 +1101,16 @@ static void classify(struct tstate *t, struct thr *h, char st, uint64_t now)
 			snprintf(v.detail, sizeof(v.detail), "%s, journal commit", name);
 	}
 	seg_sample(t, h, v.kind, v.what, v.detail);
+	if (v.kind == TS_NET && v.inode && h->off_key >= 0) {
+		struct key *k = &t->keys[h->off_key];
+
+		if (!k->inode) {
+			k->inode = v.inode;
+			k->recv = !strncmp(name, "recv", 4) || !strncmp(name, "read", 4) || cls == TSC_EPOLL ||
+				  cls == TSC_POLL || cls == TSC_SELECT;
+			net_probe_first(t, h->off_key, now);
+		}
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -1391,6 +1488,7 @@ void tstate_span_end(struct tstate *t, uint64_t now_ns, pid_t exclude_tid)
 		return;
 	walk(t, now_ns, exclude_tid, 2);
 	proc_edge(t, false);
+	net_probe_end(t, now_ns);
 	t->in_span = false;
 	t->cpu_ns += clock_thread_cpu_ns() - c0;
 }
@@ -1435,6 +1533,7 @@ void tstate_budget(const struct tstate *t, struct sysview_budget *out)
 
 	out->thread_s = out->idle_s = NAN;
 	out->threads = out->idle_threads = 0;
+	out->net_what[0] = out->net_why[0] = out->net_evidence[0] = 0;
 	out->n = 0;
 	out->samples = t->samples;
 	out->rate_hz = 1e9 / (double)t->interval_ns;
@@ -1479,6 +1578,22 @@ void tstate_budget(const struct tstate *t, struct sysview_budget *out)
 		snprintf(e[ne].what, sizeof(e[0].what), "%s", t->keys[k].what);
 		snprintf(e[ne].detail, sizeof(e[0].detail), "%s", t->keys[k].detail);
 		e[ne++].pct = 100 * ks[k] / total;
+	}
+	/* The judged socket the work waited on longest. */
+	{
+		const struct netprobe *best = NULL;
+
+		for (size_t i = 0; i < t->nnet; i++)
+			if (t->net[i].judged && (!best || ks[t->net[i].key] > ks[best->key]))
+				best = &t->net[i];
+		if (best) {
+			snprintf(out->net_what, sizeof(out->net_what), "%s", t->keys[best->key].what);
+			snprintf(out->net_why, sizeof(out->net_why), "%s", sockdiag_why_name(best->why));
+			snprintf(out->net_evidence, sizeof(out->net_evidence), "%s", best->evidence);
+		} else if (t->sd_failed) {
+			snprintf(out->net_why, sizeof(out->net_why), "unknown");
+			snprintf(out->net_evidence, sizeof(out->net_evidence), "sock_diag: %s", t->sd_why);
+		}
 	}
 	qsort(e, ne, sizeof(*e), by_s);
 	for (size_t i = 0; i < ne; i++) {

@@ -16,7 +16,7 @@
 
 const char *const verdict_priority[] = {
 	"own pacing", "cpu quota", "cpuset", "io limit", "memory limit", "shaper", "link", "tcp window",
-	"udp receive buffer", "round trip", "server", "memory latency", "memory bandwidth", "cache latency",
+	"udp receive buffer", "round trip", "server", "upstream", "memory latency", "memory bandwidth", "cache latency",
 	"other processes", "steal", "memory", "sync writes", "writeback", "device", "device latency", "network",
 	"another process", "lock", "thermal throttling", "cpu", "one core",
 	NULL,
@@ -731,6 +731,50 @@ static void budget_cpu(const struct verdict_input *in, struct verdict *out, size
 	}
 }
 
+/*
+ * A network wait whose socket sock_diag read twice (core/sockdiag.h): its
+ * own TCP state names why the data moved as it did. Returns false when it
+ * was not judged or TCP shows no limit (the generic candidate then).
+ */
+static bool budget_net(const struct verdict_input *in, struct verdict *out, size_t nbench, double pct)
+{
+	const struct sysview_budget *b = &in->view->budget;
+	const char *w = b->net_why, *res, *next;
+
+	if (!w[0] || !strcmp(w, "unknown"))
+		return false;
+	if (!strcmp(w, "receive window")) {
+		res = "tcp window";
+		next = "the receiver's window held the data back: a larger receive buffer on the receiving side "
+		       "(its SO_RCVBUF, net.ipv4.tcp_rmem) or a reader that keeps up";
+	} else if (!strcmp(w, "send buffer")) {
+		res = "tcp window";
+		next = "the send buffer ran dry: a larger one (SO_SNDBUF, net.ipv4.tcp_wmem)";
+	} else if (!strcmp(w, "round trip")) {
+		res = "round trip";
+		next = "little in flight per round trip: more requests or streams in flight, or a shorter path";
+	} else if (!strcmp(w, "idle")) {
+		res = "server";
+		next = "the connection sat idle: the peer had nothing to send (a slow server or sender), not the path";
+	} else if (!strcmp(w, "upstream")) {
+		res = "upstream";
+		next = "the data came at a plateau with our receive queue empty: held before us -- a shaper on the far "
+		       "side, or the sender's own pace";
+	} else if (!strcmp(w, "bottleneck queue")) {
+		res = "network";
+		next = "a queue stands after us on the path (a shaper or a slower link): find the narrowest hop";
+	} else if (!strcmp(w, "loss")) {
+		res = "network";
+		next = "the path loses packets: a shaper or a full queue dropping them (on the far side when receiving), or a "
+		       "lossy link; the retransmissions set the rate";
+	} else {
+		return false;
+	}
+	offer_max(out, nbench, res, budget_share(pct), next, "the work waited %.0f %% of its time on %s: %s (sock_diag)",
+		  pct, b->net_what, b->net_evidence);
+	return true;
+}
+
 /* The work's waiting states as candidates: what it spent its time waiting for. */
 static void budget(const struct verdict_input *in, struct verdict *out, size_t nbench)
 {
@@ -746,8 +790,9 @@ static void budget(const struct verdict_input *in, struct verdict *out, size_t n
 		return;
 	budget_cpu(in, out, nbench);
 	budget_disk(in, out, nbench);
+	/* A network wait: a candidate that explains it, else the socket's own TCP state, else the peer by name. */
 	if ((pct = state_pct(b, "network", &top)) > 0 && top &&
-	    !explain(out, net_known, budget_share(pct), "the network", pct)) {
+	    !explain(out, net_known, budget_share(pct), "the network", pct) && !budget_net(in, out, nbench, pct)) {
 		entry_text(top, what, sizeof(what));
 		offer_max(out, nbench, "network", budget_share(pct),
 			  "the peer or the path set the pace: its round trip, its window, a shaper on either side, or the peer itself "

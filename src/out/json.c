@@ -121,6 +121,15 @@ static void budget_object(struct jw *w, const struct sysview_budget *b)
 		jw_bool(w, "delay_accounting", b->delayacct == 1);
 	else
 		jw_null(w, "delay_accounting");
+	if (b->net_why[0]) {
+		jw_obj_begin(w, "network");
+		jw_str(w, "what", b->net_what[0] ? b->net_what : NULL);
+		jw_str(w, "judgement", b->net_why);
+		jw_str(w, "evidence", b->net_evidence);
+		jw_obj_end(w);
+	} else {
+		jw_null(w, "network");
+	}
 	jw_arr_begin(w, "states");
 	for (unsigned i = 0; i < b->n && i < SYSVIEW_BUDGET; i++) {
 		jw_obj_begin(w, NULL);

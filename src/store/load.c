@@ -192,6 +192,17 @@ static void load_budget(struct sysview_budget *b, json_t *sys)
 	b->write_bytes = num_or_nan(json_object_get(o, "write_bytes"));
 	x = json_object_get(o, "delay_accounting");
 	b->delayacct = json_is_boolean(x) ? json_is_true(x) : -1;
+	x = json_object_get(o, "network");
+	if (json_is_object(x)) {
+		json_t *y;
+
+		y = json_object_get(x, "what");
+		snprintf(b->net_what, sizeof(b->net_what), "%s", json_is_string(y) ? json_string_value(y) : "");
+		y = json_object_get(x, "judgement");
+		snprintf(b->net_why, sizeof(b->net_why), "%s", json_is_string(y) ? json_string_value(y) : "");
+		y = json_object_get(x, "evidence");
+		snprintf(b->net_evidence, sizeof(b->net_evidence), "%s", json_is_string(y) ? json_string_value(y) : "");
+	}
 	st = json_object_get(o, "states");
 	b->n = 0;
 	json_array_foreach(st, i, e) {
