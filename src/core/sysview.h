@@ -41,6 +41,13 @@ struct sysview_budget {
 	double major_faults;	/* of the work over the window; NaN unknown */
 	double read_bytes, write_bytes;	/* storage bytes the work caused (/proc/PID/io); NaN unknown */
 	int delayacct;		/* kernel.task_delayacct: 1 on, 0 off, -1 unknown */
+	/*
+	 * Delay accounting (taskstats) over the window, where the kernel keeps
+	 * it: the threads' exact waits, seconds; NaN when off or unread.
+	 */
+	double delay_blkio_s, delay_swapin_s, delay_thrashing_s, delay_reclaim_s;
+	unsigned delay_threads;	/* threads read at both edges */
+	unsigned delay_suspect;	/* threads left out: a total longer than the thread's life */
 	/* The TCP socket the work waited on longest, read over sock_diag at two times (core/sockdiag.h). */
 	char net_what[48];	/* "tcp 10.0.0.1:5201"; "" none judged */
 	char net_why[16];	/* sockdiag_why_name(): "receive window", "upstream", "idle", ... */
@@ -264,6 +271,8 @@ static inline void sysview_init(struct sysview *v)
 	v->budget.thread_s = v->budget.idle_s = v->budget.rate_hz = v->budget.quota_s = NAN;
 	v->budget.major_faults = v->budget.read_bytes = v->budget.write_bytes = NAN;
 	v->budget.delayacct = -1;
+	v->budget.delay_blkio_s = v->budget.delay_swapin_s = v->budget.delay_thrashing_s = NAN;
+	v->budget.delay_reclaim_s = NAN;
 }
 
 #endif

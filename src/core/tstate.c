@@ -27,6 +27,7 @@
 #include "core/fdres.h"
 #include "core/proc.h"
 #include "core/sockdiag.h"
+#include "core/taskstats.h"
 
 #define KEYS_MAX	64	/* distinct (state, resource, detail) kept over a window */
 #define THR_KEYS	8	/* per thread; past it the thread's waits go to its last slot */
@@ -475,6 +476,9 @@ struct thr {
 	unsigned skip;		/* ticks left before it is read again (it has not run for a while) */
 	unsigned still;		/* reads in a row that found it had not run */
 	unsigned pending;	/* ticks skipped since its last read */
+	bool ts0_ok;		/* its delay accounting at the span's start */
+	struct taskstats_delays ts0;
+	uint64_t ts0_t;
 	bool dead;
 	bool in_span;		/* a segment is open (baseline read in this span) */
 	uint64_t seg_t, seg_run, seg_wait;	/* the segment's start */
@@ -516,6 +520,10 @@ struct tstate {
 	struct netprobe net[NET_PROBES];
 	size_t nnet;
 	struct sockdiag *sd;		/* opened at the first network wait; NULL */
+	struct taskstats_conn *tsc;	/* delay accounting, when the kernel keeps it; NULL */
+	bool tsc_failed;
+	double d_blkio, d_swapin, d_thrash, d_reclaim;	/* delay accounting over the spans, seconds */
+	unsigned d_threads, d_suspect;	/* threads read at both edges; of them, with a suspect total */
 	bool sd_failed;
 	char sd_why[96];
 	unsigned samples;
@@ -575,6 +583,7 @@ void tstate_free(struct tstate *t)
 			closedir(t->procs[i].task);
 	fdres_free(t->fdres);
 	sockdiag_close(t->sd);
+	taskstats_close(t->tsc);
 	proc_buf_release(&t->buf);
 	free(t->procs);
 	free(t->thr);
@@ -1431,6 +1440,60 @@ static void walk(struct tstate *t, uint64_t now, pid_t exclude, int edge)
 			t->thr[i].in_span = false;
 }
 
+/*
+ * Delay accounting (core/taskstats.h) of each live thread at the span's
+ * edges, where the kernel keeps it: the exact block-I/O, swap-in,
+ * thrashing and reclaim waits, a cross-check of the sampled budget. A
+ * total the module marks suspect (longer than the thread's life: seen on
+ * 6.18) is left out and counted.
+ */
+static void delays_edge(struct tstate *t, bool begin, uint64_t now)
+{
+	char why[96];
+
+	if (t->delayacct != 1 || t->tsc_failed)
+		return;
+	if (!t->tsc && taskstats_open(&t->tsc, why, sizeof(why)) < 0) {
+		t->tsc = NULL;
+		t->tsc_failed = true;
+		return;
+	}
+	for (size_t i = 0; i < t->nthr; i++) {
+		struct thr *h = &t->thr[i];
+		struct taskstats_delays d;
+
+		if (h->dead)
+			continue;
+		if (taskstats_tid(t->tsc, h->tid, &d) < 0) {
+			h->ts0_ok = false;
+			continue;
+		}
+		if (begin) {
+			h->ts0 = d;
+			h->ts0_t = now;
+			h->ts0_ok = true;
+			continue;
+		}
+		if (!h->ts0_ok)
+			continue;
+		h->ts0_ok = false;
+		/* A wait longer than the span (by 5 %) is as impossible as one longer than the thread's life. */
+		if ((d.suspect | h->ts0.suspect) & (TSD_SUSPECT_BLKIO | TSD_SUSPECT_SWAPIN | TSD_SUSPECT_THRASHING) ||
+		    d.blkio_ns < h->ts0.blkio_ns || d.swapin_ns < h->ts0.swapin_ns ||
+		    (double)(d.blkio_ns - h->ts0.blkio_ns) > 1.05 * (double)(now - h->ts0_t)) {
+			t->d_suspect++;
+			continue;
+		}
+		t->d_threads++;
+		t->d_blkio += (double)(d.blkio_ns - h->ts0.blkio_ns) / 1e9;
+		t->d_swapin += (double)(d.swapin_ns - h->ts0.swapin_ns) / 1e9;
+		if (d.have_thrashing && d.thrashing_ns >= h->ts0.thrashing_ns)
+			t->d_thrash += (double)(d.thrashing_ns - h->ts0.thrashing_ns) / 1e9;
+		if (d.have_freepages && d.freepages_ns >= h->ts0.freepages_ns)
+			t->d_reclaim += (double)(d.freepages_ns - h->ts0.freepages_ns) / 1e9;
+	}
+}
+
 /* The work's storage bytes and major faults (the process, exited threads included). */
 static void proc_edge(struct tstate *t, bool begin)
 {
@@ -1477,6 +1540,7 @@ void tstate_span_begin(struct tstate *t, uint64_t now_ns, pid_t exclude_tid)
 	t->ticks = 0;
 	proc_edge(t, true);
 	walk(t, now_ns, exclude_tid, 1);
+	delays_edge(t, true, now_ns);
 	t->cpu_ns += clock_thread_cpu_ns() - c0;
 }
 
@@ -1486,6 +1550,7 @@ void tstate_span_end(struct tstate *t, uint64_t now_ns, pid_t exclude_tid)
 
 	if (!t->in_span)
 		return;
+	delays_edge(t, false, now_ns);
 	walk(t, now_ns, exclude_tid, 2);
 	proc_edge(t, false);
 	net_probe_end(t, now_ns);
@@ -1534,6 +1599,15 @@ void tstate_budget(const struct tstate *t, struct sysview_budget *out)
 	out->thread_s = out->idle_s = NAN;
 	out->threads = out->idle_threads = 0;
 	out->net_what[0] = out->net_why[0] = out->net_evidence[0] = 0;
+	out->delay_blkio_s = out->delay_swapin_s = out->delay_thrashing_s = out->delay_reclaim_s = NAN;
+	out->delay_threads = t->d_threads;
+	out->delay_suspect = t->d_suspect;
+	if (t->d_threads) {
+		out->delay_blkio_s = t->d_blkio;
+		out->delay_swapin_s = t->d_swapin;
+		out->delay_thrashing_s = t->d_thrash;
+		out->delay_reclaim_s = t->d_reclaim;
+	}
 	out->n = 0;
 	out->samples = t->samples;
 	out->rate_hz = 1e9 / (double)t->interval_ns;

@@ -121,6 +121,12 @@ static void budget_object(struct jw *w, const struct sysview_budget *b)
 		jw_bool(w, "delay_accounting", b->delayacct == 1);
 	else
 		jw_null(w, "delay_accounting");
+	jw_num(w, "delay_blkio_seconds", b->delay_blkio_s);
+	jw_num(w, "delay_swapin_seconds", b->delay_swapin_s);
+	jw_num(w, "delay_thrashing_seconds", b->delay_thrashing_s);
+	jw_num(w, "delay_reclaim_seconds", b->delay_reclaim_s);
+	jw_uint(w, "delay_threads", b->delay_threads);
+	jw_uint(w, "delay_suspect_threads", b->delay_suspect);
 	if (b->net_why[0]) {
 		jw_obj_begin(w, "network");
 		jw_str(w, "what", b->net_what[0] ? b->net_what : NULL);

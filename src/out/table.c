@@ -686,6 +686,25 @@ static void budget_lines(FILE *f, const struct result *r, bool details)
 			      "unknown");
 		tagged(f, "", 0, s);
 		free(s);
+		if (b->delay_threads)
+			s = xasprintf("delay accounting of %u thread%s: block I/O %.3f s, swap-in %.3f s, thrashing %.3f s, "
+				      "reclaim %.3f s%s",
+				      b->delay_threads, b->delay_threads == 1 ? "" : "s", b->delay_blkio_s, b->delay_swapin_s,
+				      b->delay_thrashing_s, b->delay_reclaim_s,
+				      b->delay_suspect ? " (threads with an impossible total left out: this kernel's figure is not always right)" : "");
+		else
+			s = NULL;
+		if (s && b->net_why[0]) {
+			u = xasprintf("%s; %s: %s, %s", s, b->net_what, b->net_why, b->net_evidence);
+			free(s);
+			s = u;
+		} else if (b->net_why[0]) {
+			s = xasprintf("%s: %s, %s", b->net_what[0] ? b->net_what : "network", b->net_why, b->net_evidence);
+		}
+		if (!s)
+			return;
+		tagged(f, "", 0, s);
+		free(s);
 	}
 }
 

@@ -190,6 +190,12 @@ static void load_budget(struct sysview_budget *b, json_t *sys)
 	b->major_faults = num_or_nan(json_object_get(o, "major_faults"));
 	b->read_bytes = num_or_nan(json_object_get(o, "read_bytes"));
 	b->write_bytes = num_or_nan(json_object_get(o, "write_bytes"));
+	b->delay_blkio_s = num_or_nan(json_object_get(o, "delay_blkio_seconds"));
+	b->delay_swapin_s = num_or_nan(json_object_get(o, "delay_swapin_seconds"));
+	b->delay_thrashing_s = num_or_nan(json_object_get(o, "delay_thrashing_seconds"));
+	b->delay_reclaim_s = num_or_nan(json_object_get(o, "delay_reclaim_seconds"));
+	b->delay_threads = (unsigned)json_integer_value(json_object_get(o, "delay_threads"));
+	b->delay_suspect = (unsigned)json_integer_value(json_object_get(o, "delay_suspect_threads"));
 	x = json_object_get(o, "delay_accounting");
 	b->delayacct = json_is_boolean(x) ? json_is_true(x) : -1;
 	x = json_object_get(o, "network");
