@@ -1032,11 +1032,14 @@ static void classify(struct tstate *t, struct thr *h, char st, uint64_t now)
 	if (sc.where == TSC_RUNNING)
 		return;		/* it ran again by the time we looked: schedstat has it */
 	if (sc.where == TSC_OUTSIDE) {
+		/*
+		 * Blocked outside a syscall in D: a page fault. Otherwise it
+		 * left its syscall between the two reads and waits for a CPU in
+		 * user mode (schedstat has that time): no sample.
+		 */
 		if (st == 'D') {
 			wchan_read(t, h, wchan, sizeof(wchan));
 			seg_sample(t, h, TS_PAGING, "page fault", wchan);
-		} else {
-			seg_sample(t, h, TS_UNKNOWN, "outside a syscall", "");
 		}
 		return;
 	}
@@ -1379,6 +1382,35 @@ static bool thr_tick(struct tstate *t, struct thr *h, uint64_t now, int edge, bo
  * every TSTATE_SCHED_EVERY ticks (new threads are found then; one born
  * between counts from there), when the threads' segments are closed too.
  */
+/* The threads of process PT, from its task directory (new ones added). */
+static void scan_proc(struct tstate *t, struct proc_task *pt, pid_t exclude)
+{
+	struct dirent *de;
+
+	if (pt->gone)
+		return;
+	if (!pt->task) {
+		char path[64];
+
+		if (proc_path(path, sizeof(path), "%s/%d/task", t->root, (int)pt->pid) || !(pt->task = opendir(path))) {
+			pt->gone = true;
+			return;
+		}
+	}
+	rewinddir(pt->task);
+	while ((de = readdir(pt->task))) {
+		int tid = name_num(de->d_name);
+		struct thr *h;
+
+		if (!tid || tid == exclude)
+			continue;
+		h = thr_find(t, pt->pid, tid);
+		if (!h && !(h = thr_add(t, pt->pid, tid)))
+			continue;
+		h->gen = t->gen;
+	}
+}
+
 static void walk(struct tstate *t, uint64_t now, pid_t exclude, int edge)
 {
 	bool scan = edge || t->ticks % TSTATE_SCHED_EVERY == 0;
@@ -1387,45 +1419,35 @@ static void walk(struct tstate *t, uint64_t now, pid_t exclude, int edge)
 		t->procs[0].pid = t->pid;
 		t->nprocs = 1;
 	}
-	/*
-	 * Children: from the threads' children files at every directory scan,
-	 * or, where the kernel has none, a scan of every process each second.
-	 */
-	if (t->children && scan && !t->no_children_file && !children_fast(t))
-		t->no_children_file = true;
-	if (t->children && t->no_children_file && (edge == 1 || now - t->child_t >= CHILD_EVERY_NS)) {
-		children_refresh(t);
-		t->child_t = now;
-	}
 	if (scan) {
+		size_t known;
+
 		t->gen++;
-		for (size_t p = 0; p < t->nprocs; p++) {
-			struct proc_task *pt = &t->procs[p];
-			struct dirent *de;
-
-			if (pt->gone)
-				continue;
-			if (!pt->task) {
-				char path[64];
-
-				if (proc_path(path, sizeof(path), "%s/%d/task", t->root, (int)pt->pid) ||
-				    !(pt->task = opendir(path))) {
-					pt->gone = true;
-					continue;
-				}
+		for (size_t p = 0; p < t->nprocs; p++)
+			scan_proc(t, &t->procs[p], exclude);
+		/*
+		 * Children: from the threads' children files at every directory
+		 * scan (their threads read at once), or, where the kernel has
+		 * none, a scan of every process each second.
+		 */
+		if (t->children && t->no_children_file && (edge == 1 || now - t->child_t >= CHILD_EVERY_NS)) {
+			known = t->nprocs;
+			children_refresh(t);
+			t->child_t = now;
+			for (size_t p = known; p < t->nprocs; p++)
+				scan_proc(t, &t->procs[p], exclude);
+		}
+		/* A child's own children (a sandbox's helper and the process it runs): a few levels deep. */
+		for (int depth = 0; depth < 4 && t->children && !t->no_children_file; depth++) {
+			known = t->nprocs;
+			if (!children_fast(t)) {
+				t->no_children_file = true;
+				break;
 			}
-			rewinddir(pt->task);
-			while ((de = readdir(pt->task))) {
-				int tid = name_num(de->d_name);
-				struct thr *h;
-
-				if (!tid || tid == exclude)
-					continue;
-				h = thr_find(t, pt->pid, tid);
-				if (!h && !(h = thr_add(t, pt->pid, tid)))
-					continue;
-				h->gen = t->gen;
-			}
+			if (t->nprocs == known)
+				break;
+			for (size_t p = known; p < t->nprocs; p++)
+				scan_proc(t, &t->procs[p], exclude);
 		}
 	}
 	for (size_t i = 0; i < t->nthr; i++) {

@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "lib/units.h"
+#include "core/window.h"
 #include "core/clock.h"
 #include "core/proc.h"
 #include "core/progress.h"
@@ -625,10 +626,17 @@ void mem_ladder_run(const struct bench_env *env, const struct mem_ladder_cfg *cf
 	sh->seed = cfg->seed;
 	sh->sandboxed = sb != NULL;
 	sh->stop = env->stop;
+	/*
+	 * The window is the measuring child's life, from just after it is
+	 * started (so the time budget finds it at the window's first edge):
+	 * the sandbox and swap set up before it are not the rung's.
+	 */
 	if ((r = sandbox_spawn(sb, row_child, sh, &pid))) {
 		result_set_status(res, RESULT_FAILED, "cannot start the measuring process%s: %s",
 				  sb ? " in the sandbox" : "", strerror(-r));
-	} else if ((r = wait_child(env, sh, pid, bytes / page * (1 + cfg->passes), &status))) {
+	} else if ((void)window_begin(env->window),
+		   (r = wait_child(env, sh, pid, bytes / page * (1 + cfg->passes), &status)),
+		   (void)window_end(env->window), r) {
 		result_set_status(res, RESULT_FAILED, "cannot wait for the measuring process: %s", strerror(-r));
 	} else if (WIFSIGNALED(status)) {
 		struct sandbox_stat st = { .oom_kills = -1 };
