@@ -423,11 +423,11 @@ static struct result *run_step(const struct bench *b, struct bench_env *env, con
 	if (b->sample_config)
 		b->sample_config(opts, env->step, &cfg);
 	/*
-	 * A BENCH_BLOCKDEV benchmark whose TARGET is not its first argument
-	 * (download URL DIR) names the device in sample_config(): its whole
-	 * disk's throttles are looked up too.
+	 * A benchmark that names a device in sample_config() (download URL
+	 * DIR's, watch --disk DEV's): its whole disk's throttles are looked
+	 * up too, for the work's cgroup.
 	 */
-	if ((b->flags & BENCH_BLOCKDEV) && !lcfg.dev_name && cfg.disk && cfg.disk != dev.name &&
+	if (!lcfg.dev_name && cfg.disk && (!(b->flags & BENCH_BLOCKDEV) || cfg.disk != dev.name) &&
 	    blkdev_from_name(cfg.disk, &named) == 0 && whole_disk_devnum(&named, &lcfg.dev_major, &lcfg.dev_minor) == 0)
 		lcfg.dev_name = named.disk;
 	/* The work: the watched process (watch --pid), else engpass's own threads. */

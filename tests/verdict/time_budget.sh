@@ -10,6 +10,9 @@
 #     cat of /dev/zero into /dev/null.
 #   - a python loop that sleeps 10 ms between short bursts: "own pacing";
 #     twin: the same loop without the sleep.
+#   - dd with oflag=direct to a loop device whose writes the process's
+#     blkio cgroup throttles, watched with --disk: "io limit" (the twin is
+#     the first case, unthrottled).
 # Every budget must add up: its states sum to 100 % within 5, and its
 # thread time is the watched threads' time (threads x the window) within 5 %.
 . "$(dirname "$0")/lib.sh"
@@ -76,6 +79,38 @@ else
 	done
 fi
 rm -rf "$SCR"
+
+# --- the disk's own throttle, for a watched process -------------------------
+# dd writing with O_DIRECT to a loop device, in a blkio cgroup that throttles
+# that device's writes to 2 MiB/s: watch --disk looks the throttle up for the
+# process's cgroup and names it (before: "none observed").
+if command -v losetup >/dev/null 2>&1 && cg_new blkio tb && [ -e "$CG/blkio.throttle.write_bps_device" ]; then
+	IMGDIR=$(mktemp -d /var/tmp/engpass-vt-tb.XXXXXX)
+	truncate -s 64M "$IMGDIR/loop.img"
+	if LOOP=$(losetup --find --show "$IMGDIR/loop.img" 2>/dev/null); then
+		VT_LOOPS="$VT_LOOPS $LOOP"
+		MM=$(lsblk -dno MAJ:MIN "$LOOP" 2>/dev/null | tr -d ' ')
+		cg_set "$CG" blkio.throttle.write_bps_device "$MM 2097152"
+		bg "$T_TMP/ddt.out" cg_exec "$CG" dd if=/dev/zero of="$LOOP" bs=64k count=2000 oflag=direct
+		ddt=$BG_PID
+		sleep 0.3
+		ddp=$(pgrep -P "$ddt" -x dd | head -1)
+		[ -n "$ddp" ] || ddp=$ddt
+		watch_case "$T_TMP/ddt.json" "dd oflag=direct, throttled" "blkio.throttle.write_bps_device $MM 2 MiB/s" "$ddp" \
+			--disk "$(basename "$LOOP")"
+		stop_pid "$ddt"
+		losetup -d "$LOOP" 2>/dev/null
+		expect_named "io limit" "$T_TMP/ddt.json" "dd oflag=direct, throttled"
+		budget_adds_up "$T_TMP/ddt.json" "dd oflag=direct, throttled" 1
+	else
+		for n in ran "verdict names io limit" "the budget adds up"; do skip "dd oflag=direct, throttled: $n" "losetup failed"; done
+	fi
+	rm -rf "$IMGDIR"
+else
+	for n in ran "verdict names io limit" "the budget adds up"; do
+		skip "dd oflag=direct, throttled: $n" "no loop devices or blkio throttle files here"
+	done
+fi
 
 bg "$T_TMP/spin.out" sh -c 'while :; do :; done'
 spin=$BG_PID
