@@ -33,6 +33,8 @@
 #include <unistd.h>
 
 #include <libmnl/libmnl.h>
+
+#include "core/nlattr.h"
 #include <linux/gen_stats.h>
 #include <linux/netlink.h>
 #include <linux/pkt_sched.h>
@@ -129,30 +131,10 @@ const struct qdisc_info *qdisc_find(const struct qdisc_list *l, const struct qdi
 /* The largest attribute type read at any level (TCA_*, TCA_STATS_*, TCA_TBF_*, ...). */
 #define ATTR_MAX 32
 
-/*
- * Sorts the attributes in [p, p + len) by type into TB[0..ATTR_MAX]
- * (zeroed first; a later duplicate wins, as in the kernel; types above
- * ATTR_MAX are ignored). Returns 0, or -EINVAL when the last attribute
- * does not fit in what is left (a cut message or a bad nla_len).
- */
+/* The attributes in [p, p + len) by type into TB[0..ATTR_MAX]: nlattr_table(). */
 static int attr_table(const void *p, size_t len, const struct nlattr **tb)
 {
-	const struct nlattr *attr;
-	const char *end = (const char *)p + len;
-
-	memset(tb, 0, (ATTR_MAX + 1) * sizeof(*tb));
-	if (len > INT_MAX)
-		return -EINVAL;
-	mnl_attr_for_each_payload(p, len) {
-		uint16_t type = mnl_attr_get_type(attr);
-
-		if (type <= ATTR_MAX)
-			tb[type] = attr;
-	}
-	/* The loop stops at the first attribute that does not fit: there must be none. */
-	if ((const char *)attr < end)
-		return -EINVAL;
-	return 0;
+	return nlattr_table(p, len, tb, ATTR_MAX);
 }
 
 /* The nested attributes of NEST into TB, as attr_table(). */

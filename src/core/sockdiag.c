@@ -35,6 +35,8 @@
 #include <unistd.h>
 
 #include <libmnl/libmnl.h>
+
+#include "core/nlattr.h"
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
@@ -340,28 +342,10 @@ static void parse_info(const unsigned char *p, size_t len, struct sockdiag_tcp *
 
 #define ATTR_MAX 31
 
-/*
- * The attributes in [p, p + len) by type into TB[0..ATTR_MAX] (zeroed
- * first; a later duplicate wins; types above ATTR_MAX are ignored).
- * Returns 0, or -EINVAL when the last attribute does not fit.
- */
+/* The attributes in [p, p + len) by type into TB[0..ATTR_MAX]: nlattr_table(). */
 static int attr_table(const void *p, size_t len, const struct nlattr **tb)
 {
-	const struct nlattr *attr;
-	const char *end = (const char *)p + len;
-
-	memset(tb, 0, (ATTR_MAX + 1) * sizeof(*tb));
-	if (len > INT_MAX)
-		return -EINVAL;
-	mnl_attr_for_each_payload(p, len) {
-		uint16_t type = mnl_attr_get_type(attr);
-
-		if (type <= ATTR_MAX)
-			tb[type] = attr;
-	}
-	if ((const char *)attr < end)
-		return -EINVAL;
-	return 0;
+	return nlattr_table(p, len, tb, ATTR_MAX);
 }
 
 int sockdiag_parse_msg(const void *buf, size_t len, struct sockdiag_tcp *out)

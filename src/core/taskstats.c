@@ -30,6 +30,8 @@
 #include <unistd.h>
 
 #include <libmnl/libmnl.h>
+
+#include "core/nlattr.h"
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 #include <linux/taskstats.h>
@@ -135,28 +137,10 @@ static const struct ts_field ts_fields[] = {
 /* The version that broke the layout (fixed by 16: "taskstats: fix struct taskstats breaks backward compatibility"). */
 #define TS_VERSION_SHIFTED 15
 
-/*
- * Sorts the attributes in [p, p + len) by type into TB[0..ATTR_MAX]
- * (zeroed first; a later duplicate wins; types above ATTR_MAX are
- * ignored). Returns 0, or -EINVAL when the last attribute does not fit.
- */
+/* The attributes in [p, p + len) by type into TB[0..ATTR_MAX]: nlattr_table(). */
 static int attr_table(const void *p, size_t len, const struct nlattr **tb)
 {
-	const struct nlattr *attr;
-	const char *end = (const char *)p + len;
-
-	memset(tb, 0, (ATTR_MAX + 1) * sizeof(*tb));
-	if (len > INT_MAX)
-		return -EINVAL;
-	mnl_attr_for_each_payload(p, len) {
-		uint16_t type = mnl_attr_get_type(attr);
-
-		if (type <= ATTR_MAX)
-			tb[type] = attr;
-	}
-	if ((const char *)attr < end)
-		return -EINVAL;
-	return 0;
+	return nlattr_table(p, len, tb, ATTR_MAX);
 }
 
 /* mnl_nlmsg_ok() with nlmsg_len compared unsigned first (libmnl 1.0.4 compares it as an int). */

@@ -34,11 +34,21 @@ static double clamp0(double v)
 	return v < 0 ? 0 : v;
 }
 
+/* Fills candidate C. */
+static void PRINTF_LIKE(5, 0) place(struct verdict_candidate *c, const char *resource, double share, const char *next, const char *fmt,
+		  va_list ap)
+{
+	memset(c, 0, sizeof(*c));
+	snprintf(c->resource, sizeof(c->resource), "%s", resource);
+	c->share = clamp0(share);
+	snprintf(c->next_step, sizeof(c->next_step), "%s", next ? next : "");
+	vsnprintf(c->evidence, sizeof(c->evidence), fmt, ap);
+}
+
 /* Adds a system candidate unless the benchmark offered one for RESOURCE. */
 static void PRINTF_LIKE(5, 6)
 offer(struct verdict *out, const char *resource, double share, const char *next, const char *fmt, ...)
 {
-	struct verdict_candidate *c;
 	va_list ap;
 
 	if (isnan(share))
@@ -48,13 +58,8 @@ offer(struct verdict *out, const char *resource, double share, const char *next,
 			return;
 	if (out->ncand == VERDICT_MAX_CANDIDATES)
 		return;
-	c = &out->cand[out->ncand++];
-	memset(c, 0, sizeof(*c));
-	snprintf(c->resource, sizeof(c->resource), "%s", resource);
-	c->share = clamp0(share);
-	snprintf(c->next_step, sizeof(c->next_step), "%s", next ? next : "");
 	va_start(ap, fmt);
-	vsnprintf(c->evidence, sizeof(c->evidence), fmt, ap);
+	place(&out->cand[out->ncand++], resource, share, next, fmt, ap);
 	va_end(ap);
 }
 
@@ -83,12 +88,8 @@ offer_max(struct verdict *out, size_t nbench, const char *resource, double share
 			return;
 		c = &out->cand[out->ncand++];
 	}
-	memset(c, 0, sizeof(*c));
-	snprintf(c->resource, sizeof(c->resource), "%s", resource);
-	c->share = clamp0(share);
-	snprintf(c->next_step, sizeof(c->next_step), "%s", next ? next : "");
 	va_start(ap, fmt);
-	vsnprintf(c->evidence, sizeof(c->evidence), fmt, ap);
+	place(c, resource, share, next, fmt, ap);
 	va_end(ap);
 }
 
