@@ -106,6 +106,17 @@ static void push(struct lines *l, const char *family, const char *suffix, const 
 	s->order = l->n++;
 }
 
+/* The `what` label of a budget entry: a network peer without its port. */
+static void budget_label(const struct sysview_budget_entry *e, char *buf, size_t len)
+{
+	char *colon;
+
+	snprintf(buf, len, "%s", e->what);
+	if (!strcmp(e->state, "network") && (colon = strrchr(buf, ':')) && colon[1] >= '0' && colon[1] <= '9' &&
+	    !strchr(colon, ']'))
+		*colon = 0;
+}
+
 /* Base-unit family suffix and the factor that converts a value into it. */
 static const char *base_unit(enum unit u, double *factor)
 {
@@ -279,15 +290,21 @@ static void result_lines(struct lines *l, const struct run *run, const struct re
 			push(l, "engpass_system_busiest_cpu_info", "", cl, 1, "the busiest CPU of the step", "gauge");
 			free(cl);
 		}
-		/* The time budget: one gauge per state and resource, summed where entries differ only in detail. */
+		/*
+		 * The time budget: one gauge per state and resource, summed where
+		 * entries differ only in detail, a peer named without its port (a
+		 * client's ephemeral port would make a new series each run).
+		 */
 		for (unsigned k = 0; v->budget.thread_s > 0 && k < v->budget.n; k++) {
-			const struct sysview_budget_entry *e = &v->budget.e[k];
+			char wk[sizeof(v->budget.e[0].what)], wj[sizeof(wk)];
 			double sum = 0;
 			bool first = true;
 			char *bl;
 
+			budget_label(&v->budget.e[k], wk, sizeof(wk));
 			for (unsigned j = 0; j < v->budget.n; j++) {
-				if (strcmp(v->budget.e[j].state, e->state) || strcmp(v->budget.e[j].what, e->what))
+				budget_label(&v->budget.e[j], wj, sizeof(wj));
+				if (strcmp(v->budget.e[j].state, v->budget.e[k].state) || strcmp(wj, wk))
 					continue;
 				first = first && j >= k;
 				sum += v->budget.e[j].pct;
@@ -295,8 +312,8 @@ static void result_lines(struct lines *l, const struct run *run, const struct re
 			if (!first)
 				continue;
 			bl = xstrdup(labels);
-			label_add(&bl, "state", e->state);
-			label_add(&bl, "what", e->what);
+			label_add(&bl, "state", v->budget.e[k].state);
+			label_add(&bl, "what", wk);
 			push(l, "engpass_time_budget_ratio", "", bl, sum / 100,
 			     "share of the work's thread time in this state, waiting on this resource (thread-state sampling)",
 			     "gauge");

@@ -60,7 +60,7 @@ check "it still answers after hostile requests" [ "$(curl -s -o /dev/null -w '%{
 # the status, a quantile, a sensor name).
 series() {
 	grep '^engpass_.*command="disk"' "$1" | sed -e 's/^[^{]*//' -e 's/ [^ ]*$//' \
-		-e 's/,\(resource\|cpu\|status\|quantile\|sensor\)="[^"]*"//g' | sort -u
+		-e 's/,\(resource\|cpu\|status\|quantile\|sensor\|state\|what\)="[^"]*"//g' | sort -u
 }
 mkdir "$T_TMP/d1" "$T_TMP/d2"
 run disk "$T_TMP/d1" --size 4M --db "$DB"
