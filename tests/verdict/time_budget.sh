@@ -169,4 +169,31 @@ else
 		skip "$n" "python3 is not installed"
 	done
 fi
+# --- unreadable: another user's process ------------------------------------
+# engpass as nobody watching root's sleeping process: /proc/PID/task/TID/syscall
+# is refused, so the budget keeps the state letters and says "syscall
+# unreadable" (unknown), never a wrong state, and no wait is named from it.
+if command -v setpriv >/dev/null 2>&1; then
+	bg "$T_TMP/rootsleep.out" sleep 30
+	rs=$BG_PID
+	# shellcheck disable=SC2086
+	ep "$T_TMP/unread.json" setpriv --reuid=nobody --regid=nogroup --clear-groups "$ENGPASS" watch --pid "$rs" \
+		--time 1s --json --no-history -q
+	matrix "none (another user's process: syscall unreadable)" "setpriv nobody engpass watch --pid PID --time 1s" "$FIG" \
+		"$T_TMP/unread.json"
+	stop_pid "$rs"
+	expect_ran "$T_TMP/unread.json" "another user's process"
+	if jq -e "$VT_RES | length > 0 and all(.system.time_budget.states | any(.state == \"unknown\" and
+		.what == \"syscall unreadable\") and all(.state != \"own sleep\"))" "$T_TMP/unread.json" >/dev/null 2>&1; then
+		ok "another user's process: its waits are unknown (syscall unreadable), not a guessed state"
+	else
+		not_ok "another user's process: its waits are unknown (syscall unreadable), not a guessed state" \
+			"got: $(jq -c "${VT_RES}[0].system.time_budget.states" "$T_TMP/unread.json" 2>/dev/null)"
+	fi
+	expect_not_named "own pacing" "$T_TMP/unread.json" "another user's process"
+else
+	for n in ran "its waits are unknown" "verdict does not name own pacing"; do
+		skip "another user's process: $n" "setpriv (util-linux) is not installed"
+	done
+fi
 done_testing
