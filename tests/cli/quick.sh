@@ -69,6 +69,14 @@ RC_ETA=$?
 if [ "$RC_ETA" = 0 ]; then ok "every step's ETA is within 20 % of the ${WALL_MS} ms quick took"
 else not_ok "every step's ETA is within 20 % of the wall time" "$(cat "$T_TMP/eta")"; fi
 check "the profile is stored as one run" sh -c "[ \$(sqlite3 '$DB' 'SELECT count(*) FROM runs') = 1 ] && [ \$(sqlite3 '$DB' 'SELECT count(*) FROM results') -ge 5 ]"
+# The time budget (issue 34): every measured step has one, stored and read
+# back; none says "none observed" while one state holds 60 % of its time.
+run show 1 --db "$DB" --json
+jqt "every measured step carries its time budget, stored and read back" \
+	'[.results[] | select(.status == "ok") | .system.time_budget.thread_seconds > 0] | length > 0 and all' "$T_TMP/out"
+jqt "no step says none observed while one state of its time budget holds 60 % or more" \
+	'[.results[] | select(.verdict.resource == "none observed") | [.system.time_budget.states[]?.percent] | max // 0] | all(. < 60)' \
+	"$T_TMP/out"
 if promtool check metrics <"$T_TMP/q.prom" >"$T_TMP/lint" 2>&1; then
 	ok "promtool accepts quick's --prom"
 else
