@@ -49,13 +49,15 @@
 #define VERDICT_OTHERS_MIN_PCT 10.0
 
 /*
- * A waiting state of the work's time budget (core/tstate.h) holding this
- * share of its thread time is named: its candidate's share is the state's
- * fraction scaled so that this fraction is VERDICT_NAMED_SHARE (the
- * largest state of TSA, once it holds half the time, is what the work
- * waited for).
+ * A state of the work's time budget (core/tstate.h) holding this share of
+ * its thread time is named: its candidate's share is the state's fraction
+ * scaled so that this fraction is VERDICT_NAMED_SHARE. The largest state
+ * of TSA is what the work waited for once it holds clearly more than half
+ * the time: at an even split between waiting and working neither bounds
+ * alone, and a 2 s window sampled at 100 Hz gives a 50 % share to about
+ * +-3.5 % (one standard error), which must not tip it.
  */
-#define VERDICT_BUDGET_MAJORITY 0.5
+#define VERDICT_BUDGET_MAJORITY 0.55
 
 struct verdict_input {
 	const struct sysview *view;	/* NULL = the step was not sampled */
