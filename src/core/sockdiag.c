@@ -85,6 +85,14 @@ static const char *fmt_ms(char *buf, size_t len, double us)
 	return buf;
 }
 
+/* A non-negative double as a uint64_t, saturated (a reading's arithmetic can exceed 2^64 on garbage). */
+static uint64_t u64_of(double v)
+{
+	if (!(v > 0))
+		return 0;
+	return v >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t)v;
+}
+
 enum sockdiag_why sockdiag_judge(const struct sockdiag_tcp *a, const struct sockdiag_tcp *b, double dt_s,
 				 bool receiving, char *evidence, size_t len)
 {
@@ -162,14 +170,14 @@ enum sockdiag_why sockdiag_judge(const struct sockdiag_tcp *a, const struct sock
 		}
 		if (b->rcv_ssthresh && per_rtt >= SOCKDIAG_RX_WINDOW_FULL * b->rcv_ssthresh) {
 			SAY("%s, %s per round trip of %s against our window clamp of %s (buffer %s, %u B unread): our "
-			    "receive buffer or our reader", r, units_fmt_bytes(x, sizeof(x), (uint64_t)per_rtt),
+			    "receive buffer or our reader", r, units_fmt_bytes(x, sizeof(x), u64_of(per_rtt)),
 			    fmt_ms(t1, sizeof(t1), rtt), units_fmt_bytes(y, sizeof(y), b->rcv_ssthresh),
 			    b->have_skmem ? units_fmt_bytes(t2, sizeof(t2), b->rcvbuf) : "unknown", b->rqueue);
 			return SD_RECV_WINDOW;
 		}
 		SAY("%s with our receive queue at %s and our window open (%s per round trip of %s, clamp %s): held "
 		    "before us", r, units_fmt_bytes(x, sizeof(x), b->rqueue),
-		    units_fmt_bytes(y, sizeof(y), (uint64_t)per_rtt), fmt_ms(t1, sizeof(t1), rtt),
+		    units_fmt_bytes(y, sizeof(y), u64_of(per_rtt)), fmt_ms(t1, sizeof(t1), rtt),
 		    units_fmt_bytes(t2, sizeof(t2), b->rcv_ssthresh));
 		return SD_UPSTREAM;
 	}
@@ -225,14 +233,14 @@ enum sockdiag_why sockdiag_judge(const struct sockdiag_tcp *a, const struct sock
 			resent = (double)delta(a->total_retrans, b->total_retrans) * b->snd_mss;
 		}
 		if (resent > 0 && resent >= SOCKDIAG_LOSS_SHARE * sent) {
-			SAY("%s sent again of %s (%.1f %%), %s acked, rtt %s", units_fmt_bytes(x, sizeof(x), (uint64_t)resent),
-			    units_fmt_bytes(y, sizeof(y), (uint64_t)sent), 100 * share(resent, sent), r,
+			SAY("%s sent again of %s (%.1f %%), %s acked, rtt %s", units_fmt_bytes(x, sizeof(x), u64_of(resent)),
+			    units_fmt_bytes(y, sizeof(y), u64_of(sent)), 100 * share(resent, sent), r,
 			    fmt_ms(t1, sizeof(t1), b->rtt_us));
 			return SD_LOSS;
 		}
 		if (b->rtt_us >= SOCKDIAG_RTT_FLOOR_US) {
 			SAY("%s per round trip of %s (cwnd %u segments of %u B), %s acked",
-			    units_fmt_bytes(x, sizeof(x), (uint64_t)(rate * b->rtt_us / 1e6)),
+			    units_fmt_bytes(x, sizeof(x), u64_of(rate * b->rtt_us / 1e6)),
 			    fmt_ms(t1, sizeof(t1), b->rtt_us), b->snd_cwnd, b->snd_mss, r);
 			return SD_ROUND_TRIP;
 		}

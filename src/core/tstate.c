@@ -497,7 +497,7 @@ struct epoll_ent {
 	int fd;
 	uint64_t t;
 	short key_kind;		/* enum tstate_kind */
-	char what[48];
+	char what[80];
 };
 
 struct tstate {

@@ -405,11 +405,11 @@ static double whose_disk(const struct sysview *v, char *buf, size_t len, char *w
 		return 0;
 	units_fmt_size(d, sizeof(d), dev, 0);
 	if (top >= 0.01) {
-		snprintf(buf, len, "; of %s's %s read and written, %s (pid %d) caused %.0f %%%s", v->busiest_disk, d, o->comm,
-			 o->pid, 100 * top, tail);
-		snprintf(who, wlen, "%s (pid %d)", o->comm, o->pid);
+		snprintf(buf, len, "; of %.31s's %s read and written, %.15s (pid %d) caused %.0f %%%.47s", v->busiest_disk, d,
+			 o->comm, o->pid, 100 * top, tail);
+		snprintf(who, wlen, "%.15s (pid %d)", o->comm, o->pid);
 	} else {
-		snprintf(buf, len, "; of %s's %s read and written, %s", v->busiest_disk, d, tail);
+		snprintf(buf, len, "; of %.31s's %s read and written, %.47s", v->busiest_disk, d, tail);
 	}
 	return top >= 0.01 ? top : 0;
 }
@@ -426,7 +426,7 @@ static const char *disk_next(double others, const char *who, const char *fallbac
 
 static void device(const struct verdict_input *in, struct verdict *out)
 {
-	char whose[128], who[40], nx[192];
+	char whose[256], who[40], nx[192];
 	double others = whose_disk(in->view, whose, sizeof(whose), who, sizeof(who));
 
 	const struct sysview *v = in->view;
@@ -512,7 +512,7 @@ static void budget_disk(const struct verdict_input *in, struct verdict *out, siz
 						  "journal commit", NULL };
 	static const char *const dirty_words[] = { "dirty-page throttling", NULL };
 	double pct = state_pct(b, "disk", &top), sync, dirty, share = budget_share(pct), others = 0;
-	char dev[48], what[160], whose[128] = "", who[40] = "", nx[192];
+	char dev[48], what[160], whose[256] = "", who[40] = "", nx[192];
 	bool on_busiest;
 
 	if (!top || pct <= 0)

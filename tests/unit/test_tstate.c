@@ -16,6 +16,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -155,6 +156,15 @@ static void test_live_budget(void **state)
 	const struct sysview_budget_entry *e;
 
 	(void)state;
+	/*
+	 * Under qemu-user /proc is the host kernel's: the syscall numbers in
+	 * task/TID/syscall are the host's, not this architecture's, and the
+	 * emulator adds threads of its own.
+	 */
+	if (getenv("ENGPASS_EMULATED")) {
+		tstate_free(t);
+		skip();
+	}
 	assert_non_null(t);
 	assert_int_equal(pipe(pipefd), 0);
 	atomic_store(&stop, false);
