@@ -100,6 +100,13 @@ enum bench_flags {
 	 * not the work (latency's loads, quick's net server peer).
 	 */
 	BENCH_CHILD_WORK = 1 << 7,
+	/*
+	 * Measures scheduling latency: the work's thread states are sampled
+	 * with the system snapshots (--interval), not at their own 100 Hz,
+	 * so that engpass's observer adds no wake-ups of its own to what is
+	 * measured (unless --state-interval is given).
+	 */
+	BENCH_LOW_NOISE = 1 << 8,
 };
 
 /*

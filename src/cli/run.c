@@ -434,6 +434,8 @@ static struct result *run_step(const struct bench *b, struct bench_env *env, con
 	cfg.work_pid = cfg.pid ? cfg.pid : getpid();
 	cfg.others = true;
 	cfg.state_interval_ns = c->no_states ? UINT64_MAX : c->state_interval_ns;
+	if (!c->no_states && !c->state_interval_ns && (b->flags & BENCH_LOW_NOISE))
+		cfg.state_interval_ns = cfg.interval_ns;
 	/*
 	 * The work's child processes are part of it under a watched process
 	 * (nginx's workers under the master), and under engpass when its

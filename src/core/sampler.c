@@ -1602,12 +1602,11 @@ static void *sampler_thread(void *arg)
 		if (ret != ETIMEDOUT && now < deadline)
 			continue;	/* spurious wake-up */
 		pthread_mutex_unlock(&s->mu);
-		if (now >= snap_at) {
-			/* A failed snapshot is counted as a gap; the next one spans it. */
+		/* A failed snapshot is counted as a gap; the next one spans it. */
+		if (now >= snap_at)
 			(void)sample_once(s);
-		} else {
+		if (tiv && now >= state_at)
 			tstate_tick(s->ts, now, s->self_tid);
-		}
 		pthread_mutex_lock(&s->mu);
 		/* Next deadlines strictly after now: late wake-ups skip, never bunch. */
 		now = clock_mono();

@@ -886,6 +886,7 @@ const struct bench bench_latency = {
 		"--pm-qos (hold /dev/cpu_dma_latency), --timerslack (the measured thread's timer slack,\n"
 		"reported in every result), --fifo (-p), --missed-periods skip|sample; the timer probe is\n"
 		"--task custom (1 ms, no work). docs/latency.md defines it all.",
+	.flags = BENCH_LOW_NOISE,
 	.opts = latency_options,
 	.opts_size = sizeof(struct latency_opts),
 	.defaults = latency_defaults,

@@ -20,13 +20,18 @@ bool lat_frame_wake(struct lat_acct *a, struct lat_frame *f, mono_ns target, mon
 	uint64_t k;
 	mono_ns due;
 
+	/*
+	 * A frame that goes on to its work has its wake-up recorded when the
+	 * work is done (lat_frame_done): one cut by the end of the run counts
+	 * in neither histogram, so there is one wake-up sample per frame.
+	 */
 	f->wake_lat = elapsed_ns(target, now);
-	hist_record(&a->wake, f->wake_lat);
 	if (!f->period)
 		return true;
 	due = f->deadline + f->period;
 	if (now <= due)
 		return true;
+	hist_record(&a->wake, f->wake_lat);
 	/* Lost before any work: every period that has begun since is lost too. */
 	k = (now - due) / f->period + 1;
 	a->missed += k;
@@ -46,6 +51,7 @@ mono_ns lat_frame_done(struct lat_acct *a, struct lat_frame *f, mono_ns now)
 	mono_ns due;
 
 	a->done++;
+	hist_record(&a->wake, f->wake_lat);
 	if (!f->period) {
 		if (f->deadline >= now) {
 			a->met++;

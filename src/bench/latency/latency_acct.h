@@ -80,17 +80,19 @@ struct lat_frame {
 void lat_acct_init(struct lat_acct *a);
 
 /*
- * The task woke at NOW for frame F, having slept until TARGET. Records the
- * wake-up latency. Returns true when the frame's work should run (then call
- * lat_frame_done() when it has), or false when the frame was already lost:
- * its sample is recorded and F->deadline is the start of the next frame,
- * which is the next time to sleep until.
+ * The task woke at NOW for frame F, having slept until TARGET: the wake-up
+ * latency. Returns true when the frame's work should run (then call
+ * lat_frame_done() when it has: the wake-up is recorded there, so a frame
+ * the end of the run cuts short counts in neither histogram), or false
+ * when the frame was already lost: its wake-up and its sample are recorded
+ * and F->deadline is the start of the next frame, which is the next time
+ * to sleep until.
  */
 bool lat_frame_wake(struct lat_acct *a, struct lat_frame *f, mono_ns target, mono_ns now);
 
 /*
  * The work of frame F ended at NOW. Counts the deadline as met or missed,
- * records the frame's sample and moves F->deadline to the start of the next
+ * records the frame's wake-up and sample and moves F->deadline to the start of the next
  * frame. Returns the time to sleep until: F->deadline, or NOW for a frame
  * without a period (no sleep).
  */
