@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <libmnl/libmnl.h>
+#include <linux/netlink.h>
 
 int nlattr_table(const void *p, size_t len, const struct nlattr **tb, unsigned max)
 {
@@ -30,5 +31,22 @@ int nlattr_table(const void *p, size_t len, const struct nlattr **tb, unsigned m
 	if ((const char *)attr < end)
 		return -EINVAL;
 	return 0;
+}
+
+bool nlattr_msg_ok(const struct nlmsghdr *nlh, int left)
+{
+	return left >= (int)sizeof(*nlh) && nlh->nlmsg_len <= (unsigned)left && mnl_nlmsg_ok(nlh, left);
+}
+
+int nlattr_msg_error(const struct nlmsghdr *nlh)
+{
+	const struct nlmsgerr *e;
+
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*e))
+		return -EINVAL;
+	e = mnl_nlmsg_get_payload(nlh);
+	if (e->error > 0 || e->error < -4095)
+		return -EINVAL;
+	return e->error;
 }
 #endif

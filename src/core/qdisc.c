@@ -332,29 +332,6 @@ static int parse_tc(const struct nlmsghdr *nlh, int ifindex, struct qdisc_info *
 	return rc ? -EINVAL : 1;
 }
 
-/*
- * mnl_nlmsg_ok() with nlmsg_len compared unsigned first: libmnl 1.0.4
- * compares (int)nlmsg_len, so a length of 2^31 or more passes and
- * mnl_nlmsg_next() steps gigabytes away (found by fuzz_qdisc).
- */
-static bool msg_ok(const struct nlmsghdr *nlh, int left)
-{
-	return left >= (int)sizeof(*nlh) && nlh->nlmsg_len <= (unsigned)left && mnl_nlmsg_ok(nlh, left);
-}
-
-/* The error of an NLMSG_ERROR: 0 (an acknowledgement), -errno, or -EINVAL if malformed. */
-static int parse_error(const struct nlmsghdr *nlh)
-{
-	const struct nlmsgerr *e;
-
-	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*e))
-		return -EINVAL;
-	e = mnl_nlmsg_get_payload(nlh);
-	if (e->error > 0 || e->error < -4095)
-		return -EINVAL;
-	return e->error;
-}
-
 int qdisc_parse(const void *buf, size_t len, int ifindex, struct qdisc_list *out)
 {
 	const struct nlmsghdr *nlh = buf;
@@ -363,7 +340,7 @@ int qdisc_parse(const void *buf, size_t len, int ifindex, struct qdisc_list *out
 	if (len > INT_MAX)
 		return -EINVAL;
 	left = (int)len;
-	while (msg_ok(nlh, left)) {
+	while (nlattr_msg_ok(nlh, left)) {
 		struct qdisc_info q;
 		int rc;
 
@@ -371,7 +348,7 @@ int qdisc_parse(const void *buf, size_t len, int ifindex, struct qdisc_list *out
 		case NLMSG_DONE:
 			return 1;
 		case NLMSG_ERROR:
-			rc = parse_error(nlh);
+			rc = nlattr_msg_error(nlh);
 			if (rc)
 				return rc;
 			break;
@@ -479,12 +456,12 @@ int qdisc_parse_filters(const void *buf, size_t len, int ifindex, struct qdisc_r
 	if (len > INT_MAX)
 		return -EINVAL;
 	left = (int)len;
-	while (msg_ok(nlh, left)) {
+	while (nlattr_msg_ok(nlh, left)) {
 		switch (nlh->nlmsg_type) {
 		case NLMSG_DONE:
 			return 1;
 		case NLMSG_ERROR:
-			rc = parse_error(nlh);
+			rc = nlattr_msg_error(nlh);
 			if (rc)
 				return rc;
 			break;
@@ -556,7 +533,7 @@ static int dump_one(struct mnl_socket *nl, uint16_t type, int ifindex, uint32_t 
 		}
 		/* Every message must answer this request. */
 		left = (int)n;
-		for (h = (const struct nlmsghdr *)buf; msg_ok(h, left); h = mnl_nlmsg_next(h, &left)) {
+		for (h = (const struct nlmsghdr *)buf; nlattr_msg_ok(h, left); h = mnl_nlmsg_next(h, &left)) {
 			if (!mnl_nlmsg_seq_ok(h, seq) || !mnl_nlmsg_portid_ok(h, portid)) {
 				snprintf(err, errlen, "rtnetlink %s dump: a message that answers another request",
 					 what);

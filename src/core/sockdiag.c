@@ -436,24 +436,6 @@ int sockdiag_parse_msg(const void *buf, size_t len, struct sockdiag_tcp *out)
 	return 0;
 }
 
-/* mnl_nlmsg_ok() with nlmsg_len compared unsigned first (core/qdisc.c says why). */
-static bool msg_ok(const struct nlmsghdr *nlh, int left)
-{
-	return left >= (int)sizeof(*nlh) && nlh->nlmsg_len <= (unsigned)left && mnl_nlmsg_ok(nlh, left);
-}
-
-static int parse_error(const struct nlmsghdr *nlh)
-{
-	const struct nlmsgerr *e;
-
-	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*e))
-		return -EINVAL;
-	e = mnl_nlmsg_get_payload(nlh);
-	if (e->error > 0 || e->error < -4095)
-		return -EINVAL;
-	return e->error;
-}
-
 int sockdiag_parse_dump(const void *buf, size_t len, const uint64_t *inodes, size_t n, struct sockdiag_tcp *out)
 {
 	const struct nlmsghdr *nlh = buf;
@@ -462,7 +444,7 @@ int sockdiag_parse_dump(const void *buf, size_t len, const uint64_t *inodes, siz
 	if (len > INT_MAX || (n && (!inodes || !out)))
 		return -EINVAL;
 	left = (int)len;
-	while (msg_ok(nlh, left)) {
+	while (nlattr_msg_ok(nlh, left)) {
 		struct sockdiag_tcp t;
 		int rc;
 
@@ -470,7 +452,7 @@ int sockdiag_parse_dump(const void *buf, size_t len, const uint64_t *inodes, siz
 		case NLMSG_DONE:
 			return 1;
 		case NLMSG_ERROR:
-			rc = parse_error(nlh);
+			rc = nlattr_msg_error(nlh);
 			if (rc)
 				return rc;
 			break;
@@ -680,7 +662,7 @@ static int dump_family(struct sockdiag *d, int family, const uint64_t *inodes, s
 			return -e;
 		}
 		left = (int)got;
-		for (h = (const struct nlmsghdr *)d->buf; msg_ok(h, left); h = mnl_nlmsg_next(h, &left)) {
+		for (h = (const struct nlmsghdr *)d->buf; nlattr_msg_ok(h, left); h = mnl_nlmsg_next(h, &left)) {
 			if (!mnl_nlmsg_seq_ok(h, seq) || !mnl_nlmsg_portid_ok(h, portid)) {
 				snprintf(why, whylen, "sock_diag %s dump: a message that answers another request", fam);
 				return -EPROTO;

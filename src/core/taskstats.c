@@ -143,25 +143,6 @@ static int attr_table(const void *p, size_t len, const struct nlattr **tb)
 	return nlattr_table(p, len, tb, ATTR_MAX);
 }
 
-/* mnl_nlmsg_ok() with nlmsg_len compared unsigned first (libmnl 1.0.4 compares it as an int). */
-static bool msg_ok(const struct nlmsghdr *nlh, size_t left)
-{
-	return left >= sizeof(*nlh) && left <= INT_MAX && nlh->nlmsg_len <= left && mnl_nlmsg_ok(nlh, (int)left);
-}
-
-/* The error of an NLMSG_ERROR: 0 (an acknowledgement), -errno, or -EINVAL if malformed. */
-static int parse_error(const struct nlmsghdr *nlh)
-{
-	const struct nlmsgerr *e;
-
-	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*e))
-		return -EINVAL;
-	e = mnl_nlmsg_get_payload(nlh);
-	if (e->error > 0 || e->error < -4095)
-		return -EINVAL;
-	return e->error;
-}
-
 /*
  * One message in BUF (LEN bytes): NLH checked whole, with nothing after
  * it but its alignment padding. Returns 0 or -EINVAL.
@@ -169,7 +150,7 @@ static int parse_error(const struct nlmsghdr *nlh)
 static int one_msg(const void *buf, size_t len, const struct nlmsghdr **nlh)
 {
 	*nlh = buf;
-	if (!msg_ok(*nlh, len))
+	if (len > INT_MAX || !nlattr_msg_ok(*nlh, (int)len))
 		return -EINVAL;
 	if (len > MNL_ALIGN((*nlh)->nlmsg_len))
 		return -EINVAL;
@@ -258,7 +239,7 @@ int taskstats_parse(const void *buf, size_t len, uint16_t family, struct tasksta
 	if (rc)
 		return rc;
 	if (nlh->nlmsg_type == NLMSG_ERROR) {
-		rc = parse_error(nlh);
+		rc = nlattr_msg_error(nlh);
 		return rc ? rc : -ENOMSG;	/* an acknowledgement is not a reply */
 	}
 	if (nlh->nlmsg_type != family || family < NLMSG_MIN_TYPE)
@@ -390,7 +371,7 @@ static int resolve_family(struct taskstats_conn *c, char *why, size_t whylen)
 		return -EINVAL;
 	}
 	if (rh->nlmsg_type == NLMSG_ERROR) {
-		rc = parse_error(rh);
+		rc = nlattr_msg_error(rh);
 		if (rc == -ENOENT)
 			snprintf(why, whylen, "the kernel has no TASKSTATS netlink family (CONFIG_TASKSTATS off)");
 		else

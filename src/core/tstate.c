@@ -34,7 +34,8 @@
 #define SEG_KEYS	TSTATE_SCHED_EVERY	/* a segment has at most this many samples */
 #define FD_LIST		16	/* fds of one poll/select/epoll looked at */
 #define EPOLL_CACHE	16
-#define CHILD_EVERY_NS	1000000000ULL
+#define CHILD_EVERY_NS	1000000000ULL	/* the /proc scan for children, where task/TID/children is missing */
+#define EPOLL_TTL_NS	1000000000ULL	/* an epoll's watched fds are looked at again after this */
 
 static const char *const kind_name[TS_KINDS] = {
 	[TS_CPU] = "on CPU", [TS_RUNQ] = "run queue", [TS_DISK] = "disk", [TS_NET] = "network",
@@ -513,7 +514,7 @@ struct tstate {
 	uint64_t child_t;
 	struct thr *thr;		/* TSTATE_MAX_THREADS */
 	size_t nthr;
-	unsigned gen, ticks, untracked;
+	unsigned gen, ticks;
 	struct key keys[KEYS_MAX];
 	size_t nkeys;
 	struct epoll_ent ep[EPOLL_CACHE];
@@ -869,7 +870,7 @@ static void epoll_state(struct tstate *t, pid_t pid, int epfd, uint64_t now, con
 	for (size_t i = 0; i < EPOLL_CACHE; i++) {
 		struct epoll_ent *e = &t->ep[i];
 
-		if (e->pid == pid && e->fd == epfd && now - e->t < CHILD_EVERY_NS) {
+		if (e->pid == pid && e->fd == epfd && now - e->t < EPOLL_TTL_NS) {
 			v->kind = (enum tstate_kind)e->key_kind;
 			snprintf(v->what, sizeof(v->what), "%s", e->what);
 			snprintf(v->detail, sizeof(v->detail), "%s", name);
@@ -1154,10 +1155,8 @@ static struct thr *thr_add(struct tstate *t, pid_t pid, pid_t tid)
 {
 	struct thr *h;
 
-	if (t->nthr == TSTATE_MAX_THREADS) {
-		t->untracked++;
-		return NULL;
-	}
+	if (t->nthr == TSTATE_MAX_THREADS)
+		return NULL;	/* past the bound: not counted, as tstate.h says */
 	h = &t->thr[t->nthr++];
 	memset(h, 0, sizeof(*h));
 	h->pid = pid;
