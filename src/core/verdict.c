@@ -723,7 +723,7 @@ static void budget_cpu(const struct verdict_input *in, struct verdict *out, size
 				  "stop or move the other processes, or pin the work to CPUs they leave alone",
 				  "the work's threads waited %.0f %% of their time for a CPU; other processes used %.0f %% of one CPU on the work's CPUs%s%s",
 				  theirs, known(others) ? others : NAN, top[0] ? ": " : "", top);
-		if (part < 1)
+		if (part < 1 && own > 0)	/* a single thread has no own threads to wait behind: unexplained */
 			offer_max(out, nbench, limited ? "cpuset" : "cpu", rq_share((rq - quota) * (1 - part), runnable),
 				  limited ? "the work's threads outnumber the CPUs it may use: allow more CPUs"
 					  : "the work's own threads outnumber the CPUs: fewer threads, or more CPUs",
