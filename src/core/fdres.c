@@ -51,6 +51,7 @@ struct fdres_entry {
 struct fdres_dev {
 	unsigned major, minor;
 	bool used;
+	signed char sync;	/* mounted sync or dirsync: 1, 0, -1 not read yet */
 	char disk[32];		/* "" when sysfs has none */
 };
 
@@ -550,6 +551,7 @@ static void disk_of(struct fdres *r, unsigned major, unsigned minor, char *dev, 
 	d->used = true;
 	d->major = major;
 	d->minor = minor;
+	d->sync = -1;
 	d->disk[0] = '\0';
 	if (!r->bi)
 		r->bi = xmalloc(sizeof(*r->bi));
@@ -558,8 +560,47 @@ static void disk_of(struct fdres *r, unsigned major, unsigned minor, char *dev, 
 	snprintf(dev, len, "%s", d->disk);
 }
 
+/*
+ * Whether the file system on MAJOR:MINOR is mounted sync or dirsync, from
+ * PROC/PID/mountinfo (the file's process's mount namespace), cached with
+ * the device (sync is a super-block flag: every mount of it shares it).
+ * False when unknown: nothing is claimed that was not read.
+ */
+static bool mount_sync(struct fdres *r, pid_t pid, unsigned major, unsigned minor)
+{
+	char path[PATH_MAX];
+	struct fdres_dev *d = NULL;
+	struct proc_mount *m;
+	const char *pos, *end;
+	unsigned bad = 0;
+
+	if (major == 0)
+		return false;
+	for (size_t i = 0; i < FDRES_DEVS && !d; i++)
+		if (r->devs[i].used && r->devs[i].major == major && r->devs[i].minor == minor)
+			d = &r->devs[i];
+	if (d && d->sync >= 0)
+		return d->sync == 1;
+	if (proc_path(path, sizeof(path), "%s/%d/mountinfo", r->proc, (int)pid) ||
+	    proc_buf_read_file(&r->fdinfo, path))
+		return false;
+	m = xmalloc(sizeof(*m));
+	pos = r->fdinfo.data;
+	end = pos + r->fdinfo.len;
+	bool sync = false;
+	while (proc_mount_next(m, PROC_MOUNTINFO, &pos, end, &bad) == 1)
+		if (m->major == major && m->minor == minor && proc_mount_is_sync(m)) {
+			sync = true;
+			break;
+		}
+	free(m);
+	if (d)
+		d->sync = sync;
+	return sync;
+}
+
 /* A path: stat() through the link decides file, block device, FIFO or other. */
-static void resolve_path(struct fdres *r, const char *link, struct fd_target *t)
+static void resolve_path(struct fdres *r, pid_t pid, const char *link, struct fd_target *t)
 {
 	struct stat st;
 
@@ -582,6 +623,7 @@ static void resolve_path(struct fdres *r, const char *link, struct fd_target *t)
 		t->major = major(st.st_dev);
 		t->minor = minor(st.st_dev);
 		disk_of(r, t->major, t->minor, t->dev, sizeof(t->dev));
+		t->sync_mount = mount_sync(r, pid, t->major, t->minor);
 	}
 }
 
@@ -817,7 +859,7 @@ int fdres_lookup(struct fdres *r, pid_t pid, int fd, const struct fd_target **ou
 		return 0;
 	}
 	if (t->kind == FD_FILE)
-		resolve_path(r, link, t);
+		resolve_path(r, pid, link, t);
 	else if (t->kind == FD_SOCKET)
 		resolve_socket(r, pid, link, t);
 	if (t->kind == FD_UNKNOWN)

@@ -102,6 +102,7 @@ struct fd_target {
 	char dev[32];		/* whole disk of a file or block device ("vda" for vda1); "" unknown or none */
 	unsigned flags;		/* open flags (O_DIRECT, O_SYNC, O_APPEND, ...) when flags_known */
 	bool flags_known;
+	bool sync_mount;	/* a file on a file system mounted sync or dirsync (its mount table) */
 	char local[64], peer[64];	/* TCP/UDP "10.0.0.1:5201", "[::1]:80"; UNIX the bound paths; else "" */
 	int tcp_state;		/* /proc/net/tcp's st (1 ESTABLISHED, 10 LISTEN, ...) for TCP; -1 */
 	uint64_t rx_queue, tx_queue;	/* bytes queued at the lookup that resolved it (TCP/UDP) */

@@ -751,8 +751,11 @@ struct fdwait {
 static void flags_text(const struct fd_target *f, char *buf, size_t len)
 {
 	buf[0] = 0;
-	if (!f->flags_known)
+	if (!f->flags_known) {
+		if (f->sync_mount)
+			snprintf(buf, len, ", sync mount");
 		return;
+	}
 #ifdef O_DIRECT
 	if (f->flags & O_DIRECT)
 		snprintf(buf + strlen(buf), len - strlen(buf), ", O_DIRECT");
@@ -761,6 +764,8 @@ static void flags_text(const struct fd_target *f, char *buf, size_t len)
 		snprintf(buf + strlen(buf), len - strlen(buf), ", O_SYNC");
 	else if (f->flags & O_DSYNC)
 		snprintf(buf + strlen(buf), len - strlen(buf), ", O_DSYNC");
+	else if (f->sync_mount)
+		snprintf(buf + strlen(buf), len - strlen(buf), ", sync mount");
 }
 
 /* What waiting on fd target F in syscall NAME is. */

@@ -509,7 +509,8 @@ static void budget_disk(const struct verdict_input *in, struct verdict *out, siz
 	const struct limits *l = in->limits;
 	const struct sysview_budget_entry *top;
 	static const char *const sync_words[] = { "fsync", "fdatasync", "sync_file_range", "syncfs", "msync", "O_SYNC", "O_DSYNC",
-						  "journal commit", NULL };
+						  "journal commit", "sync mount", NULL };
+	static const char *const mount_words[] = { "sync mount", NULL };
 	static const char *const dirty_words[] = { "dirty-page throttling", NULL };
 	double pct = state_pct(b, "disk", &top), sync, dirty, share = budget_share(pct), others = 0;
 	char dev[48], what[160], whose[256] = "", who[40] = "", nx[192];
@@ -551,6 +552,14 @@ static void budget_disk(const struct verdict_input *in, struct verdict *out, siz
 		offer_max(out, nbench, "io limit", sh,
 			  "the cgroup's I/O limit on this device set the pace: raise it (blkio.throttle.*_device or io.max) or test outside it",
 			  "the work waited %.0f %% of its time on %s, whose %s the cgroup throttles; %s", pct, dev, thr, what);
+		return;
+	}
+	if (sync >= pct / 2 && detail_pct(b, "disk", mount_words) >= sync / 2) {
+		offer_max(out, nbench, "sync writes", share,
+			  "the file system is mounted sync: every write waits for the device; remount it without sync "
+			  "(or dirsync), or batch the writes",
+			  "the work waited %.0f %% of its time on %s, %.0f %% in writes to a file system mounted sync (%s)", pct,
+			  dev, sync, what);
 		return;
 	}
 	if (sync >= pct / 2) {

@@ -119,7 +119,13 @@ check "... the others at the 5 s header deadline, not before, not much after" [ 
 c=no; [ "$(val closed "$T_TMP/drip")" = 20 ] && le "$(val last "$T_TMP/drip")" 6.0 && c=yes
 check "every dripping connection was closed by 6 s (bytes do not extend the deadline)" [ $c = yes ]
 for i in 1 2 3; do scrape >/dev/null; done
+# The last closes may still be in flight on a loaded box: give them up to 3 s.
 FD1=$(fds "$EPID")
+for i in 1 2 3 4 5 6; do
+	[ "$FD1" = "$FD0" ] && break
+	sleep 0.5
+	FD1=$(fds "$EPID")
+done
 RSS1=$(rss_kib "$EPID")
 echo "# held 120 (100 half-open + 20 dripping), scrape latency max $T0 s, fds $FD0 -> $FD1, RSS $RSS0 -> $RSS1 KiB"
 check "descriptors flat after the attack ($FD0 -> $FD1)" [ "$FD1" = "$FD0" ]

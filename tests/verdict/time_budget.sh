@@ -13,6 +13,8 @@
 #   - dd with oflag=direct to a loop device whose writes the process's
 #     blkio cgroup throttles, watched with --disk: "io limit" (the twin is
 #     the first case, unthrottled).
+#   - buffered writes to an ext4 loop file system mounted -o sync: "sync
+#     writes", the mount named; twin: the same without sync.
 # Every budget must add up: its states sum to 100 % within 5, and its
 # thread time is the watched threads' time (threads x the window) within 5 %.
 . "$(dirname "$0")/lib.sh"
@@ -110,6 +112,53 @@ else
 	for n in ran "verdict names io limit" "the budget adds up"; do
 		skip "dd oflag=direct, throttled: $n" "no loop devices or blkio throttle files here"
 	done
+fi
+
+# --- a file system mounted sync ---------------------------------------------
+# A shell loop of buffered dd writes (no oflag) to an ext4 loop file system:
+# mounted -o sync every write waits for the device, and the verdict names
+# "sync writes" with the mount as the cause; the twin, the same writes on
+# the same file system mounted without sync, must not be "sync writes".
+if command -v losetup >/dev/null 2>&1 && command -v mkfs.ext4 >/dev/null 2>&1; then
+	SYD=$(mktemp -d /var/tmp/engpass-vt-sync.XXXXXX)
+	truncate -s 128M "$SYD/fs.img"
+	mkdir "$SYD/mnt"
+	if mkfs.ext4 -q -F "$SYD/fs.img" >/dev/null 2>&1 && LOOP=$(losetup --find --show "$SYD/fs.img" 2>/dev/null); then
+		VT_LOOPS="$VT_LOOPS $LOOP"
+		for mode in sync async; do
+			if [ "$mode" = sync ]; then mo=sync; lab="buffered writes, mounted sync"; else mo=defaults; lab="buffered writes, not sync (twin)"; fi
+			if mount -o "$mo" "$LOOP" "$SYD/mnt" 2>/dev/null; then
+				VT_MOUNTS="$SYD/mnt $VT_MOUNTS"
+				bg "$T_TMP/sync-$mode.out" sh -c "while :; do dd if=/dev/zero of='$SYD/mnt/f' bs=64k count=256 conv=notrunc 2>/dev/null; done"
+				sp=$BG_PID
+				sleep 0.3
+				watch_case "$T_TMP/sync-$mode.json" "$lab" "mount -o $mo, dd bs=64k (buffered)" "$sp" \
+					--disk "$(basename "$LOOP")"
+				pkill -P "$sp" 2>/dev/null
+				stop_pid "$sp"
+				umount "$SYD/mnt" 2>/dev/null || umount -l "$SYD/mnt"
+				if [ "$mode" = sync ]; then
+					expect_named "sync writes" "$T_TMP/sync-$mode.json" "$lab"
+					if jq -e "$VT_RES | all(.verdict.evidence | test(\"mounted sync\"))" "$T_TMP/sync-$mode.json" >/dev/null 2>&1; then
+						ok "$lab: the evidence names the sync mount"
+					else
+						not_ok "$lab: the evidence names the sync mount" \
+							"got: $(jq -r "${VT_RES}[0].verdict.evidence" "$T_TMP/sync-$mode.json" 2>/dev/null)"
+					fi
+				else
+					expect_not_named "sync writes" "$T_TMP/sync-$mode.json" "$lab"
+				fi
+			else
+				skip "$lab: ran" "mount -o $mo of an ext4 loop file system failed"
+			fi
+		done
+		losetup -d "$LOOP" 2>/dev/null
+	else
+		skip "buffered writes, mounted sync: ran" "mkfs.ext4 or losetup failed"
+	fi
+	rm -rf "$SYD"
+else
+	skip "buffered writes, mounted sync: ran" "no losetup or mkfs.ext4 here"
 fi
 
 bg "$T_TMP/spin.out" sh -c 'while :; do :; done'
