@@ -316,6 +316,8 @@ static void method_limits(struct result *res, const struct limits *l)
 		bool show;
 	} k[] = {
 		{ "limit cpu quota", "cpus", &l->cpu_quota, true },
+		{ "limit cpu weight", "", &l->cpu_weight, l->cpu_weight.state == LIMIT_SET },
+		{ "limit nice", "", &l->nice, l->nice.state == LIMIT_SET },
 		{ "limit cpus allowed", "", &l->cpuset, true },
 		{ "limit memory", "bytes", &l->mem_max, true },
 		{ "limit memory high", "bytes", &l->mem_high, l->mem_high.state != LIMIT_NONE },

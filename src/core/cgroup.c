@@ -713,6 +713,42 @@ void cgroup_cpu_quota(const struct cgroup_loc *loc, struct cg_value *out)
 	walk_end(&w);
 }
 
+void cgroup_cpu_weight(const struct cgroup_loc *loc, struct cg_value *out)
+{
+	const char *file;
+	double def;
+	struct walk w;
+	char raw[96], line[32];
+	int64_t x;
+	int r;
+
+	value_init(out);
+	if (not_located(loc, CG_CPU, out) || walk_start(&w, loc, CG_CPU))
+		return;
+	file = w.version == 1 ? "cpu.shares" : "cpu.weight";
+	def = w.version == 1 ? 1024 : 100;
+	do {
+		/* The root group has no v2 weight; v1's root is never weighed against a sibling. */
+		if (w.top)
+			break;
+		r = walk_read(&w, file);
+		if (r == 1)
+			continue;
+		if (r < 0 || (r = parse_i64_line(w.buf, &x)) || x <= 0) {
+			fail(out, &w, r ? r : -EINVAL, file);
+			walk_end(&w);
+			return;
+		}
+		if (x >= def)
+			continue;
+		first_line(line, sizeof(line), w.buf);
+		snprintf(raw, sizeof(raw), "%s %s (default %.0f)", file, line, def);
+		note(out, &w, (double)x / def, raw);
+	} while (walk_up(&w));
+	none_source(out, w.loc, w.c, w.version == 1 ? "cpu.shares 1024 or more" : "cpu.weight 100 or more");
+	walk_end(&w);
+}
+
 void cgroup_cpuset(const struct cgroup_loc *loc, struct cg_value *out, char *list, size_t listlen)
 {
 	char raw[128], topraw[128] = "", line[64], best[256] = "";

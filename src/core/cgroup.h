@@ -89,6 +89,13 @@ struct cg_value {
 /* CPU quota in CPUs (quota / period: 0.3 = 30 % of one CPU), the tightest on the path. */
 void cgroup_cpu_quota(const struct cgroup_loc *loc, struct cg_value *out);
 /*
+ * The CPU weight on the path, relative to the default (v1 cpu.shares over
+ * 1024, v2 cpu.weight over 100): the lowest below 1 on the way up (0.1 =
+ * a tenth of a default group's claim when groups compete for a CPU);
+ * CG_NONE when no level is below the default.
+ */
+void cgroup_cpu_weight(const struct cgroup_loc *loc, struct cg_value *out);
+/*
  * CPUs the cpuset allows: value = count, LIST gets the list as written
  * ("0-1") at the level with the fewest. CG_NONE (LIST still filled) when
  * that is no fewer than the mount point's own, which holds every CPU.

@@ -9,6 +9,7 @@
 #include "core/limits.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <net/if.h>
 #include <sched.h>
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "core/cgroup.h"
 #include "core/clock.h"
@@ -139,6 +141,41 @@ static void discover_cpus(const struct limits_config *cfg, const struct cgroup_l
 		out->cpuset.value = CPU_COUNT(&allowed);
 		cpuset_list(&allowed, out->cpuset_list, sizeof(out->cpuset_list));
 	}
+}
+
+/* The process's nice value (field 19 of PROC/PID/stat): above 0 it claims less of a busy CPU. */
+static void discover_nice(const struct limits_config *cfg, struct limits *out)
+{
+	char path[PATH_MAX], buf[1024];
+	struct limit *l = &out->nice;
+	const char *p;
+	long nice;
+	int fd, i;
+	ssize_t n;
+
+	memset(l, 0, sizeof(*l));
+	if (proc_path(path, sizeof(path), "%s/proc/%d/stat", root_of(cfg), cfg->pid > 0 ? (int)cfg->pid : (int)getpid())) {
+		set_unknown(l, "%s", "path too long");
+		return;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		set_unknown(l, "%s", strerror(errno));
+		return;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	/* After the comm's closing parenthesis: state is field 3, nice field 19. */
+	p = n > 0 ? (buf[n] = 0, strrchr(buf, ')')) : NULL;
+	for (i = 2; p && i < 19; i++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p, " %ld", &nice) != 1 || nice < -20 || nice > 19) {
+		set_unknown(l, "%s", "unreadable /proc/PID/stat");
+		return;
+	}
+	l->state = nice > 0 ? LIMIT_SET : LIMIT_NONE;
+	l->value = (double)nice;
+	snprintf(l->source, sizeof(l->source), "/proc/%d/stat nice %ld", cfg->pid > 0 ? (int)cfg->pid : (int)getpid(), nice);
 }
 
 static void discover_rlimits(const struct limits_config *cfg, struct limits *out)
@@ -417,7 +454,10 @@ void limits_discover(const struct limits_config *cfg, struct limits *out)
 	from_cg(&out->cpu_quota, &v[0]);
 	if (v[0].state == CG_SET)
 		cpu_usage_dir(loc, v[0].dir, out);
+	cgroup_cpu_weight(loc, &v[0]);
+	from_cg(&out->cpu_weight, &v[0]);
 	discover_cpus(cfg, loc, out);
+	discover_nice(cfg, out);
 
 	cgroup_memory(loc, &v[0], &v[1], &v[2]);
 	from_cg(&out->mem_max, &v[0]);

@@ -48,6 +48,8 @@ struct limits {
 	bool discovered;
 	struct limit cpu_quota;		/* CPUs: quota / period of the tightest cgroup on the path */
 	char cpu_usage_source[192];	/* where that cgroup's usage is read, or "unknown: why" */
+	struct limit cpu_weight;	/* the cgroup's CPU weight over the default (0.1 = a tenth), below 1 only */
+	struct limit nice;		/* the process's nice value, SET when above 0 (a smaller claim on a busy CPU) */
 	struct limit cpuset;		/* CPUs allowed: the cpuset and the affinity mask, intersected */
 	char cpuset_list[64];		/* those CPUs as a list, "0" or "0-3" */
 	int online_cpus;		/* -1 unknown */

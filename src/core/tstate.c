@@ -486,6 +486,7 @@ struct thr {
 	struct seg_key seg[SEG_KEYS];
 	unsigned nseg;
 	short last_key;		/* the last wait sampled, for segments without one; -1 */
+	bool runnable;		/* its last stat read found it R: off the CPU it waits for one */
 	/* over the window */
 	double time_s, cpu_s, runq_s;
 	bool busy_wait;		/* a sample in disk, network, ipc, paging, other or unknown */
@@ -692,6 +693,13 @@ static void seg_close(struct tstate *t, struct thr *h, uint64_t now, uint64_t ru
 				thr_add_key(h, h->seg[i].key, off * h->seg[i].n / total);
 		else if (h->last_key >= 0)
 			thr_add_key(h, h->last_key, off);
+		else if (h->runnable)
+			/*
+			 * Found runnable and not run since: run-queue time that
+			 * schedstat counts only when the thread gets its CPU
+			 * (a low weight on a busy CPU waits for seconds).
+			 */
+			h->runq_s += off;
 		else
 			thr_add_key(h, key_of(t, TS_UNKNOWN, "between samples", ""), off);
 	}
@@ -1375,6 +1383,7 @@ static bool thr_tick(struct tstate *t, struct thr *h, uint64_t now, int edge, bo
 	    !(st = stat_state(t->buf.data, t->buf.len, comm, sizeof(comm))))
 		return true;	/* gone since: the next schedstat read says so */
 	memcpy(h->comm, comm, sizeof(h->comm));
+	h->runnable = st == 'R';
 	if (st != 'R')
 		classify(t, h, st, now);
 	return true;

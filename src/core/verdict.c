@@ -17,7 +17,7 @@
 const char *const verdict_priority[] = {
 	"own pacing", "cpu quota", "cpuset", "io limit", "memory limit", "shaper", "link", "tcp window",
 	"udp receive buffer", "round trip", "server", "upstream", "memory latency", "memory bandwidth", "cache latency",
-	"other processes", "steal", "memory", "sync writes", "writeback", "device", "device latency", "network",
+	"cpu weight", "other processes", "steal", "memory", "sync writes", "writeback", "device", "device latency", "network",
 	"another process", "lock", "thermal throttling", "cpu", "one core",
 	NULL,
 };
@@ -727,6 +727,27 @@ static void budget_cpu(const struct verdict_input *in, struct verdict *out, size
 		theirs = (rq - quota) * part;
 		if (known(others) && known(v->duration_s) && theirs > others * v->duration_s / b->thread_s)
 			theirs = others * v->duration_s / b->thread_s;
+		/*
+		 * A work that claims less than its share of a busy CPU (its
+		 * cgroup's weight below the default, or a positive nice
+		 * value) waits behind the others by configuration: the weight
+		 * is the limit, the others only the load it yields to.
+		 */
+		if (theirs > 0 && l && (l->cpu_weight.state == LIMIT_SET || l->nice.state == LIMIT_SET)) {
+			char why[224];
+
+			if (l->cpu_weight.state == LIMIT_SET)
+				snprintf(why, sizeof(why), "its cgroup's CPU weight is %.0f %% of the default (%.160s)",
+					 100 * l->cpu_weight.value, src(&l->cpu_weight));
+			else
+				snprintf(why, sizeof(why), "it runs at nice %.0f (%.160s)", l->nice.value, src(&l->nice));
+			offer_max(out, nbench, "cpu weight", rq_share(theirs, runnable),
+				  "the work yields the CPU to the others by its weight: raise it (cpu.shares, cpu.weight) or its nice "
+				  "value back to 0, or move the others",
+				  "the work's threads waited %.0f %% of their time for a CPU while other processes used %.0f %% of one "
+				  "CPU on the work's CPUs, and %s",
+				  theirs, known(others) ? others : NAN, why);
+		}
 		if (theirs > 0)
 			offer_max(out, nbench, "other processes", rq_share(theirs, runnable),
 				  "stop or move the other processes, or pin the work to CPUs they leave alone",
