@@ -97,7 +97,7 @@ struct result_hist {
 struct verdict_candidate {
 	char resource[32];	/* "cpu quota", "shaper", "round trip", ... (docs/verdict.md) */
 	double share;
-	char evidence[256];
+	char evidence[384];
 	char next_step[192];
 };
 
@@ -105,7 +105,7 @@ struct verdict_candidate {
 
 struct verdict {
 	char resource[32];	/* the first candidate at >= 80 %, "none observed" or "unknown" */
-	char evidence[256];	/* one human sentence with the numbers that decided */
+	char evidence[384];	/* one human sentence with the numbers that decided */
 	char next_step[192];	/* what would move the figure; "" = nothing to say */
 	struct verdict_candidate cand[VERDICT_MAX_CANDIDATES];	/* ranked, highest share first */
 	size_t ncand;

@@ -31,6 +31,7 @@
 #include "core/limits.h"
 #include "core/proc.h"
 #include "core/thermal.h"
+#include "core/netwho.h"
 #include "core/tstate.h"
 #include "lib/xalloc.h"
 
@@ -241,6 +242,9 @@ struct sampler {
 	uint64_t work_child_ticks;	/* the work's children reaped during the sampled time (cutime + cstime) */
 	unsigned edge_scans;
 	uint64_t edge_scan_ns;		/* thread CPU time of the edge scans */
+
+	/* whose TCP traffic (core/netwho.h): steps with an interface */
+	struct netwho *nw;
 
 	/* the work's thread states (core/tstate.h) */
 	struct tstate *ts;		/* NULL: off, or no work */
@@ -1531,6 +1535,9 @@ int sampler_new(struct sampler **out, const struct sampler_config *cfg)
 		s->edge0 = xcalloc(SAMPLER_MAX_PROCS, sizeof(*s->edge0));
 		s->edge1 = xcalloc(SAMPLER_MAX_PROCS, sizeof(*s->edge1));
 		s->other = xcalloc(SAMPLER_OTHERS_TRACKED, sizeof(*s->other));
+		/* Whose traffic it was: a network step (an interface) on the real /proc. */
+		if (s->work_pid && (s->want_iface || s->lim_cfg.iface) && !strcmp(s->root, "/proc"))
+			s->nw = netwho_new(s->work_pid, s->root);
 	}
 	/* Optional files: keep only those that open and parse now, so a later failure means something. */
 	for (int i = SRC_STAT; i < SRC_N; i++) {
@@ -1607,6 +1614,7 @@ static void *sampler_thread(void *arg)
 			(void)sample_once(s);
 		if (tiv && now >= state_at)
 			tstate_tick(s->ts, now, s->self_tid);
+		netwho_tick(s->nw, now);
 		pthread_mutex_lock(&s->mu);
 		/* Next deadlines strictly after now: late wake-ups skip, never bunch. */
 		now = clock_mono();
@@ -1634,6 +1642,8 @@ static void edge_start(struct sampler *s)
 	}
 	if (s->others)
 		others_start(s);
+	if (s->nw)
+		netwho_begin(s->nw);
 	thermal_edge(s->heat, true);
 	if (s->ts)
 		tstate_span_begin(s->ts, clock_mono(), 0);
@@ -1652,6 +1662,8 @@ static void edge_stop(struct sampler *s)
 	}
 	if (s->others)
 		others_stop(s);
+	if (s->nw)
+		netwho_end(s->nw);
 	thermal_edge(s->heat, false);
 	if (s->ts) {
 		tstate_span_end(s->ts, clock_mono(), 0);
@@ -1783,6 +1795,7 @@ void sampler_done(struct sampler *s)
 	/* The budget is kept (s->budget); the thread-state sampler is not needed. */
 	tstate_free(s->ts);
 	s->ts = NULL;
+	netwho_release(s->nw);
 	/* The process scans of the edges: their differences are in s->other. */
 	free(s->edge0);
 	free(s->edge1);
@@ -1800,6 +1813,7 @@ void sampler_free(struct sampler *s)
 	if (!s)
 		return;
 	sampler_done(s);
+	netwho_free(s->nw);
 	tstate_free(s->ts);
 	for (size_t i = 0; i < s->nchunks; i++)
 		free(s->chunks[i]);
@@ -2119,6 +2133,7 @@ void sampler_summary(const struct sampler *s, struct sysview *v)
 		summary_work(s, v);
 	if (s->others)
 		summary_others(s, v);
+	netwho_view(s->nw, v);
 	if (s->udp_rcvbuf.time_s > 0)
 		v->udp_rcvbuf_errors = (double)s->udp_rcvbuf.sum;
 	if (s->udp_in.time_s > 0)

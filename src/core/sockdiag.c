@@ -436,12 +436,42 @@ int sockdiag_parse_msg(const void *buf, size_t len, struct sockdiag_tcp *out)
 	return 0;
 }
 
-int sockdiag_parse_dump(const void *buf, size_t len, const uint64_t *inodes, size_t n, struct sockdiag_tcp *out)
+/* What a dump keeps of each socket: by inode (the sockets asked for), or every one's bytes. */
+struct dump_sink {
+	const uint64_t *inodes;
+	size_t n;
+	struct sockdiag_tcp *out;
+	struct sockdiag_flow *flows;	/* non-NULL: every socket with an inode and its byte counters */
+	size_t nflows, maxflows, dropped;
+};
+
+static void sink_put(struct dump_sink *k, const struct sockdiag_tcp *t)
+{
+	/* A socket not yet attached to a file (inode 0) matches nothing. */
+	if (!t->inode)
+		return;
+	if (k->flows) {
+		if (!t->have_bytes)
+			return;
+		if (k->nflows == k->maxflows) {
+			k->dropped++;
+			return;
+		}
+		k->flows[k->nflows].inode = t->inode;
+		k->flows[k->nflows++].bytes = t->bytes_acked + t->bytes_received;
+		return;
+	}
+	for (size_t i = 0; i < k->n; i++)
+		if (k->inodes[i] == t->inode)
+			k->out[i] = *t;
+}
+
+static int parse_dump(const void *buf, size_t len, struct dump_sink *k)
 {
 	const struct nlmsghdr *nlh = buf;
 	int left;
 
-	if (len > INT_MAX || (n && (!inodes || !out)))
+	if (len > INT_MAX)
 		return -EINVAL;
 	left = (int)len;
 	while (nlattr_msg_ok(nlh, left)) {
@@ -460,10 +490,7 @@ int sockdiag_parse_dump(const void *buf, size_t len, const uint64_t *inodes, siz
 			rc = sockdiag_parse_msg(nlh, (size_t)left, &t);
 			if (rc < 0)
 				return rc;
-			/* A socket not yet attached to a file (inode 0) matches nothing. */
-			for (size_t i = 0; t.inode && i < n; i++)
-				if (inodes[i] == t.inode)
-					out[i] = t;
+			sink_put(k, &t);
 			break;
 		default:
 			break;
@@ -471,6 +498,15 @@ int sockdiag_parse_dump(const void *buf, size_t len, const uint64_t *inodes, siz
 		nlh = mnl_nlmsg_next(nlh, &left);
 	}
 	return left > 0 ? -EINVAL : 0;
+}
+
+int sockdiag_parse_dump(const void *buf, size_t len, const uint64_t *inodes, size_t n, struct sockdiag_tcp *out)
+{
+	struct dump_sink k = { .inodes = inodes, .n = n, .out = out };
+
+	if (n && (!inodes || !out))
+		return -EINVAL;
+	return parse_dump(buf, len, &k);
 }
 
 /* ------------------------------------------------------------------ */
@@ -620,8 +656,7 @@ void sockdiag_close(struct sockdiag *d)
 #define SOCKDIAG_STATES (0xffeu & ~((1u << 3) | (1u << 6)))
 
 /* One family's dump into OUT. */
-static int dump_family(struct sockdiag *d, int family, const uint64_t *inodes, size_t n, struct sockdiag_tcp *out,
-		       char *why, size_t whylen)
+static int dump_family(struct sockdiag *d, int family, struct dump_sink *k, char *why, size_t whylen)
 {
 	const char *fam = family == AF_INET6 ? "tcp6" : "tcp";
 	unsigned portid = mnl_socket_get_portid(d->nl);
@@ -668,7 +703,7 @@ static int dump_family(struct sockdiag *d, int family, const uint64_t *inodes, s
 				return -EPROTO;
 			}
 		}
-		rc = sockdiag_parse_dump(d->buf, (size_t)got, inodes, n, out);
+		rc = parse_dump(d->buf, (size_t)got, k);
 		if (rc == 1)
 			return 0;
 		if (rc < 0) {
@@ -697,9 +732,11 @@ int sockdiag_tcp_by_inode(struct sockdiag *d, const uint64_t *inodes, size_t n, 
 	if (!n)
 		return 0;
 	tmp = xcalloc(n, sizeof(*tmp));
-	rc = dump_family(d, AF_INET, inodes, n, tmp, why, whylen);
+	struct dump_sink k = { .inodes = inodes, .n = n, .out = tmp };
+
+	rc = dump_family(d, AF_INET, &k, why, whylen);
 	if (!rc)
-		rc = dump_family(d, AF_INET6, inodes, n, tmp, why, whylen);
+		rc = dump_family(d, AF_INET6, &k, why, whylen);
 	if (!rc) {
 		memcpy(out, tmp, n * sizeof(*out));
 		for (size_t i = 0; i < n; i++)
@@ -707,6 +744,34 @@ int sockdiag_tcp_by_inode(struct sockdiag *d, const uint64_t *inodes, size_t n, 
 	}
 	free(tmp);
 	return rc ? rc : found;
+}
+
+static int flow_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const struct sockdiag_flow *)a)->inode, y = ((const struct sockdiag_flow *)b)->inode;
+
+	return x < y ? -1 : x > y;
+}
+
+int sockdiag_tcp_flows(struct sockdiag *d, struct sockdiag_flow *out, size_t max, size_t *dropped, char *why,
+		       size_t whylen)
+{
+	struct dump_sink k = { .flows = out, .maxflows = max };
+	int rc;
+
+	if (!out && max) {
+		snprintf(why, whylen, "no room for the flows");
+		return -EINVAL;
+	}
+	rc = dump_family(d, AF_INET, &k, why, whylen);
+	if (!rc)
+		rc = dump_family(d, AF_INET6, &k, why, whylen);
+	if (rc)
+		return rc;
+	qsort(out, k.nflows, sizeof(*out), flow_cmp);
+	if (dropped)
+		*dropped = k.dropped;
+	return (int)k.nflows;
 }
 
 #else /* !HAVE_LIBMNL */
@@ -754,6 +819,17 @@ int sockdiag_tcp_by_inode(struct sockdiag *d, const uint64_t *inodes, size_t n, 
 	(void)inodes;
 	(void)n;
 	(void)out;
+	snprintf(why, whylen, "built without libmnl");
+	return -ENOSYS;
+}
+
+int sockdiag_tcp_flows(struct sockdiag *d, struct sockdiag_flow *out, size_t max, size_t *dropped, char *why,
+		       size_t whylen)
+{
+	(void)d;
+	(void)out;
+	(void)max;
+	(void)dropped;
 	snprintf(why, whylen, "built without libmnl");
 	return -ENOSYS;
 }

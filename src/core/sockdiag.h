@@ -230,6 +230,22 @@ void sockdiag_close(struct sockdiag *d);
 MUST_CHECK int sockdiag_tcp_by_inode(struct sockdiag *d, const uint64_t *inodes, size_t n, struct sockdiag_tcp *out,
 				     char *why, size_t whylen);
 
+/* One TCP socket's traffic: what it carried both ways (bytes acked + bytes received, 4.1/4.2). */
+struct sockdiag_flow {
+	uint64_t inode;
+	uint64_t bytes;
+};
+
+/*
+ * Every TCP socket of the namespace that has an inode and byte counters
+ * (IPv4, then IPv6), into OUT (MAX entries), sorted by inode; sockets past
+ * MAX are counted in *DROPPED (may be NULL). For "whose traffic was it":
+ * the differences of two such readings per inode. Returns how many were
+ * written, or -errno with WHY as sockdiag_tcp_by_inode().
+ */
+MUST_CHECK int sockdiag_tcp_flows(struct sockdiag *d, struct sockdiag_flow *out, size_t max, size_t *dropped, char *why,
+				  size_t whylen);
+
 /* ------------------------------------------------------------------ */
 /* The pure parsers, exported for the unit tests and the fuzz target.  */
 

@@ -114,6 +114,18 @@ struct sysview {
 		char comm[16];
 		double read_bytes, write_bytes;
 	} io_others[SYSVIEW_OTHERS];	/* the most bytes first */
+	/*
+	 * TCP traffic by process (core/netwho.h: per-socket bytes acked and
+	 * received over sock_diag at the edges, in the work's network
+	 * namespace; steps with an interface only). NaN unknown.
+	 */
+	double tcp_bytes;		/* every TCP socket that moved data and was open at a stop edge */
+	double tcp_work_bytes;		/* of it, the work's (its process and its children) */
+	struct sysview_tcp_other {
+		int pid;		/* 0 = empty slot */
+		char comm[16];
+		double bytes;
+	} tcp_others[SYSVIEW_OTHERS];	/* the most bytes first */
 
 	/* /proc/net/snmp over the window: counts, NaN unknown. */
 	double udp_rcvbuf_errors, udp_in_errors;
@@ -255,6 +267,7 @@ static inline void sysview_init(struct sysview *v)
 	v->work_cpu_pct = v->work_wait_pct = v->work_thread_cpu_pct = v->work_thread_wait_pct = NAN;
 	v->work_thread_cpu = -1;
 	v->others_cpu_pct = v->others_on_work_cpus_pct = NAN;
+	v->tcp_bytes = v->tcp_work_bytes = NAN;
 	v->udp_rcvbuf_errors = v->udp_in_errors = NAN;
 	v->cg_cpu_usage_pct = v->cg_cpu_throttled_pct = v->cg_cpu_throttled_s = NAN;
 	v->cg_io_read_bytes_per_s = v->cg_io_write_bytes_per_s = NAN;

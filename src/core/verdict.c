@@ -229,6 +229,44 @@ static void memory_limit(const struct verdict_input *in, struct verdict *out)
 }
 
 /*
+ * Whose TCP traffic it was: "; of the 1.2 GiB TCP carried, iperf3 (pid
+ * 1234) moved 78 %, the work 20 %" into BUF (empty when unknown), from the
+ * per-socket bytes of every TCP socket of the work's namespace at the
+ * window's edges (core/netwho.h). Returns the top other process's share
+ * (0..1) and its name in WHO.
+ */
+static double whose_tcp(const struct sysview *v, char *buf, size_t len, char *who, size_t wlen)
+{
+	const struct sysview_tcp_other *o = &v->tcp_others[0];
+	double all = v->tcp_bytes, top, mine;
+	char d[UNITS_FMT_LEN];
+
+	buf[0] = who[0] = 0;
+	if (!known(all) || !(all > 0))
+		return 0;
+	top = o->pid ? o->bytes / all : 0;
+	mine = known(v->tcp_work_bytes) ? v->tcp_work_bytes / all : NAN;
+	units_fmt_size(d, sizeof(d), all, 0);
+	if (top >= 0.01) {
+		snprintf(buf, len, "; of the %s TCP carried, %.15s (pid %d) moved %.0f %%, the work %.0f %%", d, o->comm, o->pid,
+			 100 * top, 100 * (known(mine) ? mine : 0));
+		snprintf(who, wlen, "%.15s (pid %d)", o->comm, o->pid);
+		return top;
+	}
+	snprintf(buf, len, "; of the %s TCP carried, the work moved %.0f %%", d, 100 * (known(mine) ? mine : 0));
+	return 0;
+}
+
+/* What would move a shared link's figure when another process moved most of its traffic. */
+static const char *net_next(double others, const char *who, const char *fallback, char *buf, size_t len)
+{
+	if (others < 0.5)
+		return fallback;
+	snprintf(buf, len, "another process moved most of the traffic: stop or move %s, or give the work a link of its own", who);
+	return buf;
+}
+
+/*
  * A shaper on the way out (the egress interface's qdisc) or on the way in
  * (the interface's ingress redirected to a shaped ifb device, as OpenWrt's
  * SQM shapes downloads): one candidate, the nearer to its limit.
@@ -238,8 +276,9 @@ static void shaper(const struct verdict_input *in, struct verdict *out)
 	const struct limits *l = in->limits;
 	const struct sysview *v = in->view;
 	double bps = NAN, share = NAN, ibps = NAN, ishare = NAN;
-	char lim[UNITS_FMT_LEN], got[UNITS_FMT_LEN], next[192];
+	char lim[UNITS_FMT_LEN], got[UNITS_FMT_LEN], next[192], whose[160], who[40], nx[192];
 	bool qd = known(v->qdisc_bytes_per_s);
+	double theirs = whose_tcp(v, whose, sizeof(whose), who, sizeof(who));
 
 	if (l->shaper.state == LIMIT_SET && l->shaper.value > 0) {
 		bps = qd ? v->qdisc_bytes_per_s * 8 : v->net_tx_bytes_per_s * 8;
@@ -255,11 +294,11 @@ static void shaper(const struct verdict_input *in, struct verdict *out)
 		units_fmt_bits(got, sizeof(got), ibps);
 		snprintf(next, sizeof(next), "the %s on %s shapes what %s receives to %s: the figure is the shaper's, not the path's",
 			 l->shaper_in_kind, l->ifb, l->iface, lim);
-		offer(out, "shaper", ishare, next,
-		      "%s on %s shapes %s's incoming traffic to %s (%s); it passed %s, %.0f overlimits, %.0f drops",
+		offer(out, "shaper", ishare, net_next(theirs, who, next, nx, sizeof(nx)),
+		      "%s on %s shapes %s's incoming traffic to %s (%s); it passed %s, %.0f overlimits, %.0f drops%s",
 		      l->shaper_in_kind, l->ifb, l->iface, lim, src(&l->shaper_in), got,
 		      known(v->qdisc_in_overlimits) ? v->qdisc_in_overlimits : NAN,
-		      known(v->qdisc_in_drops) ? v->qdisc_in_drops : NAN);
+		      known(v->qdisc_in_drops) ? v->qdisc_in_drops : NAN, whose);
 		return;
 	}
 	if (!known(share))
@@ -268,9 +307,10 @@ static void shaper(const struct verdict_input *in, struct verdict *out)
 	units_fmt_bits(got, sizeof(got), bps);
 	snprintf(next, sizeof(next), "the %s on %s shapes to %s: the figure is the shaper's, not the path's",
 		 l->shaper_kind, l->iface, lim);
-	offer(out, "shaper", share, next, "%s shapes %s to %s (%s); %s passed %s, %.0f overlimits, %.0f drops",
-	      l->shaper_kind, l->iface, lim, src(&l->shaper), qd ? "it" : "the interface", got,
-	      known(v->qdisc_overlimits) ? v->qdisc_overlimits : NAN, known(v->qdisc_drops) ? v->qdisc_drops : NAN);
+	offer(out, "shaper", share, net_next(theirs, who, next, nx, sizeof(nx)),
+	      "%s shapes %s to %s (%s); %s passed %s, %.0f overlimits, %.0f drops%s", l->shaper_kind, l->iface, lim,
+	      src(&l->shaper), qd ? "it" : "the interface", got, known(v->qdisc_overlimits) ? v->qdisc_overlimits : NAN,
+	      known(v->qdisc_drops) ? v->qdisc_drops : NAN, whose);
 }
 
 static void link(const struct verdict_input *in, struct verdict *out)
@@ -278,7 +318,8 @@ static void link(const struct verdict_input *in, struct verdict *out)
 	const struct limits *l = in->limits;
 	const struct sysview *v = in->view;
 	double rx = v->net_rx_bytes_per_s, tx = v->net_tx_bytes_per_s, bps;
-	char lim[UNITS_FMT_LEN], got[UNITS_FMT_LEN], next[192];
+	char lim[UNITS_FMT_LEN], got[UNITS_FMT_LEN], next[192], whose[160], who[40], nx[192];
+	double theirs;
 
 	if (l->link.state != LIMIT_SET || !(l->link.value > 0) || strcmp(v->busiest_iface, l->iface) ||
 	    (!known(rx) && !known(tx)))
@@ -290,8 +331,9 @@ static void link(const struct verdict_input *in, struct verdict *out)
 	units_fmt_bits(lim, sizeof(lim), l->link.value);
 	units_fmt_bits(got, sizeof(got), bps);
 	snprintf(next, sizeof(next), "%s runs at its link speed (%s): a faster link or a second one", l->iface, lim);
-	offer(out, "link", bps / l->link.value, next, "%s of %s link speed on %s (%s)", got, lim, l->iface,
-	      src(&l->link));
+	theirs = whose_tcp(v, whose, sizeof(whose), who, sizeof(who));
+	offer(out, "link", bps / l->link.value, net_next(theirs, who, next, nx, sizeof(nx)),
+	      "%s of %s link speed on %s (%s)%s", got, lim, l->iface, src(&l->link), whose);
 }
 
 /* The work's threads queued behind other processes. */
@@ -801,8 +843,11 @@ static bool budget_net(const struct verdict_input *in, struct verdict *out, size
 	} else {
 		return false;
 	}
-	offer_max(out, nbench, res, budget_share(pct), next, "the work waited %.0f %% of its time on %s: %s (sock_diag)",
-		  pct, b->net_what, b->net_evidence);
+	char whose[160], who[40], nx[192];
+	double theirs = whose_tcp(in->view, whose, sizeof(whose), who, sizeof(who));
+
+	offer_max(out, nbench, res, budget_share(pct), net_next(theirs, who, next, nx, sizeof(nx)),
+		  "the work waited %.0f %% of its time on %s: %s (sock_diag)%s", pct, b->net_what, b->net_evidence, whose);
 	return true;
 }
 
@@ -824,11 +869,16 @@ static void budget(const struct verdict_input *in, struct verdict *out, size_t n
 	/* A network wait: a candidate that explains it, else the socket's own TCP state, else the peer by name. */
 	if ((pct = state_pct(b, "network", &top)) > 0 && top &&
 	    !explain(out, net_known, budget_share(pct), "the network", pct) && !budget_net(in, out, nbench, pct)) {
+		char whose[160], who[40], nx[192];
+		double theirs = whose_tcp(in->view, whose, sizeof(whose), who, sizeof(who));
+
 		entry_text(top, what, sizeof(what));
 		offer_max(out, nbench, "network", budget_share(pct),
-			  "the peer or the path set the pace: its round trip, its window, a shaper on either side, or the peer itself "
-			  "(engpass net client PEER measures the path)",
-			  "the work waited %.0f %% of its time on the network, most on %s (%.0f %%)", pct, what, top->pct);
+			  net_next(theirs, who,
+				   "the peer or the path set the pace: its round trip, its window, a shaper on either side, or the "
+				   "peer itself (engpass net client PEER measures the path)",
+				   nx, sizeof(nx)),
+			  "the work waited %.0f %% of its time on the network, most on %s (%.0f %%)%s", pct, what, top->pct, whose);
 	}
 	if ((pct = state_pct(b, "own sleep", &top)) > 0 && top &&
 	    !explain(out, pacing_known, budget_share(pct), "its own timed sleeps", pct)) {

@@ -181,6 +181,17 @@ static void view_object(struct jw *w, const struct sysview *v)
 		jw_obj_end(w);
 	}
 	jw_arr_end(w);
+	jw_num(w, "tcp_bytes", v->tcp_bytes);
+	jw_num(w, "tcp_work_bytes", v->tcp_work_bytes);
+	jw_arr_begin(w, "other_processes_tcp");
+	for (int i = 0; i < SYSVIEW_OTHERS && v->tcp_others[i].pid; i++) {
+		jw_obj_begin(w, NULL);
+		jw_int(w, "pid", v->tcp_others[i].pid);
+		jw_str(w, "comm", v->tcp_others[i].comm);
+		jw_num(w, "bytes", v->tcp_others[i].bytes);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
 	jw_arr_begin(w, "other_processes_io");
 	for (int i = 0; i < SYSVIEW_OTHERS && v->io_others[i].pid; i++) {
 		jw_obj_begin(w, NULL);

@@ -6,7 +6,9 @@
 # in one namespace and `engpass net client` in the other, TCP and UDP
 # (-u -b 200Mbit/s, twice the shaped rate). Both must name "shaper"; the twins,
 # the same veth with tbf removed, must not. The figure: the receiver's
-# Mbit/s (about 95 through tbf) and the tbf counters.
+# Mbit/s (about 95 through tbf) and the tbf counters. Then the same tbf
+# shared with iperf3 -P 4: still "shaper", and the evidence says whose TCP
+# traffic it was (iperf3's part and the work's, core/netwho.h).
 . "$(dirname "$0")/lib.sh"
 need_root "network namespaces and tc"
 need_cmd ip tc ss
@@ -48,6 +50,32 @@ tbf_stats
 expect_figure "tbf, UDP: 80..101 Mbit/s received (the shaper was in force)" \
 	'.metrics.throughput_bits_per_second >= 80e6 and .metrics.throughput_bits_per_second <= 101e6' "$T_TMP/udp.json"
 expect_named "shaper" "$T_TMP/udp.json" "tbf, UDP"
+
+# The same shaper shared with another process's TCP stream (iperf3 through
+# the same tbf): still "shaper", and its evidence says whose traffic it
+# was (per-socket bytes over sock_diag, core/netwho.h).
+if command -v iperf3 >/dev/null 2>&1; then
+	bg "$T_TMP/iperf3s.out" ip netns exec "$NS_S" iperf3 -s -p 5402 -1
+	ns_wait_listen "$NS_S" 5402 || true
+	bg "$T_TMP/iperf3c.out" ip netns exec "$NS_C" iperf3 -c 10.201.0.1 -p 5402 -t 6 -P 4
+	IPC=$BG_PID
+	sleep 0.5
+	# shellcheck disable=SC2086
+	net_case "$T_TMP/shared.json" "tbf shared with iperf3 -P 4" "tbf 100mbit, an iperf3 stream beside (4 connections)" $TCP
+	stop_pid "$IPC"
+	expect_named "shaper" "$T_TMP/shared.json" "tbf shared with iperf3 -P 4"
+	if jq -e "$VT_RES | all(.verdict.evidence | test(\"iperf3 \\\\(pid [0-9]+\\\\) moved [0-9]+ %, the work [0-9]+ %\"))" \
+		"$T_TMP/shared.json" >/dev/null 2>&1; then
+		ok "tbf shared with iperf3 -P 4: the evidence says iperf3 moved part of the TCP traffic, and the work its part"
+	else
+		not_ok "tbf shared with iperf3 -P 4: the evidence says iperf3 moved part of the TCP traffic, and the work its part" \
+			"got: $(jq -r "${VT_RES}[0].verdict.evidence" "$T_TMP/shared.json" 2>/dev/null)"
+	fi
+	expect_figure "tbf shared with iperf3 -P 4: the work's own TCP bytes are counted" \
+		'.system.tcp_work_bytes > 0 and .system.tcp_bytes >= .system.tcp_work_bytes' "$T_TMP/shared.json"
+else
+	skip "tbf shared with iperf3: ran" "iperf3 is not installed"
+fi
 
 ip netns exec "$NS_C" tc qdisc del dev "$VETH_C" root
 # shellcheck disable=SC2086
