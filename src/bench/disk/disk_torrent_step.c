@@ -137,20 +137,27 @@ static int twrite(void *arg, uint64_t first, const struct iovec *iov, int iovcnt
 
 /*
  * --sync end within the flush's allowance: [0, SIZE) of the file synced
- * range by range with sync_file_range(WAIT_BEFORE | WRITE | WAIT_AFTER),
- * each range sized from the last one's time to take about SYNC_SLICE_NS,
+ * range by range with sync_file_range(WAIT_BEFORE | WRITE | WAIT_AFTER)
  * until t->deadline; when every range is done, fdatasync() writes what
- * remains (the metadata). The whole is one sync in sync_lat. Returns the
- * bytes of the file synced from its start (SIZE when all of it was,
- * fdatasync included); an error is recorded in T.
+ * remains (the metadata). How much of a range is dirty is not known
+ * beforehand, so each range is sized as if all of it were, at the
+ * slowest rate a range has shown so far: about SYNC_SLICE_NS of writing,
+ * and never more than the time left (a range past the deadline is the
+ * overshoot). A range that took under a millisecond (clean pages) says
+ * nothing about the rate: the next may be twice as large. The whole is
+ * one sync in sync_lat. Returns the bytes of the file synced from its
+ * start (SIZE when all of it was, fdatasync included); an error is
+ * recorded in T.
  */
 static uint64_t tsync_bounded(struct tstate *t, uint64_t size)
 {
 	mono_ns t0 = clock_mono(), a, b;
 	uint64_t off = 0, range = 4 * SYNC_RANGE_MIN;
+	double slow = 0;	/* bytes/s: the slowest range so far; 0 none yet */
 
 	while (off < size) {
-		uint64_t n = size - off < range ? size - off : range, next;
+		uint64_t n = size - off < range ? size - off : range;
+		double next;
 
 		a = clock_mono();
 		if (a >= t->deadline)
@@ -166,12 +173,20 @@ static uint64_t tsync_bounded(struct tstate *t, uint64_t size)
 		}
 		b = clock_mono();
 		off += n;
-		/* The next range: what this one's rate writes in a slice, at most four times this one. */
-		next = b > a ? (uint64_t)((double)n * (double)SYNC_SLICE_NS / (double)(b - a)) : 4 * range;
-		if (next > 4 * range)
-			next = 4 * range;
-		next = next < SYNC_RANGE_MIN ? SYNC_RANGE_MIN : next > SYNC_RANGE_MAX ? SYNC_RANGE_MAX : next;
-		range = next - next % SYNC_RANGE_MIN;
+		if (b - a >= NS_PER_MS) {
+			double rate = (double)n / ((double)(b - a) / 1e9);
+
+			if (!slow || rate < slow)
+				slow = rate;
+		}
+		next = slow ? slow * (double)SYNC_SLICE_NS / 1e9 : 2.0 * (double)range;
+		if (slow && b < t->deadline && next > slow * (double)(t->deadline - b) / 1e9)
+			next = slow * (double)(t->deadline - b) / 1e9;
+		if (next > 2.0 * (double)range)
+			next = 2.0 * (double)range;
+		range = next < (double)SYNC_RANGE_MIN ? SYNC_RANGE_MIN :
+			next > (double)SYNC_RANGE_MAX ? SYNC_RANGE_MAX : (uint64_t)next;
+		range -= range % SYNC_RANGE_MIN;
 	}
 	if (fdatasync(t->fd) < 0) {
 		t->err = -errno;
