@@ -41,7 +41,6 @@ bad "'extra'" null extra
 bad "--json" null --json=yes
 bad "--format" null --format xml
 bad "given twice" null --values 1 --values 2
-bad "'--time' applies to --bandwidth and --latency" mem --ladder --sizes 1M --time 5s
 bad "'--bogus'" info --bogus
 bad "'x'" info x
 bad "'zzz'" help zzz

@@ -318,6 +318,7 @@ static int disk_check(void *p, const struct bench_env *env, char *err, size_t er
 	int r;
 
 	o->data = &o->data_store;
+	o->size_given = o->size != 0;
 	if (env->npos > 1)
 		return bad(err, errlen, "unexpected argument '%s' (one TARGET at most)", env->pos[1]);
 	if ((r = check_options(o, err, errlen)))

@@ -83,8 +83,10 @@ struct disk_data {
 	bool made;
 	int err;			/* -errno when making it failed */
 	char path[TMPFILE_PATH_MAX];
-	uint64_t size;
-	char how[320];			/* the method text: how it was filled */
+	uint64_t size;			/* bytes filled: what the steps read */
+	uint64_t asked;			/* bytes the steps asked for (o->data_size) */
+	bool cut;			/* size < asked: the rest did not fit the fill's allowance */
+	char how[512];			/* the method text: how it was filled */
 };
 
 /* --fs: the scratch file system, while it exists (disk_fs.c). */
@@ -111,6 +113,7 @@ struct disk_opts {
 	int engine;			/* enum disk_engine */
 	bool direct, buffered;
 	uint64_t size;			/* 0: default */
+	bool size_given;		/* --size was given (set by check() before --fs may set size) */
 	double rate;			/* bytes/s; 0 unlimited */
 	const char *sync;		/* NULL: the workload's default */
 	int prealloc;			/* enum disk_prealloc */

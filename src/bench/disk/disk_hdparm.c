@@ -193,7 +193,9 @@ static void note_too_small(struct result *res, const struct disk_opts *o, uint64
 	units_fmt_size(b, sizeof(b), want, 0);
 	result_note(res, "reached the end of the data: it is too small for a %.3g s timing, its %s were read in "
 		    "%.3f s (hdparm stops at the end too); %.3g s at this rate would need about %s%s", (double)time_ns / 1e9, a, s,
-		    (double)time_ns / 1e9, b, o->tgt.kind == DISK_DIR ? " (give --size)" :
+		    (double)time_ns / 1e9, b, o->tgt.kind == DISK_DIR && o->data->cut ?
+		    " (the data file holds what its fill's allowance wrote on this device)" :
+		    o->tgt.kind == DISK_DIR ? " (give --size)" :
 		    o->offset != UINT64_MAX || o->t_region != DISK_REGION_NONE ? " (start earlier)" : " (a larger file or device)");
 }
 

@@ -528,20 +528,25 @@ static int io_open(const struct bench_env *env, const struct disk_opts *o, struc
 }
 
 /*
- * Prepares the open data FD of SIZE bytes: checks it holds --size, drops
- * the page cache before reading old data (or names the cache in force),
+ * Prepares the open data FD of SIZE bytes: checks it holds --size (or,
+ * engpass's own data file cut to the fill's allowance, takes what it
+ * holds: *REGION is the bytes the workload addresses), drops the page
+ * cache before reading old data (or names the cache in force),
  * preallocates a file the workload writes (its seconds into *PREALLOC_S).
- * Returns 0, or -1 with the
- * result failed (the caller closes FD).
+ * Returns 0, or -1 with the result failed (the caller closes FD).
  */
 static int io_prepare(const struct bench_env *env, const struct disk_opts *o, struct result *res, int fd,
-		      uint64_t size, bool direct, double *prealloc_s)
+		      uint64_t size, bool direct, double *prealloc_s, uint64_t *region)
 {
 	int wl = o->workload;
 	bool new_file = io_new_file(o);
 	char a[32];
 
-	if (size < o->region) {
+	*region = o->region;
+	if (size < o->region && o->tgt.kind == DISK_DIR && o->data->cut && size - size % o->bs >= o->bs) {
+		*region = size - size % o->bs;
+		result_param(res, "size_used", "%s", disk_fmt_bytes(a, sizeof(a), *region));
+	} else if (size < o->region) {
 		result_set_status(res, RESULT_FAILED, "the data holds %s, less than --size", disk_fmt_bytes(a, sizeof(a), size));
 		return -1;
 	}
@@ -565,8 +570,8 @@ static int io_prepare(const struct bench_env *env, const struct disk_opts *o, st
 	return 0;
 }
 
-/* A run of the workload on FD with the inputs from O and empty histograms; caller frees. */
-static struct io_run *io_run_new(const struct bench_env *env, const struct disk_opts *o, int fd)
+/* A run of the workload on FD over REGION bytes with the inputs from O and empty histograms; caller frees. */
+static struct io_run *io_run_new(const struct bench_env *env, const struct disk_opts *o, int fd, uint64_t region)
 {
 	int wl = o->workload;
 	bool reads_only = wl == WL_SEQ_READ || wl == WL_RAND_READ;
@@ -574,7 +579,7 @@ static struct io_run *io_run_new(const struct bench_env *env, const struct disk_
 
 	r->env = env;
 	r->fd = fd;
-	r->region = o->region;
+	r->region = region;
 	r->bs = o->bs;
 	r->qd = (unsigned)o->qd;
 	r->seq = wl == WL_SEQ_READ || wl == WL_SEQ_WRITE;
@@ -739,7 +744,7 @@ void disk_step_io(const struct bench_env *env, const struct disk_opts *o, struct
 	struct disk_meas m;
 	char *tmp_path = NULL;
 	bool direct = false;
-	uint64_t size;
+	uint64_t size, region;
 	struct iobuf iob;
 	double prealloc_s = 0;
 	int fd;
@@ -749,11 +754,11 @@ void disk_step_io(const struct bench_env *env, const struct disk_opts *o, struct
 	fd = io_open(env, o, res, &tmp_path, &direct, &size);
 	if (fd < 0)
 		return;
-	if (io_prepare(env, o, res, fd, size, direct, &prealloc_s) < 0) {
+	if (io_prepare(env, o, res, fd, size, direct, &prealloc_s, &region) < 0) {
 		close(fd);
 		goto out;
 	}
-	r = io_run_new(env, o, fd);
+	r = io_run_new(env, o, fd, region);
 	slots = io_buffers(res, o, r->qd, &iob);
 	if (!slots) {
 		free(r);

@@ -91,6 +91,24 @@ uint64_t disk_default_size(uint64_t free_bytes)
 	return s < DISK_DEFAULT_MIN ? 0 : s;
 }
 
+uint64_t disk_fill_plan(uint64_t asked, uint64_t min_bytes, uint64_t done, uint64_t done_ns, uint64_t left_ns,
+			uint64_t align)
+{
+	double more;
+	uint64_t plan;
+
+	if (!done_ns || done >= asked)
+		return asked;
+	/* In double: a fast device's rate times a long allowance can pass 2^64. */
+	more = (double)done * ((double)left_ns / (double)done_ns);
+	plan = more >= (double)(asked - done) ? asked : done + (uint64_t)more;
+	if (plan < asked)
+		plan -= plan % align;
+	if (plan < min_bytes)
+		plan = min_bytes;
+	return plan < asked ? plan : asked;
+}
+
 const char *const disk_workload_names[] = { "seq-read", "seq-write", "rand-read", "rand-write", "mixed", "torrent",
 					    NULL };
 

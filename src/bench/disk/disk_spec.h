@@ -24,6 +24,18 @@
 #define DISK_DEFAULT_MIN (32 * DISK_MIB)
 #define DISK_DEFAULT_MAX DISK_GIB
 
+/*
+ * engpass's own data file (read by -T, -t and the reading workloads) is
+ * filled before the first step that reads it: set-up, not measurement.
+ * The fill gets at most DISK_FILL_ALLOW_NS, whatever the device's speed
+ * (an SD card writing 10 MB/s needs 25 s for the 256 MiB quick asks),
+ * unless the user gave --size without --time. Its first DISK_FILL_PROBE
+ * bytes measure the device's write rate; the file is then filled only as
+ * far as that rate fills the rest of the allowance (disk_fill_plan()).
+ */
+#define DISK_FILL_ALLOW_NS (2 * 1000000000ULL)
+#define DISK_FILL_PROBE DISK_MIB
+
 /* --sync modes. */
 enum disk_sync {
 	DISK_SYNC_NONE,		/* no sync at all */
@@ -59,6 +71,16 @@ const char *disk_sync_name(enum disk_sync mode, uint64_t every, char *buf, size_
  * (too little room to measure anything but the file system's cache).
  */
 uint64_t disk_default_size(uint64_t free_bytes);
+
+/*
+ * How many bytes of a data file of ASKED bytes to fill in all, once DONE
+ * bytes (the probe) were written in DONE_NS and LEFT_NS of the allowance
+ * remain: DONE plus what the probe's rate writes in LEFT_NS, rounded down
+ * to ALIGN (a power of two), at least MIN_BYTES (what the steps need to
+ * run at all) and at most ASKED. DONE_NS 0 (no time measured) fills ASKED.
+ */
+uint64_t disk_fill_plan(uint64_t asked, uint64_t min_bytes, uint64_t done, uint64_t done_ns, uint64_t left_ns,
+			uint64_t align);
 
 /*
  * The --workload names in enum disk_workload order, NULL terminated (the

@@ -255,18 +255,83 @@ static int pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
 }
 
 /*
+ * The least data the steps need to run at all: -T and -t read 2 MiB
+ * blocks (-t --offset from its offset on), a workload one --bs block.
+ */
+static uint64_t fill_min(const struct disk_opts *o)
+{
+	uint64_t m = DISK_HDPARM_BUF;
+
+	if (o->workload != WL_NONE && o->bs > m)
+		m = o->bs;
+	if (o->device && o->offset != UINT64_MAX && o->offset + DISK_HDPARM_BUF > m)
+		m = o->offset + DISK_HDPARM_BUF;
+	return m < o->data_size ? m : o->data_size;
+}
+
+/*
+ * Writes one chunk of the fill at OFF; buffered (DIRECT false), waits for
+ * it to reach the device too, so that its time is the device's and not
+ * the page cache's. Returns 0 or -errno.
+ */
+static int fill_chunk(int fd, const void *buf, size_t n, uint64_t off, bool direct)
+{
+	int r = pwrite_all(fd, buf, n, off);
+
+	/* An error here comes back from the final fdatasync too; only EIO stops the fill now. */
+	if (r == 0 && !direct &&
+	    sync_file_range(fd, (off_t)off, (off_t)n,
+			    SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER) < 0 &&
+	    errno == EIO)
+		r = -EIO;
+	return r;
+}
+
+/* The fill's part of the method text (after "how"): its allowance, rate and what did not fit. */
+static void fill_how(struct disk_data *d, bool capped, double probe_rate, bool over)
+{
+	size_t len = strlen(d->how);
+	char a[32], b[32], c[32], e[32];
+
+	if (!capped) {
+		snprintf(d->how + len, sizeof(d->how) - len, "; --size without --time: filled in full, no time "
+			 "allowance");
+		return;
+	}
+	if (!d->cut) {
+		snprintf(d->how + len, sizeof(d->how) - len, "; all of it fit the fill's %.0f s allowance (set-up, "
+			 "outside --time)", (double)DISK_FILL_ALLOW_NS / 1e9);
+		return;
+	}
+	snprintf(d->how + len, sizeof(d->how) - len, "; the fill's allowance is %.0f s (set-up, outside --time): "
+		 "its first %s wrote at %.2f MiB/s, so %s of the %s asked were filled and %s did not fit%s",
+		 (double)DISK_FILL_ALLOW_NS / 1e9, disk_fmt_bytes(a, sizeof(a), DISK_FILL_PROBE), probe_rate / DISK_MIB,
+		 disk_fmt_bytes(b, sizeof(b), d->size), disk_fmt_bytes(c, sizeof(c), d->asked),
+		 disk_fmt_bytes(e, sizeof(e), d->asked - d->size),
+		 over ? " (the least the steps need, over the allowance)" : "");
+}
+
+/*
  * Makes the shared data file: created O_EXCL in the directory, filled
  * with the pattern in 1 MiB writes (O_DIRECT where the file system takes
- * it), fdatasync'ed, and its cached pages dropped.
+ * it; else each write waits for its pages to reach the device),
+ * fdatasync'ed, and its cached pages dropped. Unless the user gave --size
+ * without --time, the fill keeps to DISK_FILL_ALLOW_NS: the first
+ * DISK_FILL_PROBE bytes measure the device's write rate, and the file is
+ * filled only as far as that rate fills the rest of the allowance (the
+ * steps' minimum at least); a device that slows down later is stopped at
+ * the allowance's end all the same. The steps then read what was filled.
  */
 static int make_data(const struct bench_env *env, const struct disk_opts *o, struct result *res)
 {
 	struct disk_data *d = o->data;
-	uint64_t size = o->data_size, off = 0;
-	bool direct = true;
+	bool capped = env->time_ns || !o->size_given;
+	uint64_t asked = o->data_size, plan = asked, min = fill_min(o), off = 0;
+	bool direct = true, probed = false;
+	double probe_rate = 0;
 	char *path = NULL, sz[32];
 	void *buf = NULL;
-	mono_ns t0;
+	mono_ns t0, t1, deadline;
 	int fd, r;
 
 	r = tmpfile_create(env->tmp, o->tgt.path, "disk", O_DIRECT, &fd, &path);
@@ -285,19 +350,32 @@ static int make_data(const struct bench_env *env, const struct disk_opts *o, str
 	{
 		char *dir = realpath(o->tgt.path, NULL);
 
-		progress_phase(env->progress, "filling a %s data file in %s (before the steps that read it)",
-			       disk_fmt_bytes(sz, sizeof(sz), size), dir ? dir : o->tgt.path);
+		progress_phase(env->progress, "filling a %s data file in %s (before the steps that read it%s)",
+			       disk_fmt_bytes(sz, sizeof(sz), asked), dir ? dir : o->tgt.path,
+			       capped ? ", at most 2 s" : "");
 		free(dir);
 	}
 	t0 = clock_mono();
-	while (off < size && !*env->stop) {
-		size_t n = size - off < DISK_MIB ? (size_t)(size - off) : DISK_MIB;
+	deadline = t0 + DISK_FILL_ALLOW_NS;
+	while (off < plan && !*env->stop) {
+		size_t n = plan - off < DISK_MIB ? (size_t)(plan - off) : DISK_MIB;
+		mono_ns now;
 
 		disk_pattern(buf, n, (uint64_t)o->seed, off / DISK_MIB);
-		if ((r = pwrite_all(fd, buf, n, off)) < 0)
+		if ((r = fill_chunk(fd, buf, n, off, direct)) < 0)
 			break;
 		off += n;
-		progress_update(env->progress, clock_mono(), off, size, "filling the data file");
+		now = clock_mono();
+		if (capped && !probed && off >= DISK_FILL_PROBE) {
+			probed = true;
+			probe_rate = (double)off / elapsed_s(t0, now);
+			plan = disk_fill_plan(asked, min, off, elapsed_ns(t0, now), now < deadline ? deadline - now : 0,
+					      DISK_MIB);
+		}
+		/* Slower than the probe said: the allowance holds all the same. */
+		if (capped && now >= deadline && off >= min && off < plan)
+			plan = off;
+		progress_update(env->progress, now, off, plan, "filling the data file");
 	}
 	free(buf);
 	if (r == 0 && !*env->stop && fdatasync(fd) < 0)
@@ -319,15 +397,19 @@ static int make_data(const struct bench_env *env, const struct disk_opts *o, str
 			d->path[0] = '\0';
 		return r;
 	}
-	d->size = size;
+	t1 = clock_mono();
+	d->size = off;
+	d->asked = asked;
+	d->cut = off < asked;
 	d->made = true;
 	result_note(res, "the data file was filled during this step, %.2f s before timing: the sampled system view "
-		    "includes the fill, the device_* figures do not", elapsed_s(t0, clock_mono()));
+		    "includes the fill, the device_* figures do not", elapsed_s(t0, t1));
 	snprintf(d->how, sizeof(d->how),
 		 "engpass's own temp file of %s in '%s', filled once with pseudo-random data (1 MiB %s writes, "
 		 "fdatasync, fadvise DONTNEED) in %.2f s before the first step that reads; removed at exit",
-		 disk_fmt_bytes(sz, sizeof(sz), size), o->tgt.path, direct ? "O_DIRECT" : "buffered",
-		 elapsed_s(t0, clock_mono()));
+		 disk_fmt_bytes(sz, sizeof(sz), off), o->tgt.path, direct ? "O_DIRECT" : "buffered, each synced",
+		 elapsed_s(t0, t1));
+	fill_how(d, capped, probe_rate, elapsed_ns(t0, t1) > DISK_FILL_ALLOW_NS);
 	return 0;
 }
 
@@ -370,6 +452,15 @@ int disk_open_data(const struct bench_env *env, const struct disk_opts *o, struc
 		path = o->data->path;
 		*size = o->data->size;
 		result_method(res, "data", "%s", o->data->how);
+		if (o->data->cut) {
+			char a[32], b[32];
+
+			result_param(res, "data_filled", "%s of %s asked", disk_fmt_bytes(a, sizeof(a), o->data->size),
+				     disk_fmt_bytes(b, sizeof(b), o->data->asked));
+			result_note(res, "the data file holds %s of the %s asked: the rest did not fit the fill's %.0f s "
+				    "allowance on this device, so the step reads those %s", a, b,
+				    (double)DISK_FILL_ALLOW_NS / 1e9, a);
+		}
 	} else {
 		*size = o->tgt.size;
 	}

@@ -85,12 +85,48 @@ static void test_pattern(void **state)
 	assert_memory_not_equal(a, c, sizeof(a));
 }
 
+/* The fill's plan: the probe's rate over the allowance left, within [min, asked], aligned. */
+static void test_fill_plan(void **state)
+{
+	static const struct {
+		uint64_t asked, min, done, done_ns, left_ns, want;
+	} cases[] = {
+		/* 1 MiB in 0.5 s, 1.5 s left: 3 MiB more. */
+		{ 256 * DISK_MIB, 2 * DISK_MIB, DISK_MIB, 500000000, 1500000000, 4 * DISK_MIB },
+		/* A fast device: all that was asked fits. */
+		{ 256 * DISK_MIB, 2 * DISK_MIB, DISK_MIB, 1000000, 1999000000, 256 * DISK_MIB },
+		/* A very slow one: the steps' minimum, over the allowance. */
+		{ 256 * DISK_MIB, 2 * DISK_MIB, DISK_MIB, 1900000000, 100000000, 2 * DISK_MIB },
+		/* Rounded down to the alignment (1 MiB + 1.5 MiB = 2.5 MiB -> 2 MiB). */
+		{ 256 * DISK_MIB, DISK_MIB, DISK_MIB, 1000000000, 1500000000, 2 * DISK_MIB },
+		/* No time left: what was written, or the minimum. */
+		{ 256 * DISK_MIB, 2 * DISK_MIB, 4 * DISK_MIB, 2000000000, 0, 4 * DISK_MIB },
+		/* The minimum never passes what was asked. */
+		{ 3 * DISK_MIB, 8 * DISK_MIB, DISK_MIB, 2000000000, 0, 3 * DISK_MIB },
+		/* No time measured (a clock step of 0): all of it. */
+		{ 64 * DISK_MIB, 2 * DISK_MIB, DISK_MIB, 0, 1000000000, 64 * DISK_MIB },
+		/* Rate x allowance past 2^64 does not wrap. */
+		{ UINT64_MAX / 2, DISK_MIB, DISK_MIB, 1, UINT64_MAX / 2, UINT64_MAX / 2 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		uint64_t got = disk_fill_plan(cases[i].asked, cases[i].min, cases[i].done, cases[i].done_ns,
+					      cases[i].left_ns, DISK_MIB);
+
+		if (got != cases[i].want)
+			fail_msg("case %zu: %llu, want %llu", i, (unsigned long long)got,
+				 (unsigned long long)cases[i].want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sync_parse),
 		cmocka_unit_test(test_default_size),
 		cmocka_unit_test(test_pattern),
+		cmocka_unit_test(test_fill_plan),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -236,9 +236,6 @@ static int mem_check(void *p, const struct bench_env *env, char *err, size_t err
 		if (stray)
 			return fail(err, errlen, "option '%s' applies to --ladder only", stray);
 	}
-	if (o->ladder && env->time_ns)
-		return fail(err, errlen, "option '--time' applies to --bandwidth and --latency: a rung of the ladder takes "
-			    "as long as its size costs (set --sizes instead)");
 	if (!o->bandwidth && o->threads_arg)
 		return fail(err, errlen, "option '--threads' applies to --bandwidth only");
 	if (!o->bandwidth && o->simd != MEM_SIMD_AUTO)
@@ -314,6 +311,7 @@ static void mem_run(const struct bench_env *env, const void *p, struct result *r
 			.mkswap_ok = o->mkswap_ok,
 			/* Each rung and repetition its own keys. */
 			.seed = (uint64_t)o->seed * 1000003u + step * 131u + env->rep,
+			.time_ns = env->time_ns,
 		};
 
 		mem_ladder_run(env, &c, res);
@@ -376,7 +374,8 @@ const struct bench bench_mem = {
 		"--latency a pointer chase from 4 KiB past the LLC. Without a mode: both.\n"
 		"Each of the two keeps --time (default: at most 10 s, 10 passes and 3 runs per size): the\n"
 		"arrays, the curve's sizes and the passes are the largest that fit, and the result names\n"
-		"the sizes that did not.",
+		"the sizes that did not. With --time each ladder rung keeps it too: its write pass stops\n"
+		"at half of it (the rung names the area that did not fit), its read passes at its end.",
 	.flags = BENCH_CHILD_WORK,
 	.opts = mem_options,
 	.opts_size = sizeof(struct mem_opts),

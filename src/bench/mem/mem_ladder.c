@@ -74,6 +74,7 @@ struct shared {
 	unsigned passes;
 	uint64_t seed;
 	bool sandboxed;
+	uint64_t time_ns;		/* 0: no time to keep */
 	volatile sig_atomic_t *stop;
 	/* parent -> child */
 	volatile int halt;
@@ -82,6 +83,7 @@ struct shared {
 	int err;			/* positive errno of a failed step */
 	const char *err_what;		/* static text naming that step */
 	bool stopped;			/* halted early */
+	bool write_cut, read_cut;	/* --time ended the write pass (at half) or the read passes */
 	struct snap s[3];		/* before write, after write, after read */
 	uint64_t write_pages, read_pages, passes_done;
 	uint64_t resident_after_write, resident_after_read;
@@ -188,9 +190,14 @@ static int row_child(void *arg)
 	unsigned char *area, *vec;
 	uint64_t *pool;
 	uint32_t *perm = NULL;
-	uint64_t sum = 0;
-	mono_ns t0;
+	uint64_t sum = 0, wpages;
+	mono_ns t0, begin = clock_mono(), wdead = 0, rdead = 0;
 
+	/* --time counts from the child's start: the order's shuffle and the mappings are inside. */
+	if (sh->time_ns) {
+		wdead = begin + sh->time_ns / 2;
+		rdead = begin + sh->time_ns;
+	}
 	if (!sh->sandboxed) {
 		int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
 
@@ -262,8 +269,12 @@ static int row_child(void *arg)
 		const uint64_t *src = pool + (p % POOL_PAGES) * wpp;
 		uint64_t key = splitmix64(sh->seed ^ (p * 0x9e3779b97f4a7c15ULL));
 
-		if (!(p & 63) && halted(sh)) {
+		if (!(p & 15) && halted(sh)) {
 			sh->stopped = true;
+			break;
+		}
+		if (!(p & 3) && wdead && p && clock_mono() >= wdead) {
+			sh->write_cut = true;
 			break;
 		}
 		for (uint64_t w = 0; w < wpp; w++) {
@@ -277,19 +288,30 @@ static int row_child(void *arg)
 	}
 	take_snap(&sh->s[1]);
 	sh->sum_written = sum;
-	sh->mincore_ok = count_resident(area, pages, page, vec, &sh->resident_after_write);
+	/* What the read passes go over: the pages written (all of them unless the time cut the pass). */
+	wpages = sh->write_pages;
+	sh->mincore_ok = count_resident(area, wpages, page, vec, &sh->resident_after_write);
 
 	/* Read passes. */
 	sum = 0;
 	t0 = clock_mono();
-	for (unsigned pass = 0; pass < sh->passes && !sh->stopped; pass++) {
+	for (unsigned pass = 0; pass < sh->passes && !sh->stopped && !sh->read_cut; pass++) {
 		for (uint64_t i = 0; i < pages; i++) {
 			uint64_t p = perm ? perm[i] : i;
 			const uint64_t *src = (const uint64_t *)(const void *)(area + p * page);
 			uint64_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
 
-			if (!(i & 63) && halted(sh)) {
+			if (p >= wpages) {
+				if (perm)
+					continue;
+				break;
+			}
+			if (!(i & 15) && halted(sh)) {
 				sh->stopped = true;
+				break;
+			}
+			if (!(i & 3) && rdead && clock_mono() >= rdead) {
+				sh->read_cut = true;
 				break;
 			}
 			for (uint64_t w = 0; w + 3 < wpp; w += 4) {
@@ -302,14 +324,14 @@ static int row_child(void *arg)
 			sh->read_pages++;
 			sh->done_pages = sh->write_pages + sh->read_pages;
 		}
-		if (!sh->stopped)
+		if (!sh->stopped && !sh->read_cut)
 			sh->passes_done++;
 	}
 	sh->read_ns = elapsed_ns(t0, clock_mono());
 	take_snap(&sh->s[2]);
 	sh->sum_read = sum;
 	if (sh->mincore_ok)
-		sh->mincore_ok = count_resident(area, pages, page, vec, &sh->resident_after_read);
+		sh->mincore_ok = count_resident(area, wpages, page, vec, &sh->resident_after_read);
 	return 0;
 }
 
@@ -387,6 +409,11 @@ static void method(struct result *res, const struct mem_ladder_cfg *cfg)
 	result_method(res, "swap_counters", "pswpin/pswpout of /proc/vmstat, system-wide, from before the write "
 		      "pass to after the read pass; the process's own pages in swap from VmSwap of /proc/self/status");
 	result_method(res, "stall", "/proc/pressure/memory 'total' (us), system-wide, over the two passes");
+	if (cfg->time_ns)
+		result_method(res, "time", "the measuring child keeps %.3f s from its start: the write pass stops at "
+			      "half of it (a smaller area written is named), the read passes at its end; the sandbox's "
+			      "set-up and teardown and the child's start and exit are outside it, within %.1f s",
+			      (double)cfg->time_ns / 1e9, (double)MEM_LADDER_ALLOWANCE_NS / 1e9);
 }
 
 /* Waits for the child, forwarding a stop request and drawing progress. */
@@ -423,15 +450,20 @@ static int wait_child(const struct bench_env *env, struct shared *sh, pid_t pid,
 
 static void metrics(struct result *res, const struct mem_ladder_cfg *cfg, const struct shared *sh)
 {
-	const uint64_t pages = sh->bytes / sh->page;
+	/* The pages of the area written: all of them unless --time cut the write pass. */
+	const uint64_t asked = sh->bytes / sh->page, pages = sh->write_cut ? sh->write_pages : asked;
 	double wt = elapsed_s(sh->s[0].t, sh->s[1].t), rt = (double)sh->read_ns / 1e9;
 	uint64_t wmaj = d64(sh->s[0].majflt, sh->s[1].majflt), rmaj = d64(sh->s[1].majflt, sh->s[2].majflt);
-	bool complete = !sh->stopped && sh->passes_done == cfg->passes;
-	bool resident = complete && sh->mincore_ok &&
+	bool complete = !sh->stopped && !sh->read_cut && sh->passes_done == cfg->passes;
+	/* At least one whole read pass over what was written judges residency, as without --time. */
+	bool resident = !sh->stopped && sh->passes_done >= 1 && sh->mincore_ok &&
 			mem_row_resident(wmaj, rmaj, sh->resident_after_read, pages);
-	char line[128];
+	char line[128], b1[UNITS_FMT_LEN], b2[UNITS_FMT_LEN], b3[UNITS_FMT_LEN];
 
 	result_metric(res, "size", UNIT_BYTES, (double)sh->bytes, "area");
+	if (sh->write_cut)
+		result_metric(res, "size_written", UNIT_BYTES, (double)(pages * sh->page),
+			      "area written: what half of --time held");
 	if (sh->write_pages && wt > 0) {
 		result_metric(res, "write", UNIT_BYTES_PER_S, (double)(sh->write_pages * sh->page) / wt,
 			      "write pass (random data)");
@@ -483,10 +515,20 @@ static void metrics(struct result *res, const struct mem_ladder_cfg *cfg, const 
 	}
 	result_metric(res, "resident", UNIT_COUNT, resident ? 1 : 0, "resident row (1 yes, 0 no)");
 
-	if (!complete)
+	if (sh->write_cut)
+		result_note(res, "--time held %s of the %s area: the write pass stopped at half of %.3f s, and %s did "
+			    "not fit; the rung's figures are those of the area written", fmtb(b1, pages * sh->page),
+			    fmtb(b2, sh->bytes), (double)sh->time_ns / 1e9, fmtb(b3, (asked - pages) * sh->page));
+	if (sh->read_cut && !sh->stopped)
+		result_note(res, "--time ended the read passes: %llu of %u whole passes, %llu pages read in all; the read "
+			    "rate is over the pages read", (unsigned long long)sh->passes_done, cfg->passes,
+			    (unsigned long long)sh->read_pages);
+	if (sh->stopped)
 		result_note(res, "stopped early: %llu of %llu pages written, %llu of %u read passes done",
-			    (unsigned long long)sh->write_pages, (unsigned long long)pages,
+			    (unsigned long long)sh->write_pages, (unsigned long long)asked,
 			    (unsigned long long)sh->passes_done, cfg->passes);
+	else if (!sh->passes_done)
+		result_note(res, "no whole read pass in the time: residency is not judged");
 	else if (resident)
 		result_note(res, "resident: no major fault and every page in memory, so the read rate is a memory "
 			    "speed, not a swap speed");
@@ -541,6 +583,8 @@ void mem_ladder_run(const struct bench_env *env, const struct mem_ladder_cfg *cf
 	result_param(res, "order", "%s", cfg->order == MEM_ORDER_RANDOM ? "random" : "seq");
 	result_param(res, "passes", "%u", cfg->passes);
 	result_param(res, "seed", "%llu", (unsigned long long)cfg->seed);
+	if (cfg->time_ns)
+		result_param(res, "time", "%.3f s", (double)cfg->time_ns / 1e9);
 
 	/* Safety: the budget. */
 	if (cfg->sandbox_limit) {
@@ -625,6 +669,7 @@ void mem_ladder_run(const struct bench_env *env, const struct mem_ladder_cfg *cf
 	sh->passes = cfg->passes;
 	sh->seed = cfg->seed;
 	sh->sandboxed = sb != NULL;
+	sh->time_ns = cfg->time_ns;
 	sh->stop = env->stop;
 	/*
 	 * The window is the measuring child's life, from just after it is

@@ -37,7 +37,17 @@ struct mem_ladder_cfg {
 	uint64_t swap_dev_new_bytes;	/* its size when it is not active swap already (adds to the budget) */
 	bool mkswap_ok;			/* swap_dev may get a swap signature */
 	uint64_t seed;			/* of the page keys and the random order */
+	uint64_t time_ns;		/* --time: the rung's measuring keeps it (0: none) */
 };
+
+/*
+ * With --time a rung's measuring child keeps it: the write pass stops at
+ * half of it (the area written is then smaller than the rung, and the
+ * rung says how much did not fit), the read passes over what was written
+ * at its end. Outside it are the sandbox's set-up and teardown and the
+ * child's start and exit, within this allowance (measured: docs/mem.md).
+ */
+#define MEM_LADDER_ALLOWANCE_NS (1500 * 1000000ULL)
 
 /*
  * Reads /proc/meminfo into MI. Returns false when it cannot be read or
