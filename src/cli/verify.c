@@ -11,15 +11,20 @@
  * candidate sends the next one to a probe, at most VERIFY_MAX_RUNS runs,
  * and the verdict is re-ranked.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli/cmd.h"
 #include "core/affinity.h"
 #include "core/clock.h"
+#include "core/proc.h"
 #include "core/verify.h"
 #include "lib/xalloc.h"
 
@@ -57,6 +62,66 @@ static bool idle_cpu(const struct result *res, char *why, size_t len)
 	return true;
 }
 
+/* How long the CPUs' load is looked at to find the least busy one for "other processes". */
+#define VERIFY_LOAD_LOOK_NS (250 * 1000 * 1000)
+
+/* Reads /proc/stat into ST. Returns 0 or -errno. */
+static int read_stat(struct proc_stat *st)
+{
+	char buf[16384];
+	ssize_t n;
+	int fd = open("/proc/stat", O_RDONLY | O_CLOEXEC), r;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf));
+	r = n < 0 ? -errno : 0;
+	close(fd);
+	return r ? r : proc_stat_parse(st, buf, (size_t)n);
+}
+
+/*
+ * Other processes: the least busy of the CPUs allowed now, over a quarter
+ * second (the neighbours still run). Returns the CPU, or -1 with WHY.
+ */
+static int least_busy_cpu(char *why, size_t len)
+{
+	struct proc_stat a, b;
+	struct timespec ts = { 0, VERIFY_LOAD_LOOK_NS };
+	cpu_set_t set;
+	double best_busy = 2;
+	int best = -1;
+
+	if (affinity_get_self(&set) < 0 || CPU_COUNT(&set) < 2) {
+		snprintf(why, len, "fewer than two CPUs are allowed: there is no other CPU to move to");
+		return -1;
+	}
+	proc_stat_init(&a);
+	proc_stat_init(&b);
+	if (read_stat(&a) == 0 && nanosleep(&ts, NULL) == 0 && read_stat(&b) == 0) {
+		for (size_t i = 0; i < b.ncpu; i++) {
+			const struct proc_cpu_times *y = &b.cpu[i], *x = proc_stat_find_cpu(&a, y->cpu);
+			double all = 0, idle;
+
+			if (!x || y->cpu >= CPU_SETSIZE || !CPU_ISSET(y->cpu, &set))
+				continue;
+			for (int f = 0; f < PROC_CPU_NFIELDS; f++)
+				all += (double)(y->t[f] - x->t[f]);
+			idle = (double)(y->t[PROC_CPU_IDLE] - x->t[PROC_CPU_IDLE]) +
+			       (double)(y->t[PROC_CPU_IOWAIT] - x->t[PROC_CPU_IOWAIT]);
+			if (all > 0 && 1 - idle / all < best_busy) {
+				best_busy = 1 - idle / all;
+				best = y->cpu;
+			}
+		}
+	}
+	proc_stat_release(&a);
+	proc_stat_release(&b);
+	if (best < 0)
+		snprintf(why, len, "the CPUs' load could not be read (/proc/stat)");
+	return best;
+}
+
 /* The candidate of V named RESOURCE, or NULL. */
 static const struct verdict_candidate *find_cand(const struct verdict *v, const char *resource)
 {
@@ -90,6 +155,8 @@ static bool test_one(struct bench_call *c, const struct bench_env *env, const st
 	struct bench_relax rx = { { 0 } };
 	const struct metric *pm;
 	const char *why;
+	cpu_set_t before, one;
+	int cpu = -1;
 	struct result *pres;
 	void *probe;
 	mono_ns t0;
@@ -109,15 +176,32 @@ static bool test_one(struct bench_call *c, const struct bench_env *env, const st
 		snprintf(p->why, sizeof(p->why), "the step has no headline figure to compare");
 		return false;
 	}
-	if (!b->relax) {
-		snprintf(p->why, sizeof(p->why), "%s has no probe for %s", b->name, cand->resource);
-		return false;
+	if (!strcmp(cand->resource, "other processes")) {
+		/* The runner's to relax: the same work pinned where the others leave room. */
+		if ((cpu = least_busy_cpu(p->why, sizeof(p->why))) < 0 || affinity_get_self(&before) < 0)
+			return false;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		if (affinity_pin_self(&one) < 0) {
+			snprintf(p->why, sizeof(p->why), "cannot pin to cpu%d", cpu);
+			return false;
+		}
+		probe = xmalloc(b->opts_size ? b->opts_size : 1);
+		memcpy(probe, c->opts, b->opts_size);
+		snprintf(rx.what, sizeof(rx.what), "the work pinned to cpu%d, the least busy", cpu);
+		snprintf(rx.params, sizeof(rx.params), "--pin %d", cpu);
+		r = 1;
+	} else {
+		if (!b->relax) {
+			snprintf(p->why, sizeof(p->why), "%s has no probe for %s", b->name, cand->resource);
+			return false;
+		}
+		if (!strcmp(cand->resource, "one core") && !idle_cpu(res, p->why, sizeof(p->why)))
+			return false;
+		probe = xmalloc(b->opts_size ? b->opts_size : 1);
+		memcpy(probe, c->opts, b->opts_size);
+		r = b->relax(c->opts, probe, cand->resource, res, env, &rx);
 	}
-	if (!strcmp(cand->resource, "one core") && !idle_cpu(res, p->why, sizeof(p->why)))
-		return false;
-	probe = xmalloc(b->opts_size ? b->opts_size : 1);
-	memcpy(probe, c->opts, b->opts_size);
-	r = b->relax(c->opts, probe, cand->resource, res, env, &rx);
 	if (r <= 0) {
 		snprintf(p->why, sizeof(p->why), "%s", rx.why[0] ? rx.why : "the benchmark cannot relax it");
 		free(probe);
@@ -127,12 +211,18 @@ static bool test_one(struct bench_call *c, const struct bench_env *env, const st
 	snprintf(p->parameters, sizeof(p->parameters), "%s", rx.params);
 	if (c->probe_peer && c->probe_peer(c->probe_peer_arg, p->why, sizeof(p->why)) < 0) {
 		free(probe);
+		/* Back on the CPUs it had: allowed a moment ago, so it does not fail. */
+		if (cpu >= 0 && affinity_pin_self(&before) < 0)
+			snprintf(p->why, sizeof(p->why), "could not restore the CPUs allowed after the probe");
 		return false;
 	}
 	t0 = clock_mono();
 	pres = bench_call_probe(c, env, probe, probe_time(c, res));
 	p->probe_s = elapsed_s(t0, clock_mono());
 	free(probe);
+	/* Back on the CPUs it had (allowed before, so this cannot fail but for a hot unplug). */
+	if (cpu >= 0 && affinity_pin_self(&before) < 0)
+		snprintf(p->why, sizeof(p->why), "could not restore the CPUs allowed after the probe");
 	if (pres->status != RESULT_OK) {
 		snprintf(p->why, sizeof(p->why), "the probe %s: %s", result_status_name(pres->status),
 			 pres->reason ? pres->reason : "no reason given");
