@@ -252,6 +252,16 @@ const struct result *bench_quick_find(const struct bench_quick_result *r, size_t
 /* Metric NAME of RES (the median); NAN when RES is NULL or has no such metric. */
 double bench_quick_metric(const struct result *res, const char *name);
 
+/*
+ * What a --verify probe relaxes (docs/verdict.md "Checking the verdict"):
+ * the benchmark's relax() hook fills it beside the probe's options.
+ */
+struct bench_relax {
+	char what[64];		/* the verdict line's words: "2 streams", "2 requests in flight" */
+	char params[96];	/* the changed options as typed: "--parallel 2" */
+	char why[192];		/* when it cannot relax the candidate: why not, here */
+};
+
 struct bench {
 	const char *name;
 	const char *summary;		/* one line for `engpass --help` */
@@ -313,6 +323,20 @@ struct bench {
 	 * figure. Must not print.
 	 */
 	void (*run)(const struct bench_env *env, const void *opts, struct result *res);
+	/*
+	 * --verify: relaxes candidate limiter RESOURCE of the finished step
+	 * RES (env->step, run with OPTS) in PROBE, a copy of OPTS, changing
+	 * only the benchmark's own parameters (one core: a second stream;
+	 * round trip: twice the requests in flight; device latency: twice
+	 * the queue depth; own pacing: none). Returns 1 with OUT's what and
+	 * params when PROBE is to be run; 0 with OUT->why when this
+	 * candidate cannot be relaxed here (a method that is the limit, a
+	 * peer's setting). Limits configured outside engpass never reach it
+	 * (the runner reads their counters). Must not print. NULL = no
+	 * probes: every candidate but a configured limit is "not verifiable".
+	 */
+	int (*relax)(const void *opts, void *probe, const char *resource, const struct result *res,
+		     const struct bench_env *env, struct bench_relax *out);
 	/* Non-NULL when this build cannot run the benchmark at all. */
 	const char *unsupported_reason;
 	/* Its part of `engpass quick` (NAME_quick.c); NULL = none. */

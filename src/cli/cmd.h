@@ -53,6 +53,7 @@ struct common_opts {
 	const char *prom;	/* --prom FILE: also write Prometheus text format */
 	bool no_history;	/* --no-history: do not store the run */
 	const char *db;		/* --db PATH: history database */
+	bool verify;		/* --verify: probe each step's verdict (cli/verify.c) */
 	bool help;
 };
 
@@ -171,7 +172,39 @@ struct bench_call {
 	int ncpu;
 	struct stream *stream;		/* --format jsonl's interval writer (cmd_bench's); NULL = none */
 	struct csv_cols *csv;		/* --format csv: the columns of the header emitted results wrote; NULL = none yet */
+	/*
+	 * --verify: the probe's --time (0: half the step's own time per
+	 * repetition, at least VERIFY_PROBE_MIN_NS), and what runs before
+	 * each probe (quick restarts the step's one-off peer; NULL none),
+	 * returning 0, or -1 with why the probe cannot run.
+	 */
+	uint64_t probe_time_ns;
+	int (*probe_peer)(void *arg, char *why, size_t len);
+	void *probe_peer_arg;
 };
+
+/* --verify: the shortest probe when the caller sets none (a step's first second is often its slow start). */
+#define VERIFY_PROBE_MIN_NS (1000ull * 1000 * 1000)
+
+/*
+ * Runs one probe of call C's step ENV->step with options OPTS (a copy of
+ * C's, relaxed) for TIME_NS (0: the benchmark's own; ignored for
+ * BENCH_NO_TIME), once, unsampled, with no stream; returns its result
+ * (caller frees with result_free()). cli/verify.c calls it.
+ */
+struct result *bench_call_probe(struct bench_call *c, const struct bench_env *env, const void *opts,
+				uint64_t time_ns);
+
+/*
+ * --verify (cli/verify.c, docs/verdict.md "Checking the verdict"): tests
+ * the verdict of RES, the finished step ENV->step of call C: a configured
+ * limit by its counters, another by probes of the same benchmark with that
+ * limit relaxed (C->b->relax), the next candidate when one is refuted (at
+ * most VERIFY_MAX_RUNS probes), and re-ranks. Fills RES->verdict.verify.
+ * Stops early when *STOP is set.
+ */
+void verify_step(struct bench_call *c, const struct bench_env *env, struct result *res,
+		 volatile sig_atomic_t *stop);
 
 /*
  * Parses ARGV (the ARGC arguments after B's name; borrowed, must outlive

@@ -64,6 +64,10 @@ const struct opt common_opts_table[] = {
 	OPT_FLAG("no-history", 0, struct common_opts, no_history, "do not store the run in the history"),
 	OPT_STRING("db", 0, struct common_opts, db, "PATH",
 		   "history database (default $XDG_DATA_HOME/engpass/history.db)"),
+	OPT_FLAG("verify", 0, struct common_opts, verify,
+		 "check the verdict: run a short probe with the named limit relaxed (a second stream, twice the "
+		 "requests in flight or the queue depth, no pacing) and say whether the figure moved; a limit "
+		 "configured outside engpass is checked by its own counters (docs/verdict.md)"),
 	OPT_FLAG("help", 'h', struct common_opts, help, "show this help"),
 	OPT_END,
 };
@@ -466,6 +470,29 @@ static struct result *run_step(const struct bench *b, struct bench_env *env, con
 	return res;
 }
 
+struct result *bench_call_probe(struct bench_call *c, const struct bench_env *env, const void *opts,
+				uint64_t time_ns)
+{
+	struct bench_call pc = *c;
+	struct runner rn = { .env = *env, .common = &pc.common, .call = &pc };
+	struct result *res;
+
+	pc.stream = NULL;
+	pc.csv = NULL;
+	pc.common.repeat = 1;
+	pc.common.no_sample = true;
+	pc.common.no_states = true;
+	pc.common.verify = false;
+	if (!(c->b->flags & BENCH_NO_TIME)) {
+		pc.common.time_ns = time_ns;
+		rn.env.time_ns = time_ns;
+	}
+	rn.env.sample = false;
+	rn.env.window = NULL;
+	res = run_step(c->b, &rn.env, opts);
+	return res;
+}
+
 /*
  * Checks before anything runs that FILE's directory exists and is
  * writable, so --prom to an unwritable path is a usage error. Returns 0 or
@@ -771,6 +798,8 @@ int bench_call_run(struct bench_call *c, struct tmpfile_reg *tmp, volatile sig_a
 		if (c->stream)
 			stream_step(c->stream, (unsigned)run->nresults, b->name, &progress);
 		run_add(run, run_step(b, env, c->opts));
+		if (c->common.verify && !*stop)
+			verify_step(c, env, run->results[run->nresults - 1], stop);
 	}
 	/* The progress line goes with this call: later intervals carry none. */
 	if (c->stream)

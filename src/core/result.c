@@ -70,6 +70,27 @@ const char *result_status_name(enum result_status s)
 	return "unknown";
 }
 
+static const char *const verify_names[] = {
+	[VERIFY_NONE] = "",
+	[VERIFY_CONFIRMED] = "confirmed",
+	[VERIFY_NOT_CONFIRMED] = "not confirmed",
+	[VERIFY_COUNTERS] = "confirmed by counters",
+	[VERIFY_NOT_VERIFIABLE] = "not verifiable",
+};
+
+const char *verify_outcome_name(enum verify_outcome o)
+{
+	return (size_t)o < sizeof(verify_names) / sizeof(verify_names[0]) ? verify_names[o] : "";
+}
+
+enum verify_outcome verify_outcome_from_name(const char *name)
+{
+	for (size_t i = 1; name && i < sizeof(verify_names) / sizeof(verify_names[0]); i++)
+		if (!strcmp(name, verify_names[i]))
+			return (enum verify_outcome)i;
+	return VERIFY_NONE;
+}
+
 /* Grows *ARR (of element size SZ) so that index N fits. */
 static void *grow(void *arr, size_t n, size_t sz)
 {

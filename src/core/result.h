@@ -103,12 +103,59 @@ struct verdict_candidate {
 
 #define VERDICT_MAX_CANDIDATES 16
 
+/*
+ * --verify (docs/verdict.md "Checking the verdict"): one candidate tested,
+ * by a probe of the same benchmark with that one limit relaxed (its own
+ * parameters only) or, for a limit configured outside engpass, by that
+ * limit's own counters. The probe's figure is the step's headline metric.
+ */
+enum verify_outcome {
+	VERIFY_NONE,		/* not tested (no --verify, or nothing named) */
+	VERIFY_CONFIRMED,	/* the figure moved by at least the noise, as predicted */
+	VERIFY_NOT_CONFIRMED,	/* it did not */
+	VERIFY_COUNTERS,	/* a configured limit whose counters show it bounded the step */
+	VERIFY_NOT_VERIFIABLE,	/* no probe can test it here; why says so */
+};
+
+/* Returned string is static: "", "confirmed", "not confirmed", "confirmed by counters", "not verifiable". */
+const char *verify_outcome_name(enum verify_outcome o);
+/* The outcome called NAME (verify_outcome_name's words); VERIFY_NONE when none. */
+enum verify_outcome verify_outcome_from_name(const char *name);
+
+struct verify_probe {
+	char resource[32];	/* the candidate tested */
+	enum verify_outcome outcome;
+	char probe[64];		/* what was relaxed, in the verdict line's words: "2 streams" */
+	char parameters[96];	/* the probe's options as given on the command line: "--parallel 2" */
+	char metric[32];	/* the figure compared: the step's headline ("throughput") */
+	double base;		/* the step's figure; NaN none */
+	double figure;		/* the probe's; NaN none */
+	double ratio;		/* figure / base; NaN none */
+	/*
+	 * The noise band around BASE: a move inside [lo, hi] is not real
+	 * (its source: the step's repeat interval, or the default band).
+	 */
+	double lo, hi;
+	char interval_source[48];
+	double probe_s;		/* the probe's wall time; 0 none ran */
+	char why[192];		/* not verifiable: why; counters: what they showed; else "" */
+};
+
+#define VERIFY_MAX_PROBES 3
+
+struct verify {
+	size_t n;			/* candidates tested, in order */
+	struct verify_probe p[VERIFY_MAX_PROBES];
+	char refuted[32];		/* the candidate first named and refuted (re-ranked below); "" none */
+};
+
 struct verdict {
 	char resource[32];	/* the first candidate at >= 80 %, "none observed" or "unknown" */
 	char evidence[384];	/* one human sentence with the numbers that decided */
 	char next_step[192];	/* what would move the figure; "" = nothing to say */
 	struct verdict_candidate cand[VERDICT_MAX_CANDIDATES];	/* ranked, highest share first */
 	size_t ncand;
+	struct verify verify;	/* --verify: what tested it (n 0 = not tested) */
 };
 
 /* One reporting interval of a step (iperf3 -i): seconds from the start of the counted time, bytes moved. */

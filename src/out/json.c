@@ -12,6 +12,7 @@
 
 #include "core/sampler.h"
 #include "out/info.h"
+#include "core/verify.h"
 #include "lib/jw.h"
 #include "lib/units.h"
 
@@ -225,6 +226,50 @@ static void view_object(struct jw *w, const struct sysview *v)
 	jw_obj_end(w);
 }
 
+/* One tested candidate of --verify (docs/json.md "verification"). */
+static void probe_fields(struct jw *w, const struct verify_probe *p)
+{
+	jw_str(w, "resource", p->resource);
+	jw_str(w, "outcome", verify_outcome_name(p->outcome));
+	jw_str(w, "probe", p->probe[0] ? p->probe : NULL);
+	jw_str(w, "parameters", p->parameters[0] ? p->parameters : NULL);
+	jw_str(w, "metric", p->metric[0] ? p->metric : NULL);
+	jw_num(w, "base", p->base);
+	jw_num(w, "figure", p->figure);
+	jw_num(w, "ratio", p->ratio);
+	jw_arr_begin(w, "interval");
+	jw_num(w, NULL, p->lo);
+	jw_num(w, NULL, p->hi);
+	jw_arr_end(w);
+	jw_str(w, "interval_source", p->interval_source[0] ? p->interval_source : NULL);
+	jw_num(w, "probe_seconds", p->probe_s);
+	jw_str(w, "why", p->why[0] ? p->why : NULL);
+}
+
+/*
+ * verdict.verification: the first candidate tested (the one named) at the
+ * top, every candidate tested in "probes", the refuted one; null without
+ * --verify.
+ */
+static void verification_object(struct jw *w, const struct verify *v)
+{
+	if (!v->n) {
+		jw_null(w, "verification");
+		return;
+	}
+	jw_obj_begin(w, "verification");
+	probe_fields(w, &v->p[0]);
+	jw_str(w, "refuted", v->refuted[0] ? v->refuted : NULL);
+	jw_arr_begin(w, "probes");
+	for (size_t i = 0; i < v->n; i++) {
+		jw_obj_begin(w, NULL);
+		probe_fields(w, &v->p[i]);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+	jw_obj_end(w);
+}
+
 /* One sampling interval; unknown figures are null. */
 static void sample_object(struct jw *w, const char *key, const struct sample *x)
 {
@@ -396,6 +441,7 @@ static void result_object(struct jw *w, const struct result *r, bool series)
 		jw_obj_end(w);
 	}
 	jw_arr_end(w);
+	verification_object(w, &r->verdict.verify);
 	jw_obj_end(w);
 	if (r->sweep)
 		jw_str(w, "sweep", r->sweep);

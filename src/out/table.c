@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/verify.h"
 #include "lib/units.h"
 #include "lib/xalloc.h"
 #include "out/info.h"
@@ -718,14 +719,23 @@ static void verdict_lines(FILE *f, const struct result *r)
 		tagged(f, "verdict", 10, s);
 		free(s);
 	}
+	if (r->verdict.verify.n) {
+		char buf[1024];
+
+		verify_describe(&r->verdict, buf, sizeof(buf));
+		tagged(f, "checked", 0, buf);
+	}
 	if (r->verdict.next_step[0])
 		tagged(f, "next", 0, r->verdict.next_step);
-	for (size_t i = 1, shown = 0; i < r->verdict.ncand && shown < 2; i++) {
+	for (size_t i = 0, shown = 0; i < r->verdict.ncand && shown < 2; i++) {
 		const struct verdict_candidate *c = &r->verdict.cand[i];
+		bool refuted = !strcmp(c->resource, r->verdict.verify.refuted);
 
-		if (!(c->share >= 0.5))
+		/* The one named is above; after --verify re-ranked, a refuted one says so. */
+		if (!(c->share >= 0.5) || !strcmp(c->resource, r->verdict.resource))
 			continue;
-		s = xasprintf("also %s at %.0f %% -- %s", c->resource, c->share * 100, c->evidence);
+		s = xasprintf("also %s at %.0f %%%s -- %s", c->resource, c->share * 100,
+			      refuted ? " (its probe did not confirm it)" : "", c->evidence);
 		tagged(f, "", 5, s);
 		free(s);
 		shown++;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "core/result.h"
 #include "lib/xalloc.h"
 
 /* Splits KEY into a new name (caller frees) and its unit. */
@@ -150,6 +151,47 @@ static void load_candidates(struct result *r, json_t *arr)
 		result_verdict_candidate(r, res, json_is_number(share) ? json_number_value(share) : NAN, next, "%s",
 					 ev);
 	}
+}
+
+/* Copies string member KEY of O into BUF (LEN bytes); "" when absent. */
+static void str_into(char *buf, size_t len, json_t *o, const char *key)
+{
+	snprintf(buf, len, "%s", json_string_value(json_object_get(o, key)) ?: "");
+}
+
+/* verdict.verification, as json.c writes it: the probes tested, the refuted one. */
+static void load_verification(struct verdict *v, json_t *o)
+{
+	json_t *arr = json_object_get(o, "probes"), *x;
+	size_t i;
+
+	if (!json_is_object(o) || !json_is_array(arr))
+		return;
+	json_array_foreach(arr, i, x) {
+		struct verify_probe *p;
+		json_t *iv = json_object_get(x, "interval");
+
+		if (v->verify.n == VERIFY_MAX_PROBES || !json_is_object(x) ||
+		    !json_string_value(json_object_get(x, "resource")))
+			continue;
+		p = &v->verify.p[v->verify.n++];
+		str_into(p->resource, sizeof(p->resource), x, "resource");
+		p->outcome = verify_outcome_from_name(json_string_value(json_object_get(x, "outcome")));
+		str_into(p->probe, sizeof(p->probe), x, "probe");
+		str_into(p->parameters, sizeof(p->parameters), x, "parameters");
+		str_into(p->metric, sizeof(p->metric), x, "metric");
+		p->base = num_or_nan(json_object_get(x, "base"));
+		p->figure = num_or_nan(json_object_get(x, "figure"));
+		p->ratio = num_or_nan(json_object_get(x, "ratio"));
+		p->lo = num_or_nan(json_array_get(iv, 0));
+		p->hi = num_or_nan(json_array_get(iv, 1));
+		str_into(p->interval_source, sizeof(p->interval_source), x, "interval_source");
+		p->probe_s = json_is_number(json_object_get(x, "probe_seconds"))
+				     ? json_number_value(json_object_get(x, "probe_seconds"))
+				     : 0;
+		str_into(p->why, sizeof(p->why), x, "why");
+	}
+	str_into(v->verify.refuted, sizeof(v->verify.refuted), o, "refuted");
 }
 
 /* An int that may be null (-1: not looked for). */
@@ -378,6 +420,7 @@ int run_from_json(const char *text, struct run **out, char *err, size_t errlen)
 			snprintf(res->verdict.next_step, sizeof(res->verdict.next_step), "%s",
 				 json_string_value(json_object_get(verdict, "next_step")) ?: "");
 			load_candidates(res, json_object_get(verdict, "candidates"));
+			load_verification(&res->verdict, json_object_get(verdict, "verification"));
 		}
 		run_add(run, res);
 	}

@@ -202,9 +202,9 @@ check "the workloads leave nothing behind" empty "$CWD"
 
 # ---- torrent --------------------------------------------------------------
 
-# OpenSSL (SHA-1) is optional: without it --verify is skipped and there is no content_sha1.
+# OpenSSL (SHA-1) is optional: without it --verify-pieces is skipped and there is no content_sha1.
 SSL=1
-run disk --workload torrent --size 8M --cache 1M --verify --json --no-sample
+run disk --workload torrent --size 8M --cache 1M --verify-pieces --json --no-sample
 if jq -e '.results[0].reason // "" | test("without OpenSSL")' "$J" >/dev/null; then
 	SSL=0
 	skip "torrent completes every piece and verifies it" "built without OpenSSL"

@@ -105,7 +105,7 @@ try() {
 }
 
 try "disk seq-write" "" disk --workload seq-write --size 64M --time 5s --no-history
-try "disk torrent" "" disk --workload torrent --size 64M --verify --rate 20M --no-history
+try "disk torrent" "" disk --workload torrent --size 64M --verify-pieces --rate 20M --no-history
 try "disk -T -t" "" disk -T -t --size 64M --no-history
 try "mem --bandwidth" "" mem --bandwidth --passes 40 --no-history
 try "latency" "" latency --task audio --load burn --time 5s --no-history

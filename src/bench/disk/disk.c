@@ -93,7 +93,8 @@ static const struct opt disk_options[] = {
 	OPT_INT("interleave", 0, struct disk_opts, interleave, 1, 1024, "K", "torrent: pieces in flight (default 4)"),
 	OPT_SIZE("cache", 0, struct disk_opts, cache, 0, 1024 * 1024 * 1024,
 		 "torrent: application write cache (default 0: every block its own write)"),
-	OPT_FLAG("verify", 0, struct disk_opts, verify, "torrent: read back each finished piece, check its SHA-1"),
+	OPT_FLAG("verify-pieces", 0, struct disk_opts, verify,
+		 "torrent: read back each finished piece, check its SHA-1 (Transmission's verify)"),
 	OPT_STRING("fs", 0, struct disk_opts, fs, "TYPE",
 		   "make a scratch TYPE file system (ext2, ext4, vfat, ...) on a loop image in directory TARGET, "
 		   "run there and remove it (root)"),
@@ -196,7 +197,7 @@ static int check_options(struct disk_opts *o, char *err, size_t errlen)
 				   "apply to --workload; -T and -t use hdparm's fixed 2 MiB reads");
 	}
 	if (!torrent && (o->piece || o->interleave || o->cache != UINT64_MAX || o->verify))
-		return bad(err, errlen, "'--piece', '--interleave', '--cache' and '--verify' apply to --workload torrent");
+		return bad(err, errlen, "'--piece', '--interleave', '--cache' and '--verify-pieces' apply to --workload torrent");
 	if (o->workload != WL_MIXED && o->read_pct >= 0)
 		return bad(err, errlen, "'--read-pct' applies to --workload mixed");
 	if (torrent && o->bs)
@@ -507,6 +508,52 @@ static void disk_run(const struct bench_env *env, const void *p, struct result *
 	free(q);
 }
 
+/*
+ * --verify: what a probe of the step changes (docs/verdict.md "Checking
+ * the verdict"): the device's latency with twice the requests in flight,
+ * its own --rate with none. hdparm's -T/-t and the torrent pattern have
+ * their request pattern as their method.
+ */
+static int disk_relax(const void *p, void *probe, const char *resource, const struct result *res,
+		      const struct bench_env *env, struct bench_relax *out)
+{
+	const struct disk_opts *o = p;
+	struct disk_opts *q = probe;
+	enum disk_step step = o->steps[env->step];
+
+	(void)res;
+	if (step != STEP_WORKLOAD || o->workload == WL_TORRENT) {
+		snprintf(out->why, sizeof(out->why), "%s: its request pattern is the method (%s)",
+			 step == STEP_CACHED ? "-T re-reads the page cache" : step == STEP_DEVICE
+			 ? "-t reads 2 MiB at a time, as hdparm" : "the torrent pattern writes as Transmission does",
+			 step == STEP_WORKLOAD ? "one pwrite at a time" : "one request in flight");
+		return 0;
+	}
+	if (!strcmp(resource, "device latency") || !strcmp(resource, "device")) {
+		if (o->engine == ENGINE_PSYNC) {
+			snprintf(out->why, sizeof(out->why), "--engine psync keeps one request in flight");
+			return 0;
+		}
+		if (2 * o->qd > 4096) {
+			snprintf(out->why, sizeof(out->why), "already %lld requests in flight, the most --qd takes",
+				 (long long)o->qd);
+			return 0;
+		}
+		q->qd = 2 * o->qd;
+		snprintf(out->what, sizeof(out->what), "queue depth %lld", (long long)q->qd);
+		snprintf(out->params, sizeof(out->params), "--qd %lld", (long long)q->qd);
+		return 1;
+	}
+	if (!strcmp(resource, "own pacing") && o->rate > 0) {
+		q->rate = 0;
+		snprintf(out->what, sizeof(out->what), "no --rate");
+		snprintf(out->params, sizeof(out->params), "without --rate");
+		return 1;
+	}
+	snprintf(out->why, sizeof(out->why), "disk has no probe for %s", resource);
+	return 0;
+}
+
 extern const struct bench_quick disk_quick;	/* disk_quick.c */
 
 const struct bench bench_disk = {
@@ -538,5 +585,6 @@ const struct bench bench_disk = {
 	.teardown = disk_teardown,
 	.device_path = disk_device_path,
 	.run = disk_run,
+	.relax = disk_relax,
 	.quick = &disk_quick,
 };

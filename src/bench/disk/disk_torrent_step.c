@@ -709,7 +709,7 @@ void disk_step_torrent(const struct bench_env *env, const struct disk_opts *o, s
 	/* SHA-1 (the content hash, and --verify) comes from OpenSSL, loaded now. */
 	ossl_ok = ossl_load(ossl_why, sizeof(ossl_why)) == 0;
 	if (o->verify && !ossl_ok) {
-		result_set_status(res, RESULT_SKIPPED, "%s (SHA-1 for --verify)", ossl_why);
+		result_set_status(res, RESULT_SKIPPED, "%s (SHA-1 for --verify-pieces)", ossl_why);
 		return;
 	}
 	if (torrent_order_init(&tr.ord, tr.nblocks, bpp, (unsigned)o->interleave, (uint64_t)o->seed) < 0) {

@@ -1314,6 +1314,39 @@ out:
 	free(c);
 }
 
+/*
+ * --verify: the round trip is tested with twice the requests in flight
+ * (docs/verdict.md "Checking the verdict"); the server and the network
+ * are not engpass's to change.
+ */
+static int fetch_relax(const void *p, void *probe, const char *resource, const struct result *res,
+		       const struct bench_env *env, struct bench_relax *out)
+{
+	const struct fetch_opts *o = p;
+	struct fetch_opts *q = probe;
+
+	(void)res;
+	(void)env;
+	if (strcmp(resource, "round trip")) {
+		snprintf(out->why, sizeof(out->why), "fetch has no probe for %s", resource);
+		return 0;
+	}
+	if (!o->block) {
+		snprintf(out->why, sizeof(out->why), "one GET of the whole resource has no requests to add "
+			 "(--block SIZE asks in ranges)");
+		return 0;
+	}
+	if (2 * o->depth > FETCH_DEPTH_MAX) {
+		snprintf(out->why, sizeof(out->why), "already %lld requests in flight, the most --depth takes",
+			 (long long)o->depth);
+		return 0;
+	}
+	q->depth = 2 * o->depth;
+	snprintf(out->what, sizeof(out->what), "%lld requests in flight", (long long)q->depth);
+	snprintf(out->params, sizeof(out->params), "--depth %lld", (long long)q->depth);
+	return 1;
+}
+
 const struct bench bench_fetch = {
 	.name = "fetch",
 	.summary = "HTTP/1.1 download, whole or in pipelined Range blocks, with dl's progress line",
@@ -1336,6 +1369,7 @@ const struct bench bench_fetch = {
 		"download. A server slow to answer beyond the round trip is the \"server\" candidate of\n"
 		"the verdict. See docs/fetch.md.",
 	.flags = BENCH_NETWORK | BENCH_NO_TIME,
+	.relax = fetch_relax,
 	.opts = fetch_options,
 	.opts_size = sizeof(struct fetch_opts),
 	.defaults = fetch_defaults,

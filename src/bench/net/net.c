@@ -263,6 +263,90 @@ static void net_run(const struct bench_env *env, const void *p, struct result *r
 		result_param(res, "server_host", "%s", o->peer ? o->peer : o->host);
 }
 
+/*
+ * --verify: what the client changes to test a candidate (docs/verdict.md
+ * "Checking the verdict"). Only the client's own parameters: a server's
+ * --delay or --rate is the peer's and never changed.
+ */
+static int net_relax(const void *p, void *probe, const char *resource, const struct result *res,
+		     const struct bench_env *env, struct bench_relax *out)
+{
+	const struct net_opts *o = p;
+	struct net_opts *q = probe;
+
+	(void)res;
+	(void)env;
+	if (o->role != NET_ROLE_CLIENT) {
+		snprintf(out->why, sizeof(out->why), "the server runs what its clients ask: probe from the client");
+		return 0;
+	}
+	if (!strcmp(resource, "one core")) {
+		int64_t n = 2 * (o->parallel > 0 ? o->parallel : 1);
+
+		if (o->mode != NET_MODE_IPERF3) {
+			snprintf(out->why, sizeof(out->why), "--mode %s runs one connection: its requests are the method",
+				 modes[o->mode]);
+			return 0;
+		}
+		if (n > IPERF3_MAX_STREAMS) {
+			snprintf(out->why, sizeof(out->why), "already %lld streams, the most there may be",
+				 (long long)(n / 2));
+			return 0;
+		}
+		q->parallel = n;
+		snprintf(out->what, sizeof(out->what), "%lld streams", (long long)n);
+		snprintf(out->params, sizeof(out->params), "--parallel %lld", (long long)n);
+		return 1;
+	}
+	if (!strcmp(resource, "round trip")) {
+		if (o->mode != NET_MODE_RR) {
+			snprintf(out->why, sizeof(out->why), "one stream has no requests in flight to add: a larger "
+				 "socket buffer or a shorter path would tell");
+			return 0;
+		}
+		if (2 * o->depth > RR_DEPTH_MAX) {
+			snprintf(out->why, sizeof(out->why), "already %lld requests in flight, the most there may be",
+				 (long long)o->depth);
+			return 0;
+		}
+		q->depth = 2 * o->depth;
+		snprintf(out->what, sizeof(out->what), "%lld requests in flight", (long long)q->depth);
+		snprintf(out->params, sizeof(out->params), "--depth %lld", (long long)q->depth);
+		return 1;
+	}
+	if (!strcmp(resource, "tcp window") || !strcmp(resource, "udp receive buffer")) {
+		uint64_t w = o->window ? 4 * o->window : 4u << 20;
+
+		if (o->mode != NET_MODE_IPERF3) {
+			snprintf(out->why, sizeof(out->why), "--mode %s has no --window", modes[o->mode]);
+			return 0;
+		}
+		if (w > IPERF3_WINDOW_MAX)
+			w = IPERF3_WINDOW_MAX;
+		if (w <= o->window) {
+			snprintf(out->why, sizeof(out->why), "the socket buffer is already the largest --window takes");
+			return 0;
+		}
+		q->window = w;
+		snprintf(out->what, sizeof(out->what), "a %llu KiB socket buffer", (unsigned long long)(w >> 10));
+		snprintf(out->params, sizeof(out->params), "--window %lluK", (unsigned long long)(w >> 10));
+		return 1;
+	}
+	if (!strcmp(resource, "own pacing")) {
+		if (o->mode != NET_MODE_IPERF3) {
+			snprintf(out->why, sizeof(out->why), "the pace is the server's --rate: the peer's, not the "
+				 "client's to change");
+			return 0;
+		}
+		q->bitrate = o->udp ? 0 : -1;
+		snprintf(out->what, sizeof(out->what), "no pacing");
+		snprintf(out->params, sizeof(out->params), o->udp ? "--bitrate 0" : "without --bitrate");
+		return 1;
+	}
+	snprintf(out->why, sizeof(out->why), "net has no probe for %s", resource);
+	return 0;
+}
+
 extern const struct bench_quick net_quick;	/* net_quick.c */
 
 const struct bench bench_net = {
@@ -296,5 +380,6 @@ const struct bench bench_net = {
 	.check = net_check,
 	.sample_config = net_sample_config,
 	.run = net_run,
+	.relax = net_relax,
 	.quick = &net_quick,
 };
