@@ -119,6 +119,18 @@ jqt "O_DIRECT reads reach the device" '.results[1].metrics | (has("device_read_r
 jqt "each step has a system view and a verdict" '[.results[] | (.system.samples >= 1) and (.verdict.resource | type == "string")] | all' "$J"
 check "-T -t leaves nothing behind" empty "$CWD"
 jqt "without --settle there is no pause before timing" '[.results[].method | has("settle") | not] | all' "$J"
+# The table of -T -t: the device's read is not in a row labelled after the memory copy.
+run disk -T -t --size 32M --time 300ms --no-history --no-sample
+check "-T -t table: the read row is named by its key, not by the cached step's label" \
+	sh -c "grep -q '^  read  ' '$J' && ! grep -q '^  cached read (memory copy)  ' '$J'"
+check "-T -t table: each step's label of the read row is said" \
+	grep -q "read: cached: cached read (memory copy); device: device read (O_DIRECT)" "$J"
+# --repeat: the label column is not cut to fragments ("devic", "e", "(O_DI").
+run disk -t --size 16M --time 200ms --repeat 3 --no-history --no-sample
+check "-t --repeat 3 exits 0" [ "$RC" = 0 ]
+check "-t --repeat 3: the headline's label is whole on its row" grep -q '^  device read (O_DIRECT)  ' "$J"
+check "-t --repeat 3: 2 MiB reads per second is whole on its row, no line over 100 columns" \
+	sh -c "grep -q '^  2 MiB reads per second  ' '$J' && awk 'length(\$0) > 100 { bad = 1 } END { exit bad }' '$J'"
 run disk -t --settle 200ms --size 32M --time 300ms --json --no-sample
 jqt "--settle: sync and the pause are named in the method" '.results[0].method.settle | test("sync\\(\\) and 0.2 s idle")' "$J"
 run disk --workload seq-read --settle 1s
