@@ -60,7 +60,8 @@ static void sweep_help(FILE *f)
 		"Each step's rows start with its verdict and, for disk, device writes per MiB written and\n"
 		"write amplification.\n"
 		"Each combination runs as the command would on its own and is stored in the history;\n"
-		"--repeat N is passed to each run.\n"
+		"--repeat N is passed to each run: each figure is then its median, with the interval\n"
+		"of the median in a low..high row under it and 'unstable' where that reaches beyond 5 %%.\n"
 		"With --json, one document whose results are the combinations' results, each step\n"
 		"labelled with its combination; with --format csv, a row per step and combination\n"
 		"(its 'sweep' column names the combination). The figures come when all ran, so\n"
@@ -276,17 +277,25 @@ static int check_all(const struct sweep *sw, const struct bench *b, size_t ncomb
 	return -1;
 }
 
-/* One row of the table: bench/step/name, values per combination (or texts, for the verdict). */
+/*
+ * One row of the table: bench/step/name, values per combination (or
+ * texts, for the verdict). With repetitions a figure's value is its
+ * median, with the interval of the median (low, high; NaN where none)
+ * and whether it is unstable (core/result.h), as the table of a run.
+ */
 struct row {
 	char *step, *name;
 	enum unit unit;
-	double *v;
+	double *v, *lo, *hi;
+	bool *unstable;
+	bool interval;		/* some combination gave an interval */
 	char **text;		/* a text row: one string per combination (NULL = none); NULL for figures */
 };
 
 struct table {
 	struct row *rows;
 	size_t nrows, ncombo;
+	unsigned reps;		/* the most repetitions of any result (1: none) */
 };
 
 /* The row STEP/NAME, added (empty) when it is new. */
@@ -302,9 +311,13 @@ static struct row *find_row(struct table *t, const char *step, const char *name,
 	t->rows[i].name = xstrdup(name);
 	t->rows[i].unit = unit;
 	t->rows[i].v = xmalloc(t->ncombo * sizeof(double));
+	t->rows[i].lo = xmalloc(t->ncombo * sizeof(double));
+	t->rows[i].hi = xmalloc(t->ncombo * sizeof(double));
+	t->rows[i].unstable = xcalloc(t->ncombo, sizeof(bool));
+	t->rows[i].interval = false;
 	t->rows[i].text = NULL;
 	for (size_t j = 0; j < t->ncombo; j++)
-		t->rows[i].v[j] = NAN;
+		t->rows[i].v[j] = t->rows[i].lo[j] = t->rows[i].hi[j] = NAN;
 	t->nrows++;
 	return &t->rows[i];
 }
@@ -312,6 +325,25 @@ static struct row *find_row(struct table *t, const char *step, const char *name,
 static void add_value(struct table *t, size_t k, const char *step, const char *name, enum unit unit, double value)
 {
 	find_row(t, step, name, unit)->v[k] = value;
+}
+
+/*
+ * Metric M of combination K under NAME: over REPS > 1 repetitions its
+ * median with the interval the table of a run shows (the order-statistic
+ * interval, or [min, max] where there is none) and its unstable mark.
+ */
+static void add_metric(struct table *t, size_t k, const char *step, const char *name, const struct metric *m,
+		       unsigned reps)
+{
+	struct row *row = find_row(t, step, name, m->unit);
+
+	row->v[k] = m->value;
+	if (reps < 2 || m->reps < 2)
+		return;
+	row->lo[k] = isnan(m->ci_lo) ? m->min : m->ci_lo;
+	row->hi[k] = isnan(m->ci_hi) ? m->max : m->ci_hi;
+	row->unstable[k] = metric_unstable(m);
+	row->interval |= !isnan(row->lo[k]) && !isnan(row->hi[k]);
 }
 
 static void add_text(struct table *t, size_t k, const char *step, const char *name, const char *text)
@@ -354,8 +386,11 @@ static void add_summary(struct table *t, size_t k, const char *step, const struc
 		/* Whole requests once there are many: "1219", not "1.22e+03". */
 		add_value(t, k, step, "dev writes/MiB written", UNIT_COUNT, per >= 100 ? round(per) : per);
 	}
-	if (!isnan(wa))
-		add_value(t, k, step, "write amplification", UNIT_RATIO, wa);
+	if (!isnan(wa)) {
+		for (size_t i = 0; i < r->nmetrics; i++)
+			if (!strcmp(r->metrics[i].name, "write_amplification"))
+				add_metric(t, k, step, "write amplification", &r->metrics[i], r->reps);
+	}
 }
 
 /* The figures of result R of combination K: its metrics, then the system view the table shows. */
@@ -364,12 +399,14 @@ static void add_result(struct table *t, size_t k, const struct result *r)
 	const struct sysview *v = &r->view;
 	const char *step = r->step ? r->step : "?";
 
+	if (r->reps > t->reps)
+		t->reps = r->reps;
 	add_summary(t, k, step, r);
 	for (size_t i = 0; i < r->nmetrics; i++) {
 		/* Shown with its reader's label by add_summary(). */
 		if (!strcmp(r->metrics[i].name, "write_amplification"))
 			continue;
-		add_value(t, k, step, r->metrics[i].name, r->metrics[i].unit, r->metrics[i].value);
+		add_metric(t, k, step, r->metrics[i].name, &r->metrics[i], r->reps);
 	}
 	if (!r->have_view)
 		return;
@@ -386,16 +423,102 @@ static void add_result(struct table *t, size_t k, const struct result *r)
 		add_value(t, k, step, "system: rss max", UNIT_BYTES, (double)v->proc_rss_max_bytes);
 }
 
+/* A verdict's widest column (a text is cut there); the name column's widest before a name wraps at its spaces. */
+#define CELL_MAX 24
+#define NAME_MAX_W 48
+
+/* "1.20..1.35 ms" of LO and HI in UNIT (the unit once where both give it), into BUF. */
+static void interval_text(char *buf, size_t len, double lo, double hi, enum unit unit)
+{
+	char a[48], b[48];
+	const char *ua = strchr(a, ' '), *ub;
+
+	if (isnan(lo) || isnan(hi)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	render_value(a, sizeof(a), lo, unit);
+	render_value(b, sizeof(b), hi, unit);
+	ua = strchr(a, ' ');
+	ub = strchr(b, ' ');
+	if (ua && ub && !strcmp(ua, ub))
+		snprintf(buf, len, "%.*s..%s", (int)(ua - a), a, b);
+	else
+		snprintf(buf, len, "%s..%s", a, b);
+}
+
+/* Cell K of figure row ROW: its value, " unstable" after an unstable one. */
+static void value_text(char *buf, size_t len, const struct row *row, size_t k)
+{
+	size_t n;
+
+	render_value(buf, len, row->v[k], row->unit);
+	n = strlen(buf);
+	if (row->unstable[k])
+		snprintf(buf + n, len - n, " unstable");
+}
+
+/*
+ * Splits NAME into lines of at most W columns at its spaces (a word
+ * longer than W alone is broken); LINES[i] (each 128 long) for up to MAX;
+ * returns how many it takes.
+ */
+static size_t name_lines(const char *name, size_t w, char (*lines)[128], size_t max)
+{
+	size_t n = 0;
+
+	while (*name) {
+		size_t len = strlen(name), cut = len;
+
+		if (len > w) {
+			for (cut = w; cut > 0 && name[cut] != ' '; cut--)
+				;
+			if (!cut)
+				cut = w;
+		}
+		if (n < max)
+			snprintf(lines[n], 128, "%.*s", (int)cut, name);
+		n++;
+		name += cut;
+		while (*name == ' ')
+			name++;
+	}
+	return n;
+}
+
 static void table_print(const struct table *t, const struct bench *b, char **labels)
 {
-	int w = 14;
+	unsigned reps = t->reps;
+	int w = 14, nw = 6;
+	bool any_interval = false, any_unstable = false, short_cov = false;
+	char cell[128];
 
-	/* Columns as wide as the longest text cell (a verdict), up to 24. */
-	for (size_t i = 0; i < t->nrows; i++)
-		for (size_t k = 0; t->rows[i].text && k < t->ncombo; k++)
-			if (t->rows[i].text[k] && (int)strlen(t->rows[i].text[k]) > w)
-				w = strlen(t->rows[i].text[k]) > 24 ? 24 : (int)strlen(t->rows[i].text[k]);
-	printf("%-34s", "figure");
+	/* Columns as wide as the widest cell (a verdict up to CELL_MAX); the name column as the longest name. */
+	for (size_t i = 0; i < t->nrows; i++) {
+		const struct row *row = &t->rows[i];
+		bool own = !strcmp(row->step, b->name);
+		int len = (int)strlen(row->name) + (own ? 0 : (int)strlen(row->step) + 2);
+
+		nw = len > nw ? len : nw;
+		for (size_t k = 0; k < t->ncombo; k++) {
+			if (row->text) {
+				len = row->text[k] ? (int)strlen(row->text[k]) : 1;
+				len = len > CELL_MAX ? CELL_MAX : len;
+			} else {
+				value_text(cell, sizeof(cell), row, k);
+				len = (int)strlen(cell);
+				if (row->interval) {
+					interval_text(cell, sizeof(cell), row->lo[k], row->hi[k], row->unit);
+					len = (int)strlen(cell) > len ? (int)strlen(cell) : len;
+				}
+				any_unstable |= row->unstable[k];
+			}
+			w = len > w ? len : w;
+		}
+		any_interval |= row->interval;
+	}
+	nw = nw > NAME_MAX_W ? NAME_MAX_W : nw;
+	printf("%-*s", nw, "figure");
 	for (size_t k = 0; k < t->ncombo; k++) {
 		char head[32];
 
@@ -406,24 +529,50 @@ static void table_print(const struct table *t, const struct bench *b, char **lab
 	for (size_t i = 0; i < t->nrows; i++) {
 		const struct row *row = &t->rows[i];
 		bool own = !strcmp(row->step, b->name);
-		char name[80];
+		char name[160], lines[4][128];
+		size_t nl;
 
 		snprintf(name, sizeof(name), "%s%s%s", own ? "" : row->step, own ? "" : ": ", row->name);
-		printf("%-34.34s", name);
+		/* A long name wraps at its spaces, never cut inside a word. */
+		nl = name_lines(name, (size_t)nw, lines, 4);
+		printf("%-*s", nw, lines[0]);
 		for (size_t k = 0; k < t->ncombo; k++) {
-			char v[48];
-
 			if (row->text)
-				snprintf(v, sizeof(v), "%.*s", w, row->text[k] ? row->text[k] : "-");
+				snprintf(cell, sizeof(cell), "%.*s", w, row->text[k] ? row->text[k] : "-");
 			else
-				render_value(v, sizeof(v), row->v[k], row->unit);
-			printf("  %*s", w, v);
+				value_text(cell, sizeof(cell), row, k);
+			printf("  %*s", w, cell);
+		}
+		printf("\n");
+		for (size_t l = 1; l < nl && l < 4; l++)
+			printf("  %s\n", lines[l]);
+		if (!row->interval)
+			continue;
+		printf("%-*s", nw, "  low..high");
+		for (size_t k = 0; k < t->ncombo; k++) {
+			interval_text(cell, sizeof(cell), row->lo[k], row->hi[k], row->unit);
+			printf("  %*s", w, cell);
 		}
 		printf("\n");
 	}
+	short_cov = reps > 1 && reps < 6;
 	printf("\n");
 	for (size_t k = 0; k < t->ncombo; k++)
 		printf("(%zu) %s %s\n", k + 1, b->name, labels[k]);
+	if (reps > 1) {
+		char share[32], *key;
+
+		snprintf(share, sizeof(share), "%.0f %% of the median", 100 * RESULT_UNSTABLE_SHARE);
+		key = xasprintf("each figure is the median of %u repetitions%s%s%s%s", reps,
+				      any_interval ? "; low..high: the median's order-statistic interval" : "",
+				      any_interval && short_cov ? " (95 % needs --repeat 6 or more; fewer: [min, max], "
+								  "--json has its coverage)" : "",
+				      any_unstable ? "; unstable: it reaches beyond " : "", any_unstable ? share : "");
+
+		printf("\n");
+		render_wrap(stdout, 0, 2, key);
+		free(key);
+	}
 }
 
 static void table_release(struct table *t)
@@ -432,6 +581,9 @@ static void table_release(struct table *t)
 		free(t->rows[i].step);
 		free(t->rows[i].name);
 		free(t->rows[i].v);
+		free(t->rows[i].lo);
+		free(t->rows[i].hi);
+		free(t->rows[i].unstable);
 		for (size_t k = 0; t->rows[i].text && k < t->ncombo; k++)
 			free(t->rows[i].text[k]);
 		free(t->rows[i].text);

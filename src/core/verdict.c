@@ -1091,6 +1091,26 @@ static void checked(const struct verdict_input *in, char *buf, size_t len)
 	}
 }
 
+/*
+ * The benchmark's "device setting" candidate (a sync mount, a request
+ * size or queue setting: disk's disk_report_setting()), whose share is
+ * unknown: where the device is named, it is what to change first, so its
+ * next step is the verdict's.
+ */
+static void device_setting(struct verdict *out)
+{
+	static const char *const disk[] = { "device", "device latency", "sync writes", "writeback", NULL };
+	bool named = false;
+
+	for (const char *const *d = disk; *d && !named; d++)
+		named = !strcmp(out->resource, *d);
+	for (size_t i = 0; named && i < out->ncand; i++)
+		if (!strcmp(out->cand[i].resource, "device setting") && out->cand[i].next_step[0]) {
+			snprintf(out->next_step, sizeof(out->next_step), "%s", out->cand[i].next_step);
+			return;
+		}
+}
+
 void verdict_judge(const struct verdict_input *in, struct verdict *out)
 {
 	const struct sysview *v = in ? in->view : NULL;
@@ -1130,6 +1150,7 @@ void verdict_judge(const struct verdict_input *in, struct verdict *out)
 				 v->cpu_steal_pct);
 		}
 		snprintf(out->next_step, sizeof(out->next_step), "%s", c->next_step);
+		device_setting(out);
 		return;
 	}
 	if (!v || v->samples == 0) {

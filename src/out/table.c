@@ -218,7 +218,14 @@ static void metric_label(char *buf, size_t len, const struct metric *m)
 			*p = ' ';
 }
 
-void render_metric(char *buf, size_t len, const struct result *r, const struct metric *m, double v)
+/* The metric table's label of M, "" when it has none. */
+static const char *label_of(const struct metric *m)
+{
+	return m->label ? m->label : "";
+}
+
+/* render_metric(), and with DECIMAL a disk rate's decimal form after its binary one. */
+static void metric_text(char *buf, size_t len, const struct result *r, const struct metric *m, double v, bool decimal)
 {
 	size_t n;
 
@@ -228,7 +235,7 @@ void render_metric(char *buf, size_t len, const struct result *r, const struct m
 		return;
 	}
 	render_value(buf, len, v, m->unit);
-	if (m->unit != UNIT_BYTES_PER_S || isnan(v) || strcmp(r->bench, "disk"))
+	if (!decimal || m->unit != UNIT_BYTES_PER_S || isnan(v) || strcmp(r->bench, "disk"))
 		return;
 	n = strlen(buf);
 	if (v >= 1e9)
@@ -237,6 +244,11 @@ void render_metric(char *buf, size_t len, const struct result *r, const struct m
 		snprintf(buf + n, len - n, " (%.1f MB/s)", v / 1e6);
 	else
 		snprintf(buf + n, len - n, " (%.1f kB/s)", v / 1e3);
+}
+
+void render_metric(char *buf, size_t len, const struct result *r, const struct metric *m, double v)
+{
+	metric_text(buf, len, r, m, v, true);
 }
 
 /*
@@ -503,6 +515,8 @@ static void coverage_cell(char *buf, size_t len, const struct metric *m)
 #define STEP_MAX_FIGS 23
 /* The widest label column a table gives before it wraps a label. */
 #define LABEL_MAX 40
+/* The narrowest: a figure's label is wrapped at its spaces, never cut inside a word of this length. */
+#define LABEL_MIN 24
 
 /*
  * One step's figures, a row each: the label (wrapped in its column, so a
@@ -514,8 +528,8 @@ static void coverage_cell(char *buf, size_t len, const struct metric *m)
  */
 static void metrics_block(FILE *f, const struct result *r, bool details)
 {
-	bool reps = r->reps > 1, unstable = false, short_cov = false;
-	size_t lw = 6, vw = reps ? 6 : 5, rw = 4;
+	bool reps = r->reps > 1, unstable = false, short_cov = false, brief = false;
+	size_t lw = 6, vw = reps ? 6 : 5, bw = 6, rw = 4;
 	char label[LINE_MAX_LEN], lines[4][LINE_MAX_LEN];
 	const struct metric **ms;
 	size_t n = 0, more;
@@ -541,9 +555,12 @@ static void metrics_block(FILE *f, const struct result *r, bool details)
 		if (strlen(v) > vw)
 			vw = strlen(v);
 		if (reps) {
-			render_metric(v, sizeof(v), r, m, isnan(m->ci_lo) ? m->min : m->ci_lo);
+			/* The interval's ends in the binary form only (a disk rate's decimal one doubles a column). */
+			metric_text(v, sizeof(v), r, m, m->value, false);
+			bw = strlen(v) > bw ? strlen(v) : bw;
+			metric_text(v, sizeof(v), r, m, isnan(m->ci_lo) ? m->min : m->ci_lo, false);
 			rw = strlen(v) > rw ? strlen(v) : rw;
-			render_metric(v, sizeof(v), r, m, isnan(m->ci_hi) ? m->max : m->ci_hi);
+			metric_text(v, sizeof(v), r, m, isnan(m->ci_hi) ? m->max : m->ci_hi, false);
 			rw = strlen(v) > rw ? strlen(v) : rw;
 		}
 	}
@@ -572,8 +589,18 @@ static void metrics_block(FILE *f, const struct result *r, bool details)
 		lw = LABEL_MAX;
 	if (!reps && 2 + lw + 2 + vw > TEXT_WIDTH)
 		lw = TEXT_WIDTH - 4 - vw;
-	if (reps && 2 + lw + 2 + vw + 2 * (2 + rw) + 2 + 7 + 2 + 4 > TEXT_WIDTH)
-		lw = TEXT_WIDTH - (2 + vw + 2 * (2 + rw) + 2 + 7 + 2 + 4) - 2;
+	/*
+	 * With repetitions: "  label  median  low  high  cover  n unstable".
+	 * The label keeps at least LABEL_MIN columns (or all it needs):
+	 * where the median's decimal form would leave it less, the median is
+	 * in the binary form too (--json has both).
+	 */
+	if (reps && TEXT_WIDTH < 2 + (lw < LABEL_MIN ? lw : LABEL_MIN) + 2 + vw + 2 * (2 + rw) + 2 + 7 + 2 + 4 + 9) {
+		brief = true;
+		vw = bw;
+	}
+	if (reps && 2 + lw + 2 + vw + 2 * (2 + rw) + 2 + 7 + 2 + 4 + 9 > TEXT_WIDTH)
+		lw = TEXT_WIDTH - (2 + vw + 2 * (2 + rw) + 2 + 7 + 2 + 4 + 9);
 	fprintf(f, "\n  %-*s  %*s", (int)lw, "metric", (int)vw, reps ? "median" : "value");
 	if (reps)
 		fprintf(f, "  %*s  %*s  %7s  %s", (int)rw, "low", (int)rw, "high", "cover", "n");
@@ -586,11 +613,11 @@ static void metrics_block(FILE *f, const struct result *r, bool details)
 
 		metric_label(label, sizeof(label), m);
 		nl = split_words(label, lw, lines, 4);
-		render_metric(v, sizeof(v), r, m, m->value);
+		metric_text(v, sizeof(v), r, m, m->value, !brief);
 		fprintf(f, "  %-*s  %*s", (int)lw, lines[0], (int)vw, v);
 		if (reps) {
-			render_metric(lo, sizeof(lo), r, m, have ? m->ci_lo : m->min);
-			render_metric(hi, sizeof(hi), r, m, have ? m->ci_hi : m->max);
+			metric_text(lo, sizeof(lo), r, m, have ? m->ci_lo : m->min, false);
+			metric_text(hi, sizeof(hi), r, m, have ? m->ci_hi : m->max, false);
 			coverage_cell(cov, sizeof(cov), m);
 			fprintf(f, "  %*s  %*s  %7s  %u", (int)rw, lo, (int)rw, hi, cov, m->reps);
 			if (metric_unstable(m)) {
@@ -836,6 +863,7 @@ struct col {
 	const struct metric *m;		/* the first step's metric of this name, for its label and unit */
 	char label[LINE_MAX_LEN];
 	size_t w;			/* the column's width */
+	bool mixed;			/* the steps label it differently: LABEL is its key, each step's below */
 };
 
 /* A grid's column of C: as narrow as its values allow with the heading in HEAD_LINES lines. */
@@ -1048,8 +1076,20 @@ static void grid_block(struct text *t, const struct result *const *g, size_t n)
 
 			for (c = 0; c < ncol && strcmp(cols[c].name, mt->name); c++)
 				;
-			if (c < ncol)
+			if (c < ncol) {
+				/*
+				 * One name, another label (disk -tT's "read": a memory
+				 * copy in one step, the device in the other): no step's
+				 * label may stand for the row.
+				 */
+				if (!cols[c].mixed && strcmp(label_of(cols[c].m), label_of(mt))) {
+					struct metric key = { .name = mt->name };
+
+					cols[c].mixed = true;
+					metric_label(cols[c].label, sizeof(cols[c].label), &key);
+				}
 				continue;
+			}
 			if (ncol == maxcol) {
 				/* Counted once per name: the first step that has it. */
 				bool seen = false;
@@ -1141,6 +1181,30 @@ static void grid_block(struct text *t, const struct result *const *g, size_t n)
 			      t->details ? "--json" : "--details or --json");
 		fputs("  ", f);
 		wrap(f, 2, 3, s);
+		free(s);
+	}
+	/* A row whose steps label it differently: each step's label, so the method stays with its number. */
+	printed = false;
+	for (size_t c = 0; c < ncol; c++) {
+		size_t off;
+
+		if (!cols[c].mixed)
+			continue;
+		s = xasprintf("%s:", cols[c].label);
+		for (size_t i = 0; i < n; i++) {
+			const struct metric *mt = result_find_metric(g[i], cols[c].name);
+			char *u;
+
+			if (!mt)
+				continue;
+			off = strlen(s);
+			u = xasprintf("%s%s %s: %s", s, off > strlen(cols[c].label) + 1 ? ";" : "", g[i]->step,
+				      label_of(mt));
+			free(s);
+			s = u;
+		}
+		tagged(f, printed ? "" : "labels", 0, s);
+		printed = true;
 		free(s);
 	}
 	for (size_t i = 0; i < n; i++)

@@ -119,6 +119,18 @@ jqt "O_DIRECT reads reach the device" '.results[1].metrics | (has("device_read_r
 jqt "each step has a system view and a verdict" '[.results[] | (.system.samples >= 1) and (.verdict.resource | type == "string")] | all' "$J"
 check "-T -t leaves nothing behind" empty "$CWD"
 jqt "without --settle there is no pause before timing" '[.results[].method | has("settle") | not] | all' "$J"
+# The table of -T -t: the device's read is not in a row labelled after the memory copy.
+run disk -T -t --size 32M --time 300ms --no-history --no-sample
+check "-T -t table: the read row is named by its key, not by the cached step's label" \
+	sh -c "grep -q '^  read  ' '$J' && ! grep -q '^  cached read (memory copy)  ' '$J'"
+check "-T -t table: each step's label of the read row is said" \
+	grep -q "read: cached: cached read (memory copy); device: device read (O_DIRECT)" "$J"
+# --repeat: the label column is not cut to fragments ("devic", "e", "(O_DI").
+run disk -t --size 16M --time 200ms --repeat 3 --no-history --no-sample
+check "-t --repeat 3 exits 0" [ "$RC" = 0 ]
+check "-t --repeat 3: the headline's label is whole on its row" grep -q '^  device read (O_DIRECT)  ' "$J"
+check "-t --repeat 3: 2 MiB reads per second is whole on its row, no line over 100 columns" \
+	sh -c "grep -q '^  2 MiB reads per second  ' '$J' && awk 'length(\$0) > 100 { bad = 1 } END { exit bad }' '$J'"
 run disk -t --settle 200ms --size 32M --time 300ms --json --no-sample
 jqt "--settle: sync and the pause are named in the method" '.results[0].method.settle | test("sync\\(\\) and 0.2 s idle")' "$J"
 run disk --workload seq-read --settle 1s
@@ -303,6 +315,31 @@ usage "writing a block device needs --destructive" "destructive" "$LOOP" --workl
 run disk "$LOOP" -T -t --time 300ms --json --no-sample
 jqt "-T -t on a loop device runs read-only and warns about its backing file" \
 	'.results[1].notes | map(test("loop device")) | any' "$J"
+
+# A setting that bounds the device (issue 36: -t advised "a faster device"):
+# max_sectors_kb 16 splits each 2 MiB read into 128 requests; the result
+# says so and offers it to the verdict, whose next step names it where the
+# device is what it names. The default setting is not named.
+run disk "$LOOP" -t --max-sectors 16 --time 300ms --json
+jqt "-t --max-sectors 16: a note says max_sectors_kb split each 2 MiB read into 16 KiB requests" \
+	'.results[0].notes | map(test("max_sectors_kb is 16 on loop[0-9]+: each 2 MiB read reached the device as about [0-9]+ requests of 1[0-7] KiB")) | any' "$J"
+jqt "-t --max-sectors 16: the verdict's candidates hold the setting, with what to change" \
+	'.results[0].verdict.candidates | map(select(.resource == "device setting" and (.next_step | test("raise max_sectors_kb of loop[0-9]+")))) | length == 1' "$J"
+jqt "-t --max-sectors 16: where the verdict names the device, its next step names max_sectors_kb" \
+	'.results[0].verdict | ((.resource | test("^device")) | not) or (.next_step | test("max_sectors_kb"))' "$J"
+echo "# -t --max-sectors 16 on $LOOP: $(jq -r '.results[0].verdict | .resource + " -- next: " + .next_step' "$J")"
+run disk "$LOOP" --workload rand-read --qd 32 --nr-requests 4 --time 300ms --json --no-sample
+jqt "--qd 32 over nr_requests 4: the setting is named, with what to change" \
+	'.results[0].verdict.candidates | map(select(.resource == "device setting" and
+	  (.evidence | test("nr_requests is 4 on loop[0-9]+, below the 32 requests in flight asked")) and
+	  (.next_step | test("raise nr_requests")))) | length == 1' "$J"
+run disk "$LOOP" --workload seq-read --bs 4K --buffered --readahead 16 --time 300ms --json --no-sample
+jqt "buffered 4 KiB reads with --readahead 16: read_ahead_kb is named, with what to change" \
+	'.results[0].verdict.candidates | map(select(.resource == "device setting" and
+	  (.evidence | test("read_ahead_kb is 16 on loop[0-9]+")) and (.next_step | test("raise read_ahead_kb")))) | length == 1' "$J"
+run disk "$LOOP" -t --time 300ms --json --no-sample
+jqt "-t with the loop device's own max_sectors_kb names no setting" \
+	'[.results[0].verdict.candidates[]? | select(.resource == "device setting")] | length == 0' "$J"
 
 # --readahead and --scheduler: set for the step, restored afterwards, also after SIGINT.
 Q=/sys/block/${LOOP#/dev/}/queue

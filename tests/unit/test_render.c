@@ -127,8 +127,12 @@ static void test_interval(void **state)
 				  "\"unstable\":true}"));
 	free(s);
 	s = to_string(run, false);
-	/* A disk's byte rate with fio's decimal pairing; the interval's columns, then the mark. */
-	assert_non_null(strstr(s, "90.60 MiB/s (95.0 MB/s)  103.00 MiB/s (108.0 MB/s)   96.9 %  6 unstable\n"));
+	/*
+	 * A disk's byte rate: the median with fio's decimal pairing, the
+	 * interval's columns binary only (issue 36: both paired left the label
+	 * five columns), then the mark.
+	 */
+	assert_non_null(strstr(s, "100.00 MiB/s (104.9 MB/s)   90.60 MiB/s  103.00 MiB/s   96.9 %  6 unstable\n"));
 	assert_non_null(strstr(s, "low..high: the median's order-statistic interval; unstable: it reaches beyond 5 % "
 				  "of the median\n"));
 	free(s);
@@ -430,6 +434,93 @@ static const struct {
 	{ NAN, UNIT_BYTES, "n/a" },
 };
 
+/* Whether a line of S begins with START and holds WORD. */
+static bool line_has(const char *s, const char *start, const char *word)
+{
+	char line[256];
+
+	while (*s) {
+		size_t n = strcspn(s, "\n");
+
+		snprintf(line, sizeof(line), "%.*s", (int)n, s);
+		if (!strncmp(line, start, strlen(start)) && strstr(line, word))
+			return true;
+		s += n + (s[n] == '\n');
+	}
+	return false;
+}
+
+/*
+ * Steps FROM..TO of a run as disk -T -t makes it: one metric name, "read",
+ * labelled after each step's method.
+ */
+static struct run *hdparm_run(size_t from, size_t to)
+{
+	char *argv[] = { "engpass", "disk" };
+	struct run *run = run_new("1.2.3", 2, argv);
+	static const struct {
+		const char *step, *label;
+		double v;
+	} st[] = { { "cached", "cached read (memory copy)", 4.5e9 }, { "device", "device read (O_DIRECT)", 150e6 } };
+
+	for (size_t i = from; i < to; i++) {
+		struct result *r = result_new("disk", st[i].step);
+
+		result_metric(r, "read", UNIT_BYTES_PER_S, st[i].v, st[i].label);
+		result_headline(r, "read");
+		result_metric(r, "ios", UNIT_COUNT, 100, "2 MiB reads");
+		run_add(run, r);
+	}
+	return run;
+}
+
+/*
+ * disk -tT (issue 36): the device's read must not sit in a row labelled
+ * "cached read (memory copy)". A row whose steps label it differently is
+ * named by its key, and each step's label follows the table.
+ */
+static void test_grid_mixed_labels(void **state)
+{
+	struct run *run = hdparm_run(0, 2);
+	char *s = to_text(run, 0);
+
+	(void)state;
+	assert_true(line_has(s, "  read ", "4.19 GiB/s"));
+	assert_null(strstr(s, "  cached read (memory copy)  "));
+	assert_non_null(strstr(s, "read: cached: cached read (memory copy); device: device read (O_DIRECT)"));
+	/* A row the steps label alike keeps its label. */
+	assert_non_null(strstr(s, "\n  2 MiB reads "));
+	free(s);
+	run_free(run);
+}
+
+/* The figures of a step with repetitions, their labels whole words (issue 36: "devic / e / (O_DI"). */
+static void test_reps_labels(void **state)
+{
+	struct run *run = hdparm_run(1, 2);
+	static const char *const words[] = { "device read (O_DIRECT)", "2 MiB reads", NULL };
+	struct result *r = run->results[0];
+	char *s;
+
+	(void)state;
+	r->reps = 3;
+	for (size_t i = 0; i < r->nmetrics; i++) {
+		r->metrics[i].reps = 3;
+		r->metrics[i].min = r->metrics[i].value * 0.9;
+		r->metrics[i].max = r->metrics[i].value * 1.1;
+	}
+	s = to_text(run, 0);
+	for (const char *const *w = words; *w; w++) {
+		char line[64];
+
+		snprintf(line, sizeof(line), "\n  %s ", *w);
+		assert_non_null(strstr(s, line));
+	}
+	assert_true(widest(s) <= 100);
+	free(s);
+	run_free(run);
+}
+
 static void test_values(void **state)
 {
 	(void)state;
@@ -527,6 +618,8 @@ int main(void)
 		cmocka_unit_test(test_concise),
 		cmocka_unit_test(test_csv_field),
 		cmocka_unit_test(test_csv_union),
+		cmocka_unit_test(test_grid_mixed_labels),
+		cmocka_unit_test(test_reps_labels),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -299,6 +299,47 @@ static void test_device(void **state)
 	assert_non_null(strstr(f.out.evidence, "busy, not saturated"));
 }
 
+/*
+ * A setting on the device's path the benchmark found (issue 36: a sync
+ * mount advised "more requests in flight"; a small max_sectors_kb, "a
+ * faster device"): where the device is named, its next step is the
+ * setting's; elsewhere the named resource's own.
+ */
+static void test_device_setting(void **state)
+{
+	static const char sync_next[] = "the sync mount sets the pace: mount without sync (--mount-options async)";
+	struct fx f;
+
+	(void)state;
+	for (int saturated = 0; saturated < 2; saturated++) {
+		base(&f);
+		snprintf(f.v.busiest_disk, sizeof(f.v.busiest_disk), "loop0");
+		f.v.disk_util_pct = 99;
+		f.v.disk_queue_avg = saturated ? 12 : 1.0;
+		result_verdict_candidate_into(&f.out, "device setting", NAN);
+		snprintf(f.out.cand[0].next_step, sizeof(f.out.cand[0].next_step), "%s", sync_next);
+		assert_string_equal(judge(&f), saturated ? "device" : "device latency");
+		assert_string_equal(f.out.next_step, sync_next);
+		assert_non_null(cand(&f, "device setting"));
+	}
+	/* Not named where the device is not what bounded the step. */
+	base(&f);
+	f.v.work_cpu_pct = f.v.work_thread_cpu_pct = 99;
+	f.v.busiest_cpu_busy_pct = 99;
+	result_verdict_candidate_into(&f.out, "device setting", NAN);
+	snprintf(f.out.cand[0].next_step, sizeof(f.out.cand[0].next_step), "%s", sync_next);
+	judge(&f);
+	assert_string_not_equal(f.out.resource, "device latency");
+	assert_null(strstr(f.out.next_step, "sync mount"));
+	/* Without the setting, the device's own advice. */
+	base(&f);
+	snprintf(f.v.busiest_disk, sizeof(f.v.busiest_disk), "loop0");
+	f.v.disk_util_pct = 99;
+	f.v.disk_queue_avg = 1.0;
+	assert_string_equal(judge(&f), "device latency");
+	assert_non_null(strstr(f.out.next_step, "more requests in flight"));
+}
+
 /* Thermal throttling: a counter that moved, a CPU cooling device engaged or a sensor at its limit. */
 static void test_thermal(void **state)
 {
@@ -457,6 +498,7 @@ int main(void)
 		cmocka_unit_test(test_shaper),
 		cmocka_unit_test(test_other_processes),
 		cmocka_unit_test(test_device),
+		cmocka_unit_test(test_device_setting),
 		cmocka_unit_test(test_thermal),
 		cmocka_unit_test(test_benchmark_candidate),
 		cmocka_unit_test(test_unknown),

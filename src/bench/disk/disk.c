@@ -496,6 +496,7 @@ static void disk_run(const struct bench_env *env, const void *p, struct result *
 				disk_step_io(env, o, res);
 			break;
 		}
+		disk_report_setting(res, o, step);
 	}
 	if ((r = blkdev_tune_restore(&t)) < 0) {
 		result_note(res, "could not restore the queue settings of %s: %s; check %s/queue/", o->tgt.dev.disk,

@@ -270,6 +270,20 @@ void disk_report_lat(struct result *res, const char *prefix, const struct hist *
 void disk_report_settings(struct result *res, const struct disk_opts *o);
 
 /*
+ * After step STEP measured into RES: a setting on the device's path that
+ * bounds what the step could reach, found from the settings and the
+ * step's own device figures (a sync mount under writes; max_sectors_kb
+ * or, for buffered reads, read_ahead_kb splitting each I/O into smaller
+ * device requests; nr_requests below the queue depth asked; a write
+ * cache in write-through under writes), as a note and as the verdict
+ * candidate "device setting" (share unknown: the setting does not say
+ * how much of the device's time it cost). The verdict names it in its
+ * next step where it names the device (core/verdict.c). The first found,
+ * in that order; nothing when none is.
+ */
+void disk_report_setting(struct result *res, const struct disk_opts *o, enum disk_step step);
+
+/*
  * Redraws the progress line at most PROGRESS_HZ times a second: DONE of
  * TOTAL (any unit), and the rate of BYTES since START. *LAST is the
  * caller's time of the previous redraw (0 at first).

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
@@ -169,6 +170,135 @@ void disk_report_settings(struct result *res, const struct disk_opts *o)
 		if (t->mnt.sync)
 			result_note(res, "the file system is mounted sync: every write waits for the device, and small "
 				    "writes become small device requests");
+	}
+}
+
+/* Metric NAME of RES, NaN when it has none. */
+static double metric_value(const struct result *res, const char *name)
+{
+	const struct metric *m = result_find_metric(res, name);
+
+	return m ? m->value : NAN;
+}
+
+/* Whether parameter KEY of RES is VALUE. */
+static bool param_is(const struct result *res, const char *key, const char *value)
+{
+	for (size_t i = 0; i < res->nparams; i++)
+		if (!strcmp(res->params[i].key, key))
+			return !strcmp(res->params[i].value, value);
+	return false;
+}
+
+/* The setting found, as the "device setting" candidate (EVIDENCE, NEXT) and, with NOTE, a note. */
+static void setting_found(struct result *res, const char *evidence, const char *next, bool note)
+{
+	if (note)
+		result_note(res, "%s", evidence);
+	result_verdict_candidate(res, "device setting", NAN, next, "%s", evidence);
+}
+
+/*
+ * A device request below this (and an I/O split into DISK_SPLIT_MIN of
+ * them or more) is what a request size setting costs: 256 KiB requests
+ * run most devices near their sequential speed (the kernel's default
+ * max_sectors_kb was 512 for years), 2 MiB split in two costs nothing.
+ */
+#define DISK_SPLIT_REQ (256 * 1024.0)
+#define DISK_SPLIT_MIN 4.0
+
+/*
+ * A request size setting (max_sectors_kb, or read_ahead_kb for buffered
+ * reads) of KB that split IO-byte I/Os into device requests averaging
+ * AVG bytes (at most KB, each under DISK_SPLIT_REQ, DISK_SPLIT_MIN or
+ * more an I/O); true when it did (found and said).
+ */
+static bool split_by(struct result *res, const struct blkdev_info *d, const char *attr, int64_t kb, uint64_t io,
+		     double avg, const char *dir, const char *opt)
+{
+	char ev[256], nx[192], a[32], hw[32] = "";
+	double lim = (double)kb * 1024;
+
+	if (kb <= 0 || !(avg > 0) || (double)io <= lim || avg > lim * 1.05 || avg >= DISK_SPLIT_REQ ||
+	    (double)io / avg < DISK_SPLIT_MIN)
+		return false;
+	if (!strcmp(attr, "max_sectors_kb") && blkdev_queue_get(d, "max_hw_sectors_kb", hw, sizeof(hw)) == 0 &&
+	    atoll(hw) <= kb)
+		return false;	/* the hardware's own limit: no setting to change */
+	disk_fmt_bytes(a, sizeof(a), io);
+	snprintf(ev, sizeof(ev), "%s is %lld on %s: each %s %s reached the device as about %.0f requests of %.0f KiB",
+		 attr, (long long)kb, d->disk, a, dir, (double)io / avg, avg / 1024);
+	if (hw[0])
+		snprintf(nx, sizeof(nx), "raise %s of %s (now %lld, the device takes up to %s) or time it with %s", attr,
+			 d->disk, (long long)kb, hw, opt);
+	else
+		snprintf(nx, sizeof(nx), "raise %s of %s (now %lld) or time larger values with %s", attr, d->disk,
+			 (long long)kb, opt);
+	setting_found(res, ev, nx, true);
+	return true;
+}
+
+void disk_report_setting(struct result *res, const struct disk_opts *o, enum disk_step step)
+{
+	const struct disk_target *t = &o->tgt;
+	bool writes = step == STEP_WORKLOAD && o->writes, reads = step != STEP_CACHED;
+	bool direct = param_is(res, "direct", "yes");
+	uint64_t io = step == STEP_DEVICE ? DISK_HDPARM_BUF : o->bs;
+	double avg_rd = metric_value(res, "device_avg_read_request"), avg_wr = metric_value(res, "device_avg_write_request");
+	struct blkdev_info d;
+	char ev[256], nx[192];
+
+	if (res->status != RESULT_OK || step == STEP_CACHED)
+		return;
+	if (writes && t->have_mount && t->mnt.sync) {
+		snprintf(ev, sizeof(ev), "%.120s is mounted sync: each write waits until the device has it, and small writes "
+			 "become small device requests", o->fs ? "the scratch file system" : t->mnt.mount_point);
+		if (o->fs)
+			snprintf(nx, sizeof(nx), "the sync mount sets the pace: mount without sync (--mount-options async) and "
+				 "let the write cache batch the writes");
+		else
+			snprintf(nx, sizeof(nx), "the sync mount sets the pace: remount %.64s without sync (mount -o "
+				 "remount,async) and let the write cache batch the writes", t->mnt.mount_point);
+		/* disk_report_settings() noted the sync mount already. */
+		setting_found(res, ev, nx, false);
+		return;
+	}
+	if (!t->have_dev || blkdev_from_devnum(NULL, t->dev.major, t->dev.minor, &d) < 0)
+		return;
+	/* The torrent's writes reach the device through writeback: no I/O size of its own to compare. */
+	if (step == STEP_WORKLOAD && o->workload == WL_TORRENT)
+		io = 0;
+	if (io && reads && split_by(res, &d, "max_sectors_kb", d.max_sectors_kb, io, avg_rd, "read", "--max-sectors"))
+		return;
+	if (io && writes && split_by(res, &d, "max_sectors_kb", d.max_sectors_kb, io, avg_wr, "write", "--max-sectors"))
+		return;
+	/*
+	 * Buffered sequential reads smaller than a request reach the device
+	 * in read_ahead_kb pieces (a large read() is read whole, whatever the
+	 * readahead): one below the kernel's default of 128 KiB is named.
+	 */
+	if (reads && !direct && (step == STEP_DEVICE || o->workload == WL_SEQ_READ) && d.read_ahead_kb > 0 &&
+	    d.read_ahead_kb < 128 && avg_rd > 0 && avg_rd <= (double)d.read_ahead_kb * 1024 * 1.05) {
+		snprintf(ev, sizeof(ev), "read_ahead_kb is %lld on %s: buffered sequential reads reached the device as "
+			 "requests of about %.0f KiB", (long long)d.read_ahead_kb, d.disk, avg_rd / 1024);
+		snprintf(nx, sizeof(nx), "raise read_ahead_kb of %s (now %lld; 128 is the kernel's default) or time larger "
+			 "values with --readahead", d.disk, (long long)d.read_ahead_kb);
+		setting_found(res, ev, nx, true);
+		return;
+	}
+	if (step == STEP_WORKLOAD && d.nr_requests > 0 && o->qd > d.nr_requests) {
+		snprintf(ev, sizeof(ev), "nr_requests is %lld on %s, below the %lld requests in flight asked (--qd): the "
+			 "rest wait in the kernel", (long long)d.nr_requests, d.disk, (long long)o->qd);
+		snprintf(nx, sizeof(nx), "raise nr_requests of %s to %lld or more, or time it with --nr-requests", d.disk,
+			 (long long)o->qd);
+		setting_found(res, ev, nx, true);
+		return;
+	}
+	if (writes && !strcmp(d.write_cache, "write through")) {
+		snprintf(ev, sizeof(ev), "%s's write cache is write through: each write waits for the medium", d.disk);
+		snprintf(nx, sizeof(nx), "a write-back cache would move it: --write-cache on times it (hdparm -W1 on the "
+			 "drive; a power loss can lose what it holds)");
+		setting_found(res, ev, nx, true);
 	}
 }
 

@@ -565,6 +565,42 @@ void disk_drop_cache(const struct disk_opts *o, int fd, struct result *res)
 	}
 }
 
+/*
+ * Transmission's fallback when fallocate() is refused (ext2, ext3, FAT:
+ * ERR): one byte written at the end, then ftruncate, leaving a sparse
+ * file of SIZE (SZ, formatted). A descriptor opened O_DIRECT cannot write
+ * one byte (EINVAL: O_DIRECT needs aligned lengths and offsets), so
+ * O_DIRECT is cleared with F_SETFL for that one write, through the page
+ * cache as Transmission's buffered descriptor does it, and set again.
+ * Returns 0 or -errno.
+ */
+static int prealloc_fallback(int fd, uint64_t size, int err, const char *sz, struct result *res)
+{
+	int fl = fcntl(fd, F_GETFL), r;
+	bool direct = fl >= 0 && (fl & O_DIRECT);
+	char zero = 0;
+
+	if (fl < 0)
+		return -errno;
+	if (direct && fcntl(fd, F_SETFL, fl & ~O_DIRECT) < 0)
+		return -errno;
+	r = pwrite_all(fd, &zero, 1, size - 1);
+	if (r == 0 && fdatasync(fd) < 0)
+		r = -errno;
+	if (direct && fcntl(fd, F_SETFL, fl) < 0 && r == 0)
+		r = -errno;
+	if (r < 0)
+		return r;
+	if (ftruncate(fd, (off_t)size) < 0)
+		return -errno;
+	result_method(res, "prealloc", "fast: fallocate() refused (%s), so Transmission's fallback: one byte written "
+		      "at the end of %s%s, fdatasync'ed, then ftruncate; the file is sparse and its blocks are "
+		      "allocated as the download writes them", strerror(err), sz,
+		      direct ? " through the page cache (O_DIRECT cleared with fcntl for that write: O_DIRECT cannot "
+			       "write one byte)" : "");
+	return 0;
+}
+
 /* The preallocation itself (see disk_prealloc()); 0 or -errno. */
 static int prealloc_do(int fd, uint64_t size, int mode, volatile sig_atomic_t *stop, struct result *res)
 {
@@ -581,18 +617,7 @@ static int prealloc_do(int fd, uint64_t size, int mode, volatile sig_atomic_t *s
 		r = -errno;
 		if (r == -ENOSPC || r == -EINTR)
 			return r;
-		/* Transmission's fallback: one byte at the end, then ftruncate. */
-		{
-			char zero = 0;
-
-			if ((r = pwrite_all(fd, &zero, 1, size - 1)) < 0)
-				return r;
-			if (ftruncate(fd, (off_t)size) < 0)
-				return -errno;
-		}
-		result_method(res, "prealloc", "fast: fallocate() refused, so one byte written at the end of %s plus "
-			      "ftruncate (Transmission's fallback)", sz);
-		return 0;
+		return prealloc_fallback(fd, size, -r, sz, res);
 	}
 	/* Full: zeros over the whole file. */
 	{
