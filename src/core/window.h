@@ -32,6 +32,7 @@
 #define ENGPASS_WINDOW_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "lib/compiler.h"
 #include "core/sampler.h"
@@ -53,6 +54,16 @@ void window_free(struct window *w);
  * already sampling keeps its own). Copied; NULL = the configured default.
  */
 void window_watch_iface(struct window *w, const char *iface);
+
+/*
+ * The work whose limits the window's next span reads: PID's cgroups, and
+ * OWN_MEM_DIR (copied; NULL none) a memory cgroup engpass made for it (a
+ * sandbox: its high-water mark may be reset, core/limits.h). For a work
+ * that is not the process the runner named: mem --ladder's measuring child
+ * in its sandbox, latency's cell after engpass joined its sandbox. Call it
+ * before window_begin(); it takes effect at the next span.
+ */
+void window_work(struct window *w, pid_t pid, const char *own_mem_dir);
 
 /*
  * Begins a span of the benchmark's own measurement now: starts (or
