@@ -76,6 +76,7 @@ struct shared {
 	bool sandboxed;
 	volatile sig_atomic_t *stop;
 	/* parent -> child */
+	volatile int go;		/* the window has begun: start measuring */
 	volatile int halt;
 	/* child -> parent */
 	volatile uint64_t done_pages;	/* progress: pages written + pages read */
@@ -191,6 +192,15 @@ static int row_child(void *arg)
 	uint64_t sum = 0;
 	mono_ns t0;
 
+	/*
+	 * Nothing is measured before the parent's window has begun: its limits
+	 * are discovered for this process, which must still be alive then.
+	 */
+	while (!sh->go && !halted(sh)) {
+		struct timespec ts = { 0, 1000000L };
+
+		nanosleep(&ts, NULL);
+	}
 	if (!sh->sandboxed) {
 		int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
 
@@ -421,6 +431,25 @@ static int wait_child(const struct bench_env *env, struct shared *sh, pid_t pid,
 	}
 }
 
+/*
+ * A resident rung's figure is a memory speed: no page of the area came
+ * from or went to a disk, so a busy disk (another process's, or the swap
+ * of an earlier rung draining) did not bound it. The benchmark's own
+ * candidates of the disk's resources, at share 0 with the reason, stand
+ * in for the system view's (a benchmark's candidate wins over the
+ * system's of the same resource, core/verdict.h). A rung that paged
+ * keeps the disk as a candidate.
+ */
+static void not_the_disk(struct result *res)
+{
+	static const char *const disk[] = { "device", "device latency" };
+
+	for (size_t i = 0; i < sizeof(disk) / sizeof(disk[0]); i++)
+		result_verdict_candidate(res, disk[i], 0, NULL,
+					 "the rung stayed resident (no major fault, every page in memory): its read rate "
+					 "is a memory speed, no page of it moved to or from a disk");
+}
+
 static void metrics(struct result *res, const struct mem_ladder_cfg *cfg, const struct shared *sh)
 {
 	const uint64_t pages = sh->bytes / sh->page;
@@ -483,6 +512,8 @@ static void metrics(struct result *res, const struct mem_ladder_cfg *cfg, const 
 	}
 	result_metric(res, "resident", UNIT_COUNT, resident ? 1 : 0, "resident row (1 yes, 0 no)");
 
+	if (resident)
+		not_the_disk(res);
 	if (!complete)
 		result_note(res, "stopped early: %llu of %llu pages written, %llu of %u read passes done",
 			    (unsigned long long)sh->write_pages, (unsigned long long)pages,
@@ -629,12 +660,15 @@ void mem_ladder_run(const struct bench_env *env, const struct mem_ladder_cfg *cf
 	/*
 	 * The window is the measuring child's life, from just after it is
 	 * started (so the time budget finds it at the window's first edge):
-	 * the sandbox and swap set up before it are not the rung's.
+	 * the sandbox and swap set up before it are not the rung's. Its
+	 * limits are the child's: the sandbox's memory limit, with the
+	 * cgroup's high-water mark reset at the start (engpass's cgroup).
 	 */
 	if ((r = sandbox_spawn(sb, row_child, sh, &pid))) {
 		result_set_status(res, RESULT_FAILED, "cannot start the measuring process%s: %s",
 				  sb ? " in the sandbox" : "", strerror(-r));
-	} else if ((void)window_begin(env->window),
+	} else if ((void)window_work(env->window, pid, sb ? sandbox_cgroup_dir(sb) : NULL),
+		   (void)window_begin(env->window), sh->go = 1,
 		   (r = wait_child(env, sh, pid, bytes / page * (1 + cfg->passes), &status)),
 		   (void)window_end(env->window), r) {
 		result_set_status(res, RESULT_FAILED, "cannot wait for the measuring process: %s", strerror(-r));
