@@ -841,6 +841,12 @@ static void latency_run(const struct bench_env *env, const void *p, struct resul
 		     units_fmt_bytes(b1, sizeof(b1), sandbox_limit_bytes(sb)),
 		     sw.path ? "" : ", no own swap (system swap applies)");
 	sandbox_swap_result(&sw, res);
+	{
+		struct sandbox_stat st;
+
+		if (!sandbox_stat(sb, &st) && st.swappiness >= 0)
+			sandbox_swappiness_param(sb, &st, res);
+	}
 	if ((r = sandbox_enter(sb))) {
 		result_set_status(res, RESULT_FAILED, "cannot enter the sandbox cgroup: %s", strerror(-r));
 	} else {

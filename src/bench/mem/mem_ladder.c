@@ -634,8 +634,7 @@ void mem_ladder_run(const struct bench_env *env, const struct mem_ladder_cfg *cf
 			struct sandbox_stat st;
 
 			if (!sandbox_stat(sb, &st) && st.swappiness >= 0)
-				result_param(res, "sandbox_swappiness", "%lld (memory.swappiness of the cgroup)",
-					     (long long)st.swappiness);
+				sandbox_swappiness_param(sb, &st, res);
 		}
 		/* The box's swap as the row sees it, own file included. */
 		sysinfo_release(&si);
