@@ -145,6 +145,11 @@ int window_end(struct window *w)
 	return 0;
 }
 
+const struct limits *window_limits(const struct window *w)
+{
+	return w->smp && !w->open ? sampler_limits(w->smp) : NULL;
+}
+
 int window_view(const struct window *w, struct sysview *out)
 {
 	if (w->open)

@@ -80,6 +80,14 @@ int window_end(struct window *w);
  */
 MUST_CHECK int window_view(const struct window *w, struct sysview *out);
 
+/*
+ * The limits discovered for the window so far (core/limits.h), owned by
+ * the window and valid until the window is taken or freed; NULL when
+ * nothing was sampled or no limits were asked for. Between spans, as
+ * window_view().
+ */
+const struct limits *window_limits(const struct window *w);
+
 /* The runner, around each run(): an implicit span, unless the benchmark marks its own. */
 void window_run_begin(struct window *w);
 void window_run_end(struct window *w);
