@@ -347,6 +347,9 @@ static void method_limits(struct result *res, const struct limits *l)
 		/* The quota's usage is read from the group that holds it, or is unknown: say which. */
 		if (k[i].lim == &l->cpu_quota && l->cpu_quota.state == LIMIT_SET && l->cpu_usage_source[0])
 			result_method(res, "limit cpu quota usage", "%s", l->cpu_usage_source);
+		/* The peak against the memory limit: the window's own, and how it was taken. */
+		if (k[i].lim == &l->mem_max && l->mem_peak_how != LIMITS_PEAK_NONE && l->mem_peak_method[0])
+			result_method(res, "limit memory peak", "%s", l->mem_peak_method);
 	}
 }
 

@@ -436,6 +436,30 @@ static void cpu_usage_dir(const struct cgroup_loc *loc, const char *dir, struct 
 	}
 }
 
+#define SAMPLED_HOW "the highest %s at every snapshot and span edge (a shorter rise can be missed)"
+
+/* How the peak of the memory cgroup in OUT->mem_dir is taken over a window; see limits.h. */
+static void mem_peak_how(const struct limits_config *cfg, struct limits *out)
+{
+	if (out->mem_ver == 2) {
+		/* Decided at the first span: the kernel takes the reset or refuses it. */
+		out->mem_peak_how = LIMITS_PEAK_RESET;
+		snprintf(out->mem_peak_method, sizeof(out->mem_peak_method),
+			 "memory.peak reset at each span's start through engpass's own descriptor (the reset is that "
+			 "descriptor's alone)");
+		return;
+	}
+	if (cfg->own_mem_dir && !strcmp(cfg->own_mem_dir, out->mem_dir)) {
+		out->mem_peak_how = LIMITS_PEAK_RESET;
+		snprintf(out->mem_peak_method, sizeof(out->mem_peak_method),
+			 "memory.max_usage_in_bytes of engpass's own cgroup, reset (0 written) at each span's start");
+		return;
+	}
+	out->mem_peak_how = LIMITS_PEAK_SAMPLED;
+	snprintf(out->mem_peak_method, sizeof(out->mem_peak_method), SAMPLED_HOW "; memory.max_usage_in_bytes is "
+		 "the mark since the cgroup was made, not engpass's to reset", "memory.usage_in_bytes");
+}
+
 void limits_discover(const struct limits_config *cfg, struct limits *out)
 {
 	static const struct limits_config none;
@@ -463,9 +487,11 @@ void limits_discover(const struct limits_config *cfg, struct limits *out)
 	from_cg(&out->mem_max, &v[0]);
 	from_cg(&out->mem_high, &v[1]);
 	from_cg(&out->swap_max, &v[2]);
+	out->mem_peak_fd = -1;
 	if (v[0].state == CG_SET || v[1].state == CG_SET) {
 		out->mem_ver = loc->version[CG_MEMORY];
 		snprintf(out->mem_dir, sizeof(out->mem_dir), "%s", v[0].state == CG_SET ? v[0].dir : v[1].dir);
+		mem_peak_how(cfg, out);
 	}
 
 	if (cfg->dev_name && cfg->dev_name[0]) {
@@ -538,6 +564,19 @@ void limits_counters_read(const struct limits_config *cfg, const struct limits *
 			out->mem_oom = st.oom;
 		}
 	}
+	if (out->mem_ok && lim->mem_peak_fd >= 0) {
+		char buf[32];
+		ssize_t n = pread(lim->mem_peak_fd, buf, sizeof(buf) - 1, 0);
+		uint64_t v;
+
+		buf[n > 0 ? n : 0] = 0;
+		if (n > 0 && !cgroup_parse_u64_or_max(buf, &v) && v != UINT64_MAX) {
+			out->mem_peak = v;
+			out->mem_peak_reset = true;
+		}
+	} else if (out->mem_ok && lim->mem_peak_how == LIMITS_PEAK_RESET && lim->mem_ver == 1) {
+		out->mem_peak_reset = true;
+	}
 	if (lim->shaper_in.state == LIMIT_SET && lim->ifb_ifindex > 0 && !(cfg && cfg->no_netlink)) {
 		struct qdisc_list ql = { 0 };
 		char err[64];
@@ -568,6 +607,79 @@ void limits_counters_read(const struct limits_config *cfg, const struct limits *
 		}
 		qdisc_list_free(&ql);
 	}
+}
+
+/* Turns LIM's peak to sampling after a reset that failed with R. */
+static void peak_unresettable(struct limits *lim, const char *what, int r)
+{
+	lim->mem_peak_how = LIMITS_PEAK_SAMPLED;
+	snprintf(lim->mem_peak_method, sizeof(lim->mem_peak_method), SAMPLED_HOW "; %s cannot be reset here (%s)",
+		 lim->mem_ver == 2 ? "memory.current" : "memory.usage_in_bytes", what,
+		 r == -EACCES || r == -EINVAL || r == -EBADF ? "refused: Linux before 6.12" : strerror(-r));
+}
+
+void limits_span_begin(const struct limits_config *cfg, struct limits *lim, struct limits_counters *out)
+{
+	char path[PATH_MAX + 32];
+
+	if (lim && lim->discovered && lim->mem_dir[0] && lim->mem_peak_how == LIMITS_PEAK_RESET) {
+		int fd, r = 0;
+
+		limits_release(lim);
+		snprintf(path, sizeof(path), "%s/%s", lim->mem_dir,
+			 lim->mem_ver == 2 ? "memory.peak" : "memory.max_usage_in_bytes");
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			r = -errno;
+		else if (write(fd, lim->mem_ver == 2 ? "reset\n" : "0\n", lim->mem_ver == 2 ? 6 : 2) < 0)
+			r = -errno;
+		if (fd >= 0 && (r || lim->mem_ver == 1))
+			close(fd);
+		else if (fd >= 0)
+			lim->mem_peak_fd = fd;
+		if (r)
+			peak_unresettable(lim, lim->mem_ver == 2 ? "memory.peak" : "memory.max_usage_in_bytes", r);
+	}
+	limits_counters_read(cfg, lim, out);
+	if (lim && lim->mem_peak_fd >= 0 && !out->mem_peak_reset) {
+		/* The descriptor reads no number after the reset: not the kernel's reset file. */
+		limits_release(lim);
+		peak_unresettable(lim, "memory.peak", -EINVAL);
+	}
+}
+
+void limits_span_end(const struct limits_config *cfg, struct limits *lim, struct limits_counters *out)
+{
+	limits_counters_read(cfg, lim, out);
+	if (lim)
+		limits_release(lim);
+}
+
+void limits_release(struct limits *lim)
+{
+	if (lim && lim->discovered && lim->mem_peak_fd >= 0) {
+		close(lim->mem_peak_fd);
+		lim->mem_peak_fd = -1;
+	}
+}
+
+int limits_mem_sample(const struct limits *lim, uint64_t *seen)
+{
+	char path[PATH_MAX + 32], buf[32];
+	uint64_t v;
+	int r;
+
+	if (!lim || !lim->discovered || !lim->mem_dir[0])
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/%s", lim->mem_dir,
+		 lim->mem_ver == 2 ? "memory.current" : "memory.usage_in_bytes");
+	if ((r = proc_read_line(path, buf, sizeof(buf))) < 0)
+		return r;
+	if (cgroup_parse_u64_or_max(buf, &v) || v == UINT64_MAX)
+		return -EINVAL;
+	if (v > *seen)
+		*seen = v;
+	return 0;
 }
 
 /* B - A when the counter did not go backwards (a reset, a re-created cgroup), else NAN. */
@@ -605,8 +717,18 @@ void limits_span_add(struct limits_span *acc, const struct limits_counters *a, c
 		add(&acc->io_wios, diff(a->io_wios, b->io_wios));
 	}
 	if (a->mem_ok && b->mem_ok) {
-		double peak = b->mem_peak != UINT64_MAX ? (double)b->mem_peak :
-			      (double)(a->mem_usage > b->mem_usage ? a->mem_usage : b->mem_usage);
+		/*
+		 * The kernel's mark only when it was reset at this span's start:
+		 * otherwise it holds whatever ran in the cgroup before.
+		 */
+		uint64_t top = a->mem_usage > b->mem_usage ? a->mem_usage : b->mem_usage;
+		double peak;
+
+		if (b->mem_sampled > top)
+			top = b->mem_sampled;
+		if (b->mem_peak_reset && b->mem_peak != UINT64_MAX && b->mem_peak > top)
+			top = b->mem_peak;
+		peak = (double)top;
 
 		acc->mem_s += s;
 		if (peak > acc->mem_peak)

@@ -68,6 +68,16 @@ struct limits {
 	struct limit mtu;		/* bytes */
 	char iface[32];			/* the egress interface those are for; "" none */
 	struct limit memlock, nofile;	/* RLIMIT_MEMLOCK bytes, RLIMIT_NOFILE count (soft) */
+	/*
+	 * How the memory cgroup's peak over the window is taken (the line
+	 * "limit memory peak" of the method): the kernel's high-water mark
+	 * reset at the start of each span, or the usage sampled at every
+	 * snapshot and at the edges. Never the kernel's lifetime mark
+	 * (memory.max_usage_in_bytes, memory.peak as read): it includes
+	 * whatever ran in the cgroup before the window.
+	 */
+	enum limits_peak { LIMITS_PEAK_NONE, LIMITS_PEAK_RESET, LIMITS_PEAK_SAMPLED } mem_peak_how;
+	char mem_peak_method[320];
 
 	/* Where the counters are read (limits_counters_read); not for display. */
 	int cpu_ver, io_ver, mem_ver;
@@ -76,6 +86,7 @@ struct limits {
 	int ifindex, ifb_ifindex;
 	struct qdisc_info shaper_key;	/* the shaping qdisc or class, found again by qdisc_find() */
 	struct qdisc_info shaper_in_key;	/* the same on the ifb device */
+	int mem_peak_fd;		/* v2 memory.peak reset for this span (limits_span_begin); -1 none */
 };
 
 struct limits_config {
@@ -85,6 +96,14 @@ struct limits_config {
 	const char *dev_name;
 	const char *iface;		/* the egress interface; NULL = none */
 	bool no_netlink;		/* skip the qdisc dump (fuzzing, fixtures): shaper LIMIT_UNKNOWN */
+	/*
+	 * A memory cgroup directory engpass made for the work (a sandbox;
+	 * under ROOT, as the limits' directories are), NULL = none. When the
+	 * tightest memory limit is set there, its v1 high-water mark
+	 * (memory.max_usage_in_bytes) is reset at the start of each span:
+	 * nobody else reads it. Elsewhere engpass writes nothing.
+	 */
+	const char *own_mem_dir;
 };
 
 /* Discovers every limit into OUT (always filled; unreadable ones are LIMIT_UNKNOWN). */
@@ -99,6 +118,8 @@ struct limits_counters {
 	uint64_t io_rbytes, io_wbytes, io_rios, io_wios;
 	bool mem_ok;
 	uint64_t mem_usage, mem_peak, mem_hits, mem_high, mem_oom;
+	bool mem_peak_reset;		/* mem_peak is the kernel's mark since this span's start (LIMITS_PEAK_RESET) */
+	uint64_t mem_sampled;		/* the end edge: highest usage the snapshots saw in the span (0 none) */
 	bool qdisc_ok;
 	uint64_t q_bytes, q_drops, q_overlimits, q_backlog;
 	bool qin_ok;			/* the ingress shaper (on the ifb device) */
@@ -108,6 +129,28 @@ struct limits_counters {
 /* Reads the counters of the limits in LIM now, with CFG's root. */
 void limits_counters_read(const struct limits_config *cfg, const struct limits *lim,
 			  struct limits_counters *out);
+
+/*
+ * The start edge of a span: resets the memory cgroup's high-water mark
+ * where LIM's mem_peak_how is LIMITS_PEAK_RESET (v1: writes 0 to
+ * memory.max_usage_in_bytes of engpass's own cgroup; v2: opens
+ * memory.peak and writes to it, which resets the mark for that
+ * descriptor only, Linux 6.12 and later), then reads the counters as
+ * limits_counters_read(). A reset that fails turns LIM to
+ * LIMITS_PEAK_SAMPLED, its method saying why. limits_span_end() reads
+ * the end edge; limits_release() closes what a span left open.
+ */
+void limits_span_begin(const struct limits_config *cfg, struct limits *lim, struct limits_counters *out);
+void limits_span_end(const struct limits_config *cfg, struct limits *lim, struct limits_counters *out);
+/* Closes the memory.peak descriptor of an open span (v2), if any. LIM from limits_discover(). */
+void limits_release(struct limits *lim);
+
+/*
+ * The memory cgroup's usage now (memory.usage_in_bytes, memory.current)
+ * into *SEEN when higher: the sampler calls it at every snapshot, for the
+ * peak of a span whose kernel mark cannot be reset. Returns 0 or -errno.
+ */
+int limits_mem_sample(const struct limits *lim, uint64_t *seen);
 
 /*
  * Sums of the differences over the spans of a window: limits_span_add()

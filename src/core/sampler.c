@@ -253,6 +253,8 @@ struct sampler {
 
 	/* limits */
 	bool have_limits, lim_discovered;
+	bool lim_stale;			/* sampler_limits_target(): discover again at the next start */
+	uint64_t lim_mem_seen;		/* highest memory cgroup usage the snapshots of this span saw */
 	struct limits_config lim_cfg;	/* strings owned */
 	struct limits lim;
 	struct limits_counters lim_edge;
@@ -1098,6 +1100,8 @@ static int sample_once(struct sampler *s)
 		return ret;
 	}
 	thermal_sample(s->heat);
+	if (s->lim_discovered && s->lim.mem_peak_how == LIMITS_PEAK_SAMPLED)
+		(void)limits_mem_sample(&s->lim, &s->lim_mem_seen);
 	if (s->resume) {
 		/* Resumed after a stop: the pause adds no sample and no time. */
 		s->paused_ns += elapsed_ns(s->t_last, b->t);
@@ -1476,6 +1480,7 @@ int sampler_new(struct sampler **out, const struct sampler_config *cfg)
 		s->lim_cfg.root = cfg->limits->root ? xstrdup(cfg->limits->root) : NULL;
 		s->lim_cfg.dev_name = cfg->limits->dev_name ? xstrdup(cfg->limits->dev_name) : NULL;
 		s->lim_cfg.iface = cfg->limits->iface ? xstrdup(cfg->limits->iface) : NULL;
+		s->lim_cfg.own_mem_dir = cfg->limits->own_mem_dir ? xstrdup(cfg->limits->own_mem_dir) : NULL;
 	}
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_condattr_init(&ca);
@@ -1634,11 +1639,14 @@ static void edge_start(struct sampler *s)
 	uint64_t c0 = clock_thread_cpu_ns();
 
 	if (s->have_limits) {
-		if (!s->lim_discovered) {
+		if (!s->lim_discovered || s->lim_stale) {
+			limits_release(&s->lim);
 			limits_discover(&s->lim_cfg, &s->lim);
 			s->lim_discovered = true;
+			s->lim_stale = false;
 		}
-		limits_counters_read(&s->lim_cfg, &s->lim, &s->lim_edge);
+		s->lim_mem_seen = 0;
+		limits_span_begin(&s->lim_cfg, &s->lim, &s->lim_edge);
 	}
 	if (s->others)
 		others_start(s);
@@ -1657,7 +1665,8 @@ static void edge_stop(struct sampler *s)
 	if (s->have_limits && s->lim_discovered) {
 		struct limits_counters end;
 
-		limits_counters_read(&s->lim_cfg, &s->lim, &end);
+		limits_span_end(&s->lim_cfg, &s->lim, &end);
+		end.mem_sampled = s->lim_mem_seen;
 		limits_span_add(&s->lim_span, &s->lim_edge, &end);
 	}
 	if (s->others)
@@ -1827,8 +1836,10 @@ void sampler_free(struct sampler *s)
 	free(s->root);
 	free(s->thr);
 	free(s->other);
+	limits_release(&s->lim);
 	free((char *)s->lim_cfg.root);
 	free((char *)s->lim_cfg.dev_name);
+	free((char *)s->lim_cfg.own_mem_dir);
 	free((char *)s->lim_cfg.iface);
 	thermal_free(s->heat);
 	pthread_cond_destroy(&s->cv);
@@ -1859,6 +1870,16 @@ uint64_t sampler_cpu_ns(const struct sampler *s)
 uint64_t sampler_state_cpu_ns(const struct sampler *s)
 {
 	return s->state_cpu_ns;
+}
+
+void sampler_limits_target(struct sampler *s, pid_t pid, const char *own_mem_dir)
+{
+	if (!s->have_limits)
+		return;
+	free((char *)s->lim_cfg.own_mem_dir);
+	s->lim_cfg.own_mem_dir = own_mem_dir ? xstrdup(own_mem_dir) : NULL;
+	s->lim_cfg.pid = pid;
+	s->lim_stale = true;
 }
 
 const struct limits *sampler_limits(const struct sampler *s)

@@ -269,5 +269,13 @@ uint64_t sampler_state_cpu_ns(const struct sampler *s);
 
 /* The limits discovered at the first start (cfg.limits), or NULL when none were. Owned by s. */
 const struct limits *sampler_limits(const struct sampler *s);
+/*
+ * The limits are those of PID's cgroups from the next sampler_start() on
+ * (discovered again then), OWN_MEM_DIR (copied; NULL none) a memory cgroup
+ * engpass made for the work (struct limits_config). For a work that moves
+ * between spans: mem --ladder's measuring child in its sandbox. Nothing
+ * without limits in the configuration; call it between spans.
+ */
+void sampler_limits_target(struct sampler *s, pid_t pid, const char *own_mem_dir);
 
 #endif

@@ -53,6 +53,7 @@ struct sandbox {
 	int old_prio;
 	int restore_flags;	/* swapon flags that restore the device; -1: leave it off */
 	bool mkswapped;
+	int swappiness_was;	/* v1: memory.swappiness the cgroup inherited, when it was changed; else -1 */
 	struct guardian *g;
 	int cg_id, swap_id, unlink_id;	/* guardian actions */
 };
@@ -727,6 +728,54 @@ static int sandbox_home(const struct sandbox_memcg *mc, const char *self_cgroup,
 	return -ENOENT;
 }
 
+/*
+ * v1: a new memory cgroup inherits memory.swappiness from its parent, and
+ * a parent at 0 (containers and service managers set it so) means the
+ * sandbox never swaps anonymous memory: its loads are OOM-killed with
+ * free swap beside them. The sandbox plays a small box, whose reclaim
+ * follows the box's vm.swappiness: that value is set. Returns 0 or -errno
+ * with ERR.
+ */
+static int set_swappiness(struct sandbox *sb, const char *proc, char *err, size_t errlen)
+{
+	char path[SB_PATH + 64], num[24];
+	int64_t box, had;
+	int r;
+
+	sb->swappiness_was = -1;
+	snprintf(path, sizeof(path), "%s/sys/vm/swappiness", proc);
+	if (read_text(path, num, sizeof(num)) || (box = strtoll(num, NULL, 10)) < 0 ||
+	    read_i64(sb->cg_dir, "memory.swappiness", &had))
+		return 0;	/* nothing to compare: left as the kernel made it */
+	if (had == box)
+		return 0;
+	fmt_u64(num, (uint64_t)box);
+	snprintf(path, sizeof(path), "%s/memory.swappiness", sb->cg_dir);
+	if ((r = guardian_write_file(path, num))) {
+		set_err(err, errlen, "cannot set '%s' to the box's vm.swappiness %s (it inherited %lld): %s", path, num,
+			(long long)had, strerror(-r));
+		return r;
+	}
+	sb->swappiness_was = (int)had;
+	return 0;
+}
+
+int sandbox_swappiness_inherited(const struct sandbox *sb)
+{
+	return sb->swappiness_was;
+}
+
+void sandbox_swappiness_param(const struct sandbox *sb, const struct sandbox_stat *st, struct result *res)
+{
+	if (sb->swappiness_was >= 0)
+		result_param(res, "sandbox_swappiness", "%lld (memory.swappiness of the cgroup, set to the box's "
+			     "vm.swappiness: it inherited %d from its parent%s)", (long long)st->swappiness,
+			     sb->swappiness_was, sb->swappiness_was == 0 ? ", which forbids swapping" : "");
+	else
+		result_param(res, "sandbox_swappiness", "%lld (memory.swappiness of the cgroup, as vm.swappiness)",
+			     (long long)st->swappiness);
+}
+
 int sandbox_create(struct sandbox **out, const struct sandbox_opts *o, char *err, size_t errlen)
 {
 	const char *proc = o->proc_root ? o->proc_root : "/proc";
@@ -780,6 +829,7 @@ int sandbox_create(struct sandbox **out, const struct sandbox_opts *o, char *err
 	sb = xcalloc(1, sizeof(*sb));
 	sb->version = mc->version;
 	sb->restore_flags = -1;
+	sb->swappiness_was = -1;
 	r = sandbox_home(mc, cg.data, sb->home, sizeof(sb->home));
 	proc_buf_release(&cg);
 	if (!r)
@@ -822,6 +872,10 @@ int sandbox_create(struct sandbox **out, const struct sandbox_opts *o, char *err
 	sb->limit_bytes = o->limit_bytes;
 	if (!read_i64(sb->cg_dir, sb->version == 1 ? "memory.limit_in_bytes" : "memory.max", &got) && got > 0)
 		sb->limit_bytes = (uint64_t)got;
+	if (sb->version == 1 && (r = set_swappiness(sb, proc, err, errlen))) {
+		release(sb);
+		return r;
+	}
 	if ((o->swap_bytes && (r = make_swapfile(sb, o, err, errlen))) ||
 	    (o->swap_dev && (r = make_swapdev(sb, o, err, errlen)))) {
 		release(sb);

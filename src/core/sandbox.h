@@ -11,7 +11,9 @@
  * when /proc/self/cgroup has a "memory" line), the sandbox is a child of
  * the caller's own v1 memory cgroup, so every limit that already applies
  * to the caller still applies inside; memory.limit_in_bytes is set and
- * the memsw limit left alone (swap allowed). Otherwise, with cgroup v2,
+ * the memsw limit left alone (swap allowed), memory.swappiness set to
+ * the box's vm.swappiness where the cgroup inherited another value (a
+ * parent at 0 would forbid swapping). Otherwise, with cgroup v2,
  * it is a child of the v2 root (the "no internal processes" rule forbids
  * a child with controllers below a cgroup that holds processes, so the
  * caller's own cgroup cannot be the parent), which must list "memory" in
@@ -232,6 +234,14 @@ void sandbox_swap_info(const struct sandbox *sb, struct sandbox_swap *out);
 struct result;
 void sandbox_swap_result(const struct sandbox_swap *sw, struct result *res);
 
+/*
+ * The parameter "sandbox_swappiness" of RES: ST's memory.swappiness, and
+ * whether it was set from the box's vm.swappiness over what the cgroup
+ * inherited (sandbox_swappiness_inherited()).
+ */
+struct sandbox_stat;
+void sandbox_swappiness_param(const struct sandbox *sb, const struct sandbox_stat *st, struct result *res);
+
 /* Reads the sandbox cgroup's figures into ST. Returns 0, or -errno when the cgroup cannot be read. */
 MUST_CHECK int sandbox_stat(const struct sandbox *sb, struct sandbox_stat *st);
 
@@ -239,6 +249,13 @@ MUST_CHECK int sandbox_stat(const struct sandbox *sb, struct sandbox_stat *st);
 int sandbox_cgroup_version(const struct sandbox *sb);
 const char *sandbox_cgroup_dir(const struct sandbox *sb);
 const char *sandbox_swap_path(const struct sandbox *sb);
+/*
+ * v1: the memory.swappiness the sandbox cgroup inherited from its parent
+ * when sandbox_create() set it to the box's vm.swappiness instead (a
+ * parent at 0 would keep the sandbox from swapping at all); -1 when it
+ * was left alone (equal already, or v2, which has no such file).
+ */
+int sandbox_swappiness_inherited(const struct sandbox *sb);
 /* The limit as the kernel took it (v1 rounds it to pages). */
 uint64_t sandbox_limit_bytes(const struct sandbox *sb);
 /* How the swap file's blocks were allocated: "fallocate" or "zero-filled"; NULL without one. Static. */

@@ -17,7 +17,7 @@ struct window {
 	char *proc_root, *sys_root, *disk, *iface;
 	char *watch_iface;		/* window_watch_iface(); NULL = cfg.iface */
 	struct limits_config lcfg;	/* cfg.limits points here when limits are discovered */
-	char *lroot, *ldev;
+	char *lroot, *ldev, *lown;
 	bool sample;			/* sampling wanted and not failed */
 	struct sampler *smp;		/* NULL until the window's first span */
 	bool open;			/* a span is open */
@@ -44,6 +44,7 @@ struct window *window_new(const struct sampler_config *cfg, bool sample)
 		w->lcfg = *w->cfg.limits;
 		w->lcfg.root = w->lroot = dup_or_null(w->lcfg.root);
 		w->lcfg.dev_name = w->ldev = dup_or_null(w->lcfg.dev_name);
+		w->lcfg.own_mem_dir = w->lown = dup_or_null(w->lcfg.own_mem_dir);
 		w->lcfg.iface = NULL;	/* the window's: set at each sampler's creation */
 		w->cfg.limits = &w->lcfg;
 	}
@@ -63,6 +64,7 @@ void window_free(struct window *w)
 	free(w->watch_iface);
 	free(w->lroot);
 	free(w->ldev);
+	free(w->lown);
 	free(w);
 }
 
@@ -70,6 +72,17 @@ void window_watch_iface(struct window *w, const char *iface)
 {
 	free(w->watch_iface);
 	w->watch_iface = dup_or_null(iface);
+}
+
+void window_work(struct window *w, pid_t pid, const char *own_mem_dir)
+{
+	if (!w->cfg.limits)
+		return;
+	free(w->lown);
+	w->lcfg.own_mem_dir = w->lown = dup_or_null(own_mem_dir);
+	w->lcfg.pid = pid;
+	if (w->smp)
+		sampler_limits_target(w->smp, pid, own_mem_dir);
 }
 
 /* Opens a span: creates the sampler at a window's first span, else resumes it. */
@@ -130,6 +143,11 @@ int window_end(struct window *w)
 		return -EINVAL;
 	span_close(w);
 	return 0;
+}
+
+const struct limits *window_limits(const struct window *w)
+{
+	return w->smp && !w->open ? sampler_limits(w->smp) : NULL;
 }
 
 int window_view(const struct window *w, struct sysview *out)

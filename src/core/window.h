@@ -32,6 +32,7 @@
 #define ENGPASS_WINDOW_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "lib/compiler.h"
 #include "core/sampler.h"
@@ -55,6 +56,16 @@ void window_free(struct window *w);
 void window_watch_iface(struct window *w, const char *iface);
 
 /*
+ * The work whose limits the window's next span reads: PID's cgroups, and
+ * OWN_MEM_DIR (copied; NULL none) a memory cgroup engpass made for it (a
+ * sandbox: its high-water mark may be reset, core/limits.h). For a work
+ * that is not the process the runner named: mem --ladder's measuring child
+ * in its sandbox, latency's cell after engpass joined its sandbox. Call it
+ * before window_begin(); it takes effect at the next span.
+ */
+void window_work(struct window *w, pid_t pid, const char *own_mem_dir);
+
+/*
  * Begins a span of the benchmark's own measurement now: starts (or
  * resumes) sampling. Drops an implicit span the runner opened. Returns 0,
  * or -EALREADY when a span is open already (it goes on).
@@ -68,6 +79,14 @@ int window_end(struct window *w);
  * sampling off or failed).
  */
 MUST_CHECK int window_view(const struct window *w, struct sysview *out);
+
+/*
+ * The limits discovered for the window so far (core/limits.h), owned by
+ * the window and valid until the window is taken or freed; NULL when
+ * nothing was sampled or no limits were asked for. Between spans, as
+ * window_view().
+ */
+const struct limits *window_limits(const struct window *w);
 
 /* The runner, around each run(): an implicit span, unless the benchmark marks its own. */
 void window_run_begin(struct window *w);

@@ -126,12 +126,71 @@ static void test_quota_usage_comounted(void **state)
 	free(l), free(root);
 }
 
+/*
+ * Issue 36: the v1 fixture's cgroup "bench" holds 1000 bytes now, and its
+ * memory.max_usage_in_bytes (2000) is the mark since the cgroup was made.
+ * A window that is not engpass's cgroup must not take that mark as its
+ * peak: the peak is the usage the snapshots and edges saw.
+ */
+static void test_mem_peak_not_lifetime(void **state)
+{
+	char *root;
+	struct limits *l = discover("v1", 0, &root);
+	struct limits_config cfg = { .root = root, .no_netlink = true };
+	struct limits_counters a, b;
+	struct limits_span acc = { 0 };
+	struct sysview v;
+
+	(void)state;
+	assert_int_equal(l->mem_max.state, LIMIT_SET);
+	assert_int_equal(l->mem_peak_how, LIMITS_PEAK_SAMPLED);
+	assert_non_null(strstr(l->mem_peak_method, "memory.usage_in_bytes at every snapshot"));
+	span_view(root, l, &v);
+	assert_float_equal(v.cg_mem_peak_bytes, 1000, 1e-9);	/* not the lifetime 2000 */
+
+	/* A snapshot between the edges saw more: that is the span's peak. */
+	limits_counters_read(&cfg, l, &a);
+	b = a;
+	b.t_ns = a.t_ns + 1000000000;
+	b.mem_sampled = 1500;
+	limits_span_add(&acc, &a, &b);
+	sysview_init(&v);
+	limits_span_view(&acc, &v);
+	assert_float_equal(v.cg_mem_peak_bytes, 1500, 1e-9);
+	free(l), free(root);
+}
+
+/* engpass's own cgroup (a sandbox): its mark is reset at each span's start, so it is the span's peak. */
+static void test_mem_peak_own_cgroup(void **state)
+{
+	char *root = fixture_root("v1");
+	char *own = xasprintf("%s/sys/fs/cgroup/memory/bench", root);
+	struct limits_config cfg = { .root = root, .no_netlink = true, .own_mem_dir = own };
+	struct limits *l = xmalloc(sizeof(*l));
+	struct limits_counters c;
+	struct sysview v;
+
+	(void)state;
+	limits_discover(&cfg, l);
+	assert_int_equal(l->mem_peak_how, LIMITS_PEAK_RESET);
+	assert_non_null(strstr(l->mem_peak_method, "reset (0 written) at each span's start"));
+	/* (Read only here: limits_span_begin() would write the fixture.) */
+	limits_counters_read(&cfg, l, &c);
+	assert_true(c.mem_ok && c.mem_peak_reset);
+	span_view(root, l, &v);
+	assert_float_equal(v.cg_mem_peak_bytes, 2000, 1e-9);
+	limits_release(l);
+	free(l), free(own), free(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_quota_usage_same_path),
 		cmocka_unit_test(test_quota_usage_unknown),
 		cmocka_unit_test(test_quota_usage_comounted),
+		cmocka_unit_test(test_mem_peak_not_lifetime),
+		cmocka_unit_test(test_mem_peak_own_cgroup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -77,6 +77,17 @@ else
 	skip "tbf shared with iperf3: ran" "iperf3 is not installed"
 fi
 
+# Issue 36: --capacity behind the shaper is capped by it, and says so.
+# shellcheck disable=SC2086
+net_case "$T_TMP/cap.json" "tbf, TCP --capacity" "tbf 100mbit on the client's veth" $TCP --capacity
+if jq -e '.results[0].metrics.capacity_total_bits_per_second' "$T_TMP/cap.json" >/dev/null 2>&1; then
+	echo "# capacity: $(jq -r '.results[0] | "\(.metrics.capacity_total_bits_per_second / 1e6 | floor) Mbit/s; \(.method.capacity)"' "$T_TMP/cap.json")"
+	expect_figure "tbf, --capacity: all cores capped at the shaper's 100 Mbit/s, said in the method" \
+		'.metrics.capacity_total_bits_per_second <= 100e6 and (.method.capacity | test("tbf shaper on the path allows 100"))' "$T_TMP/cap.json"
+else
+	skip "tbf, --capacity: capped by the shaper" "no estimate: $(jq -r '[.results[0].notes[] | select(test("no capacity"))][0]' "$T_TMP/cap.json" 2>/dev/null)"
+fi
+
 ip netns exec "$NS_C" tc qdisc del dev "$VETH_C" root
 # shellcheck disable=SC2086
 net_case "$T_TMP/ttcp.json" "twin, TCP" "none (twin of tbf: tbf removed)" $TCP

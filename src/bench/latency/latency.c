@@ -43,6 +43,7 @@
 #include "core/proc.h"
 #include "core/progress.h"
 #include "core/sandbox.h"
+#include "core/window.h"
 #include "lib/units.h"
 #include "lib/xalloc.h"
 
@@ -840,12 +841,26 @@ static void latency_run(const struct bench_env *env, const void *p, struct resul
 		     units_fmt_bytes(b1, sizeof(b1), sandbox_limit_bytes(sb)),
 		     sw.path ? "" : ", no own swap (system swap applies)");
 	sandbox_swap_result(&sw, res);
+	{
+		struct sandbox_stat st;
+
+		if (!sandbox_stat(sb, &st) && st.swappiness >= 0)
+			sandbox_swappiness_param(sb, &st, res);
+	}
 	if ((r = sandbox_enter(sb))) {
 		result_set_status(res, RESULT_FAILED, "cannot enter the sandbox cgroup: %s", strerror(-r));
 	} else {
+		/*
+		 * The cell's window begins inside the sandbox, so its limits are
+		 * the sandbox's (memory limit and the peak against it, reset at
+		 * the start); creating the cgroup and its swap is not the cell's.
+		 */
+		window_work(env->window, getpid(), sandbox_cgroup_dir(sb));
+		(void)window_begin(env->window);
 		out0 = pswpout();
 		run_cell(env, o, res);
 		out1 = pswpout();
+		(void)window_end(env->window);
 		if ((r = sandbox_leave(sb)))
 			result_note(res, "cannot leave the sandbox cgroup: %s", strerror(-r));
 		if (out0 >= 0 && out1 >= 0)

@@ -72,6 +72,7 @@ struct mem_shared {
 	atomic_uint touched;	/* blocks filled in the current round */
 	atomic_uint peak;	/* most blocks held at once */
 	atomic_uint rounds;	/* rounds completed */
+	atomic_uint killed;	/* workers ended by SIGKILL (the OOM killer) and started again */
 };
 
 struct lat_loads {
@@ -374,16 +375,23 @@ static uint64_t mem_room(void)
 	return mi.mem_available + (mi.swap_free == PROC_NONE ? 0 : mi.swap_free);
 }
 
+static _Noreturn void mem_work(struct mem_shared *sh, uint64_t size, uint64_t low_water);
+
 /*
- * The memload child. Forked from a threaded process, so it uses only
- * system calls and plain memory operations (no malloc, no stdio).
+ * The memload child: a small supervisor of the worker that holds the
+ * memory. The worker is the OOM killer's first choice (oom_score_adj
+ * 1000); when it is killed, the supervisor counts it and starts another,
+ * so the load lasts the whole cell. In a memory cgroup v1 sandbox the
+ * kernel's reclaim can give up while swap is still free (a slow swap
+ * device under a thrashing load: issue 36 saw memload killed in 2 of 3
+ * cells) and the cell would otherwise run without its load. Forked from a
+ * threaded process, so both use only system calls and plain memory
+ * operations (no malloc, no stdio).
  */
 static _Noreturn void mem_child(struct mem_shared *sh, uint64_t size, uint64_t low_water, pid_t parent)
 {
 	struct sigaction sa;
 	sigset_t none;
-	uint64_t x = 0x2545f4914f6cdd1dULL;
-	int fd;
 
 	/*
 	 * The stop signals are the parent's business (it kills this child
@@ -401,6 +409,39 @@ static _Noreturn void mem_child(struct mem_shared *sh, uint64_t size, uint64_t l
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
 		_exit(0);
+	for (;;) {
+		pid_t self = getpid(), w = fork();
+		int st;
+
+		if (w < 0)
+			_exit(4);
+		if (w == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (getppid() != self)
+				_exit(0);
+			mem_work(sh, size, low_water);
+		}
+		while (waitpid(w, &st, 0) < 0)
+			if (errno != EINTR)
+				_exit(4);
+		if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGKILL)
+			_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 5);
+		atomic_fetch_add(&sh->killed, 1);
+		atomic_store(&sh->touched, 0);
+		{
+			struct timespec ts = { 0, 10 * 1000000L };	/* 10 ms: no tight loop of kills */
+
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
+/* The memload worker: fills and copies its area until killed. */
+static _Noreturn void mem_work(struct mem_shared *sh, uint64_t size, uint64_t low_water)
+{
+	uint64_t x = 0x2545f4914f6cdd1dULL;
+	int fd;
+
 	fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		(void)!write(fd, "1000", 4);
@@ -503,7 +544,8 @@ static int mem_start(struct lat_loads *l, uint64_t asked, uint64_t sandbox_limit
 	result_method(res, "load memload",
 		      "child process maps %llu MiB of anonymous memory (%s: %s%s; %s + SwapFree - %s margin "
 		      "= %s), fills it with a pattern, copies block i from block i+n/2, unmaps, repeats; grows only "
-		      "while MemAvailable + SwapFree stays above the margin; oom_score_adj 1000",
+		      "while MemAvailable + SwapFree stays above the margin; oom_score_adj 1000; a worker the OOM killer "
+		      "ends is started again by its supervisor and counted (load_memload_killed)",
 		      (unsigned long long)(sz->size >> 20),
 		      asked ? "--memload-size" : sandbox_limit ? "110 % of the sandbox limit" : "110 % of effective memory", a,
 		      sz->limited ? ", limited by the ceiling" : "", sandbox_limit ? "the sandbox limit" : "MemAvailable", c, b);
@@ -539,6 +581,12 @@ static void mem_stop(struct lat_loads *l, struct result *res)
 			      "memload held at most");
 		result_metric(res, "load_memload_rounds", UNIT_COUNT, (double)atomic_load(&l->mem->rounds),
 			      "memload rounds completed");
+		result_metric(res, "load_memload_killed", UNIT_COUNT, (double)atomic_load(&l->mem->killed),
+			      "memload workers OOM-killed and restarted")->higher_is_better = false;
+		if (atomic_load(&l->mem->killed))
+			result_note(res, "memload's worker was killed by SIGKILL (the OOM killer: the memory cgroup's "
+				    "reclaim gave up, see the kernel log) %u time%s and started again each time, so the load "
+				    "lasted the cell", atomic_load(&l->mem->killed), atomic_load(&l->mem->killed) == 1 ? "" : "s");
 		if (!atomic_load(&l->mem->rounds) && atomic_load(&l->mem->peak) * MEM_CHUNK < l->mem_size.size)
 			result_note(res, "memload filled %llu of its %llu MiB while the cell ran (it grows as fast as "
 				    "the machine hands out fresh pages); a longer --warmup lets it reach its size",

@@ -92,12 +92,12 @@ static const struct opt mem_options[] = {
 	OPT_SIZE("sandbox", 0, struct mem_opts, sandbox, 16 << 20, INT64_MAX,
 		 "run the ladder in a memory cgroup limited to SIZE (root); sizes are relative to it"),
 	OPT_SIZE("swapfile", 0, struct mem_opts, swapfile, 1 << 20, INT64_MAX,
-		 "give the sandbox its own swap file of SIZE (removed afterwards)"),
+		 "size of the sandbox's own swap file (default twice the limit; removed afterwards)"),
 	OPT_STRING("swapdir", 0, struct mem_opts, swapdir, "DIR",
 		   "directory of the swap file, on a disk file system (default " DEFAULT_SWAPDIR ")"),
 	OPT_STRING("swap", 0, struct mem_opts, swap, "file[:DIR]|dev:DEV|none",
-		   "the sandbox's swap: its own file in DIR (default " DEFAULT_SWAPDIR "; --swapfile SIZE, default twice "
-		   "the limit), a block device swapped on at top priority for the run and restored afterwards, or "
+		   "the sandbox's swap: its own file in DIR (the default; DIR " DEFAULT_SWAPDIR ", --swapfile SIZE, "
+		   "default twice the limit), a block device swapped on at top priority for the run and restored afterwards, or "
 		   "none of its own"),
 	OPT_FLAG("mkswap-ok", 0, struct mem_opts, mkswap_ok,
 		 "--swap dev: write a swap signature to a device that has none (never over a file system)"),
@@ -260,6 +260,14 @@ static int mem_check(void *p, const struct bench_env *env, char *err, size_t err
 			    o->swap ? "--swap" : "--swapfile");
 	if (o->swap && (r = resolve_swap(o, err, errlen)))
 		return r;
+	/*
+	 * Without --swap or --swapfile the sandbox gets its own swap file of
+	 * twice the limit, as latency's does: a ladder past the limit swaps
+	 * to it, whatever swap the box has or lacks (issue 36, seed 003).
+	 * --swap none keeps the box's swap only.
+	 */
+	if (o->sandbox && !o->swap && !o->swapfile && o->ladder)
+		o->swapfile = o->sandbox * 2;
 	if (o->mkswap_ok && !o->swap_dev)
 		return fail(err, errlen, "option '--mkswap-ok' applies to --swap dev:DEVICE");
 	if (o->swapdir && !o->swapfile)
@@ -362,9 +370,9 @@ const struct bench bench_mem = {
 		"multiples of the effective memory (the sandbox limit with --sandbox) or absolute.\n"
 		"Outside a sandbox --sizes is required; rows beyond MemAvailable + SwapFree - margin are\n"
 		"skipped unless --force. --sandbox LIMIT (root) runs each rung in a memory cgroup with\n"
-		"that limit; --swap file[:DIR] gives it its own swap file (--swapfile SIZE, default twice\n"
-		"the limit), --swap dev:DEVICE a partition or loop device swapped on at top priority for\n"
-		"the run. All is undone afterwards, also on errors, Ctrl-C and SIGKILL (a guardian\n"
+		"that limit and, by default (as latency's), its own swap file (--swap file[:DIR],\n"
+		"--swapfile SIZE, default twice the limit); --swap dev:DEVICE a partition or loop device\n"
+		"swapped on at top priority for the run, --swap none only the box's. All is undone afterwards, also on errors, Ctrl-C and SIGKILL (a guardian\n"
 		"process restores a device's previous swap state and priority).\n"
 		"--bandwidth runs STREAM-like kernels over arrays of up to 4 x the last-level cache, read,\n"
 		"write and copy with the widest SIMD path this CPU runs (--simd; the path is named in the\n"

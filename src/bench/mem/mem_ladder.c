@@ -77,6 +77,7 @@ struct shared {
 	uint64_t time_ns;		/* 0: no time to keep */
 	volatile sig_atomic_t *stop;
 	/* parent -> child */
+	volatile int go;		/* the window has begun: start measuring */
 	volatile int halt;
 	/* child -> parent */
 	volatile uint64_t done_pages;	/* progress: pages written + pages read */
@@ -193,7 +194,17 @@ static int row_child(void *arg)
 	uint64_t sum = 0, wpages;
 	mono_ns t0, begin = clock_mono(), wdead = 0, rdead = 0;
 
-	/* --time counts from the child's start: the order's shuffle and the mappings are inside. */
+	/*
+	 * Nothing is measured before the parent's window has begun: its limits
+	 * are discovered for this process, which must still be alive then.
+	 */
+	while (!sh->go && !halted(sh)) {
+		struct timespec ts = { 0, 1000000L };
+
+		nanosleep(&ts, NULL);
+	}
+	/* --time counts from the window's start: the order's shuffle and the mappings are inside. */
+	begin = clock_mono();
 	if (sh->time_ns) {
 		wdead = begin + sh->time_ns / 2;
 		rdead = begin + sh->time_ns;
@@ -448,6 +459,25 @@ static int wait_child(const struct bench_env *env, struct shared *sh, pid_t pid,
 	}
 }
 
+/*
+ * A resident rung's figure is a memory speed: no page of the area came
+ * from or went to a disk, so a busy disk (another process's, or the swap
+ * of an earlier rung draining) did not bound it. The benchmark's own
+ * candidates of the disk's resources, at share 0 with the reason, stand
+ * in for the system view's (a benchmark's candidate wins over the
+ * system's of the same resource, core/verdict.h). A rung that paged
+ * keeps the disk as a candidate.
+ */
+static void not_the_disk(struct result *res)
+{
+	static const char *const disk[] = { "device", "device latency" };
+
+	for (size_t i = 0; i < sizeof(disk) / sizeof(disk[0]); i++)
+		result_verdict_candidate(res, disk[i], 0, NULL,
+					 "the rung stayed resident (no major fault, every page in memory): its read rate "
+					 "is a memory speed, no page of it moved to or from a disk");
+}
+
 static void metrics(struct result *res, const struct mem_ladder_cfg *cfg, const struct shared *sh)
 {
 	/* The pages of the area written: all of them unless --time cut the write pass. */
@@ -515,6 +545,8 @@ static void metrics(struct result *res, const struct mem_ladder_cfg *cfg, const 
 	}
 	result_metric(res, "resident", UNIT_COUNT, resident ? 1 : 0, "resident row (1 yes, 0 no)");
 
+	if (resident)
+		not_the_disk(res);
 	if (sh->write_cut)
 		result_note(res, "--time held %s of the %s area: the write pass stopped at half of %.3f s, and %s did "
 			    "not fit; the rung's figures are those of the area written", fmtb(b1, pages * sh->page),
@@ -647,8 +679,7 @@ void mem_ladder_run(const struct bench_env *env, const struct mem_ladder_cfg *cf
 			struct sandbox_stat st;
 
 			if (!sandbox_stat(sb, &st) && st.swappiness >= 0)
-				result_param(res, "sandbox_swappiness", "%lld (memory.swappiness of the cgroup)",
-					     (long long)st.swappiness);
+				sandbox_swappiness_param(sb, &st, res);
 		}
 		/* The box's swap as the row sees it, own file included. */
 		sysinfo_release(&si);
@@ -674,12 +705,15 @@ void mem_ladder_run(const struct bench_env *env, const struct mem_ladder_cfg *cf
 	/*
 	 * The window is the measuring child's life, from just after it is
 	 * started (so the time budget finds it at the window's first edge):
-	 * the sandbox and swap set up before it are not the rung's.
+	 * the sandbox and swap set up before it are not the rung's. Its
+	 * limits are the child's: the sandbox's memory limit, with the
+	 * cgroup's high-water mark reset at the start (engpass's cgroup).
 	 */
 	if ((r = sandbox_spawn(sb, row_child, sh, &pid))) {
 		result_set_status(res, RESULT_FAILED, "cannot start the measuring process%s: %s",
 				  sb ? " in the sandbox" : "", strerror(-r));
-	} else if ((void)window_begin(env->window),
+	} else if ((void)window_work(env->window, pid, sb ? sandbox_cgroup_dir(sb) : NULL),
+		   (void)window_begin(env->window), sh->go = 1,
 		   (r = wait_child(env, sh, pid, bytes / page * (1 + cfg->passes), &status)),
 		   (void)window_end(env->window), r) {
 		result_set_status(res, RESULT_FAILED, "cannot wait for the measuring process: %s", strerror(-r));

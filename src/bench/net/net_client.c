@@ -30,6 +30,7 @@
 #include "config.h"
 #include "core/clock.h"
 #include "core/progress.h"
+#include "core/limits.h"
 #include "core/window.h"
 #include "lib/xalloc.h"
 
@@ -521,6 +522,36 @@ static bool client_transfer(struct client *c)
 	return true;
 }
 
+
+/*
+ * The shaper this client's window found on its interface (core/limits.h):
+ * the egress one for data it sends, the ingress one (an ifb) for data it
+ * receives, the lower of the two both ways. The capacity estimate is
+ * capped by it (net_capacity()).
+ */
+static void shaper_on_path(const struct window *w, const struct iperf3_params *p, struct net_side *me)
+{
+	const struct limits *l = window_limits(w);
+	const struct limit *k[2] = { NULL, NULL };
+	const char *kind[2] = { "", "" };
+
+	if (!l)
+		return;
+	if (!p->reverse || p->bidir) {
+		k[0] = &l->shaper;
+		kind[0] = l->shaper_kind;
+	}
+	if (p->reverse || p->bidir) {
+		k[1] = &l->shaper_in;
+		kind[1] = l->shaper_in_kind;
+	}
+	for (int i = 0; i < 2; i++)
+		if (k[i] && k[i]->state == LIMIT_SET && k[i]->value > 0 &&
+		    (!(me->shaper_bps > 0) || k[i]->value < me->shaper_bps)) {
+			me->shaper_bps = k[i]->value;
+			snprintf(me->shaper_kind, sizeof(me->shaper_kind), "%s", kind[i]);
+		}
+}
 /* This side's figures of the finished test: CPU, streams, its window's view, pins. */
 static void client_collect(struct client *c)
 {
@@ -540,6 +571,7 @@ static void client_collect(struct client *c)
 	for (size_t i = 0; i < t->nlocal; i++)
 		moved += t->local[i].bytes;
 	net_side_local(&t->me, c->cookie, c->cfd, have_view ? &v : NULL, cpu_s, data_cpu, moved, c->o->capacity);
+	shaper_on_path(c->env->window, &t->p, &t->me);
 	for (size_t i = 0; i < c->n && c->env->pin; i++) {
 		size_t used = strlen(t->client_pins);
 

@@ -37,6 +37,7 @@ void net_side_init(struct net_side *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->link_bps = -1;
+	s->shaper_bps = -1;
 	s->ncpu = -1;
 	s->busiest_cpu = -1;
 	s->busiest_busy_pct = s->busiest_softirq_pct = s->cpu_busy_pct = NAN;

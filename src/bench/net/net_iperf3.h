@@ -127,6 +127,13 @@ struct net_side {
 	char iface[NET_IFNAME_LEN];
 	double link_bps;		/* -1 unknown */
 	bool link_virtual;		/* iface is virtual (veth, tun, bridge, lo): no link speed */
+	/*
+	 * The shaping qdisc on this side's egress interface, from the limits
+	 * of its window (bits/s, kind "tbf", "htb"...); -1 none or unknown.
+	 * This side's own reading only: not exchanged with the peer.
+	 */
+	double shaper_bps;
+	char shaper_kind[16];
 	int ncpu;			/* online CPUs */
 	bool have_view;			/* the sampler ran during the test */
 	unsigned samples;

@@ -198,6 +198,9 @@ struct net_capacity {
 	bool capped;			/* the link speed capped total_bps */
 	double link_bps;
 	bool link_virtual;		/* the side's interface is virtual: no link speed to cap by */
+	double shaper_bps;		/* a shaper on the path (either side's egress); -1 none */
+	const char *shaper_kind;	/* its kind, pointing into the side; "" none */
+	bool capped_by_shaper;		/* total_bps is the shaper's rate (below the link's) */
 	char why[128];			/* when !ok: why no estimate */
 };
 

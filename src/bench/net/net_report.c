@@ -503,8 +503,8 @@ void net_capacity(const struct net_side *client, const struct net_side *server, 
 
 	memset(c, 0, sizeof(*c));
 	c->per_ghz_bps = c->freq_mhz = NAN;
-	c->link_bps = -1;
-	c->freq_source = "";
+	c->link_bps = c->shaper_bps = -1;
+	c->freq_source = c->shaper_kind = "";
 	for (int i = 0; i < 2; i++)
 		if (sides[i] && sides[i]->have_view && isfinite(sides[i]->busiest_busy_pct) &&
 		    (best < 0 || sides[i]->busiest_busy_pct > sides[best]->busiest_busy_pct))
@@ -540,6 +540,21 @@ void net_capacity(const struct net_side *client, const struct net_side *server, 
 	if (s->link_bps > 0 && c->total_bps > s->link_bps) {
 		c->total_bps = s->link_bps;
 		c->capped = true;
+	}
+	/*
+	 * A shaper on the path lets no more through than its rate, whatever
+	 * the cores could do: the estimate is capped by the lowest one on
+	 * either side (issue 36: "all cores 1.9 Gbit/s" behind a 1 Gbit/s tbf).
+	 */
+	for (int i = 0; i < 2; i++)
+		if (sides[i] && sides[i]->shaper_bps > 0 && (!(c->shaper_bps > 0) || sides[i]->shaper_bps < c->shaper_bps)) {
+			c->shaper_bps = sides[i]->shaper_bps;
+			c->shaper_kind = sides[i]->shaper_kind;
+		}
+	if (c->shaper_bps > 0 && c->total_bps > c->shaper_bps) {
+		c->total_bps = c->shaper_bps;
+		c->capped = true;
+		c->capped_by_shaper = true;
 	}
 }
 
@@ -898,16 +913,30 @@ void net_report_fill(struct result *res, const struct net_test *t, bool capacity
 		if (isfinite(c.per_ghz_bps))
 			result_metric(res, "capacity_per_ghz", UNIT_BITS_PER_S, c.per_ghz_bps,
 				      "ESTIMATE: per GHz of that core");
+		char sh[UNITS_FMT_LEN + 48] = "";
+
+		if (c.shaper_bps > 0)
+			snprintf(sh, sizeof(sh), "; the %s shaper on the path allows %s, %s", c.shaper_kind[0] ? c.shaper_kind : "",
+				 units_fmt_bits(a, sizeof(a), c.shaper_bps), c.capped_by_shaper ? "the cap" : "not reached");
 		result_metric(res, "capacity_total", UNIT_BITS_PER_S, c.total_bps,
-			      c.capped ? "ESTIMATE: all cores, capped by link" : "ESTIMATE: all cores");
+			      c.capped_by_shaper ? "ESTIMATE: all cores, capped by the shaper"
+			      : c.capped ? "ESTIMATE: all cores, capped by link" : "ESTIMATE: all cores");
 		result_method(res, "capacity",
 			      "estimate, not a measurement (rule of three): throughput / busiest-core share "
-			      "of the %s (cpu%d %.0f %%) = per core; / %.0f MHz (%s) = per GHz; x %d cores, %s",
+			      "of the %s (cpu%d %.0f %%) = per core; / %.0f MHz (%s) = per GHz; x %d cores, %s%s",
 			      c.side, c.cpu, c.busy_pct, c.freq_mhz, c.freq_source[0] ? c.freq_source : "frequency unknown",
-			      c.cores, c.link_bps > 0 ? (c.capped ? "capped by the link speed" : "below the link speed")
-			      : c.link_virtual ? "link speed unknown (virtual interface), not capped"
-					       : "link speed unknown, not capped");
-		if (c.link_bps <= 0)
+			      c.cores, c.link_bps > 0 ? (c.capped && !c.capped_by_shaper ? "capped by the link speed" : "below the link speed")
+			      : c.link_virtual ? "link speed unknown (virtual interface)"
+					       : "link speed unknown", sh);
+		if (c.capped_by_shaper) {
+			char all[UNITS_FMT_LEN], one[UNITS_FMT_LEN];
+
+			result_note(res, "capacity capped by the %s shaper on the path at %s: the cores alone would move %s "
+				    "(%s per core x %d), more than it lets through", c.shaper_kind,
+				    units_fmt_bits(a, sizeof(a), c.shaper_bps), units_fmt_bits(all, sizeof(all), c.per_core_bps * c.cores),
+				    units_fmt_bits(one, sizeof(one), c.per_core_bps), c.cores);
+		}
+		else if (c.link_bps <= 0 && !(c.shaper_bps > 0))
 			result_note(res, "capacity not capped: link speed unknown (%s)", c.link_virtual ?
 				    "virtual interface: veth, tun, bridge and lo have no link speed, whatever they report" :
 				    "not reported by the interface");

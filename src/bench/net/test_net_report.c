@@ -400,6 +400,23 @@ static void test_capacity_seed004(void **state)
 	assert_false(cap.capped);
 	s.link_virtual = false;
 
+	/*
+	 * Issue 36: a 1 Gbit/s tbf on the client's egress (a veth: no link
+	 * speed) caps the 1.75 Gbit/s the cores would move, and says so; a
+	 * shaper above the estimate is not the cap.
+	 */
+	c.shaper_bps = 1e9;
+	snprintf(c.shaper_kind, sizeof(c.shaper_kind), "tbf");
+	net_capacity(&c, &s, 225e6, &cap);
+	assert_true(cap.capped && cap.capped_by_shaper);
+	assert_true(cap.total_bps == 1e9);
+	assert_string_equal(cap.shaper_kind, "tbf");
+	c.shaper_bps = 4e9;
+	net_capacity(&c, &s, 225e6, &cap);
+	assert_false(cap.capped_by_shaper);
+	assert_true(fabs(cap.total_bps - 1750e6) < 1);
+	c.shaper_bps = -1;
+
 	/* Too idle to extrapolate, or no view at all: no estimate, a reason. */
 	s.busiest_busy_pct = 2;
 	net_capacity(&c, &s, 225e6, &cap);
