@@ -770,6 +770,25 @@ static void budget_cpu(const struct verdict_input *in, struct verdict *out, size
 		if (known(others) && known(v->duration_s) && theirs > others * v->duration_s / b->thread_s)
 			theirs = others * v->duration_s / b->thread_s;
 		/*
+		 * More wait than the processes seen at the window's edges can
+		 * account for, on a box whose run queue held more tasks than it
+		 * has CPUs (or whose CPUs were all busy): the CPU was contended
+		 * by what the edges do not see (processes born and gone within
+		 * the window, kernel threads). That part is the others' too,
+		 * said as unseen; on an idle box it stays unexplained.
+		 */
+		double unseen = (rq - quota) * part - theirs;
+		char unseen_text[160] = "";
+
+		if (unseen >= 1 && ((known(v->run_queue_avg) && v->ncpu > 0 && v->run_queue_avg > v->ncpu) ||
+				    (known(v->cpu_busy_pct) && v->cpu_busy_pct >= 90))) {
+			theirs += unseen;
+			snprintf(unseen_text, sizeof(unseen_text),
+				 "; %.0f %% of it behind tasks not seen at the window's edges (short-lived processes, kernel "
+				 "threads) while the run queue held %.1f tasks for %d CPUs",
+				 unseen, known(v->run_queue_avg) ? v->run_queue_avg : NAN, v->ncpu);
+		}
+		/*
 		 * A work that claims less than its share of a busy CPU (its
 		 * cgroup's weight below the default, or a positive nice
 		 * value) waits behind the others by configuration: the weight
@@ -793,8 +812,8 @@ static void budget_cpu(const struct verdict_input *in, struct verdict *out, size
 		if (theirs > 0)
 			offer_max(out, nbench, "other processes", rq_share(theirs, runnable),
 				  "stop or move the other processes, or pin the work to CPUs they leave alone",
-				  "the work's threads waited %.0f %% of their time for a CPU; other processes used %.0f %% of one CPU on the work's CPUs%s%s",
-				  theirs, known(others) ? others : NAN, top[0] ? ": " : "", top);
+				  "the work's threads waited %.0f %% of their time for a CPU; other processes used %.0f %% of one CPU on the work's CPUs%s%s%s",
+				  theirs, known(others) ? others : NAN, top[0] ? ": " : "", top, unseen_text);
 		if (part < 1 && own > 0)	/* a single thread has no own threads to wait behind: unexplained */
 			offer_max(out, nbench, limited ? "cpuset" : "cpu", rq_share((rq - quota) * (1 - part), runnable),
 				  limited ? "the work's threads outnumber the CPUs it may use: allow more CPUs"

@@ -281,6 +281,38 @@ static void test_other_processes(void **state)
 	assert_string_not_equal(judge(&f), "other processes");
 }
 
+/*
+ * A single thread's run-queue wait that the processes seen at the edges
+ * explain only in part: on a box whose run queue held more tasks than
+ * CPUs, the rest is the others' too (unseen); on an idle box it stays
+ * unexplained (an unreadable quota shows the same way).
+ */
+static void test_run_queue_unseen(void **state)
+{
+	struct fx f;
+
+	(void)state;
+	base(&f);
+	f.v.duration_s = 1;
+	f.v.budget.thread_s = 1;
+	f.v.budget.threads = 1;
+	f.v.budget.quota_s = 0;
+	f.v.budget.n = 2;
+	snprintf(f.v.budget.e[0].state, sizeof(f.v.budget.e[0].state), "run queue");
+	f.v.budget.e[0].pct = 70;
+	snprintf(f.v.budget.e[1].state, sizeof(f.v.budget.e[1].state), "on CPU");
+	f.v.budget.e[1].pct = 30;
+	f.v.work_cpu_pct = f.v.work_thread_cpu_pct = 30;
+	f.v.others_cpu_pct = f.v.others_on_work_cpus_pct = 27;
+	f.v.run_queue_avg = 5;
+	assert_string_equal(judge(&f), "other processes");
+	assert_non_null(strstr(f.out.evidence, "not seen at the window's edges"));
+	memset(&f.out, 0, sizeof(f.out));
+	f.v.run_queue_avg = 1.2;
+	f.v.cpu_busy_pct = 40;
+	assert_string_not_equal(judge(&f), "other processes");
+}
+
 static void test_device(void **state)
 {
 	struct fx f;
@@ -497,6 +529,7 @@ int main(void)
 		cmocka_unit_test(test_memory_limit_before_memory),
 		cmocka_unit_test(test_shaper),
 		cmocka_unit_test(test_other_processes),
+		cmocka_unit_test(test_run_queue_unseen),
 		cmocka_unit_test(test_device),
 		cmocka_unit_test(test_device_setting),
 		cmocka_unit_test(test_thermal),
