@@ -1696,7 +1696,8 @@ static bool thr_idle(const struct tstate *t, const struct thr *h)
 		return false;
 	if (t->own && h->cpu_s < TSTATE_IDLE_CPU * h->time_s)
 		return true;
-	return h->cpu_s < (t->own ? TSTATE_IDLE_CPU_OWN : TSTATE_IDLE_CPU) * h->time_s && !h->busy_wait;
+	/* Both: a coordinator or a daemon's housekeeping timer loop (tstate.h). */
+	return h->cpu_s < TSTATE_IDLE_CPU_OWN * h->time_s && !h->busy_wait;
 }
 
 static int by_s(const void *pa, const void *pb)
