@@ -1697,7 +1697,23 @@ static bool thr_idle(const struct tstate *t, const struct thr *h)
 	if (t->own && h->cpu_s < TSTATE_IDLE_CPU * h->time_s)
 		return true;
 	/* Both: a coordinator or a daemon's housekeeping timer loop (tstate.h). */
-	return h->cpu_s < TSTATE_IDLE_CPU_OWN * h->time_s && !h->busy_wait;
+	if (!(h->cpu_s < TSTATE_IDLE_CPU_OWN * h->time_s))
+		return false;
+	if (!h->busy_wait)
+		return true;
+	/* A stray busy sample (a timer loop's brief write) does not make it the work: by time. */
+	{
+		double idle = 0, all = 0;
+
+		for (unsigned k = 0; k < h->nk; k++) {
+			enum tstate_kind kind = t->keys[h->k[k].key].kind;
+
+			all += h->k[k].s;
+			if (kind == TS_LOCK || kind == TS_SLEEP || kind == TS_CHILD || kind == TS_SIGNAL)
+				idle += h->k[k].s;
+		}
+		return all > 0 && idle >= TSTATE_IDLE_WAITS * all;
+	}
 }
 
 static int by_s(const void *pa, const void *pb)

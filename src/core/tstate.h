@@ -27,7 +27,8 @@
  * TSTATE_IDLE_CPU_OWN of CPU, every off-CPU sample a futex, a pipe of the
  * work's own, a sleep, a wait for a child or a signal) are "idle" (TSA's
  * idle state: waiting for work) and left out of the shares, unless every
- * thread is. The 5 % admits a daemon's housekeeping loop (Transmission's
+ * thread is (a thread with a stray busy wait is idle when TSTATE_IDLE_WAITS
+ * of its waiting time was of those kinds). The 5 % admits a daemon's housekeeping loop (Transmission's
  * main thread wakes every second on an empty epoll set and works a little
  * each time: 0.5-1 % of a CPU); NEEDSWORK: a watched process's own pacing
  * thread under 5 % beside a thread with busy waits is left out too. When
@@ -65,6 +66,7 @@
 #define TSTATE_STILL_MAX		8	/* a thread that has not run is read at least every this many ticks */
 #define TSTATE_IDLE_CPU			0.005	/* a thread under this share of CPU may be idle */
 #define TSTATE_IDLE_CPU_OWN		0.05	/* coordinators and housekeeping timers: they wake to keep time */
+#define TSTATE_IDLE_WAITS		0.9	/* of such a thread's waiting time in idle kinds, it is idle */
 
 /* The states a thread's time is filed under. */
 enum tstate_kind {
