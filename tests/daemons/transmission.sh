@@ -67,6 +67,7 @@ LEECH_CGS="$LEECH_CGS $CG_IO"
 IMGDIR=$(mktemp -d /var/tmp/engpass-tr.XXXXXX) || vt_skip_all "cannot create a directory under /var/tmp"
 MNT=$(mktemp -d /tmp/engpass-tr-mnt.XXXXXX) || vt_skip_all "cannot create a mount point"
 trap 'vt_cleanup; rm -rf "$IMGDIR"' EXIT
+trap 'vt_cleanup; rm -rf "$IMGDIR"; trap - EXIT; exit 1' INT TERM HUP PIPE
 truncate -s $((TR_SIZE_MIB * 2 + 64))M "$IMGDIR/fs.img" || vt_skip_all "cannot create the image"
 LOOP=$(losetup --find --show "$IMGDIR/fs.img" 2>"$T_TMP/loop.err") || vt_skip_all "losetup failed: $(head -1 "$T_TMP/loop.err")"
 VT_LOOPS="$VT_LOOPS $LOOP"
