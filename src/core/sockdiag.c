@@ -130,6 +130,12 @@ enum sockdiag_why sockdiag_judge(const struct sockdiag_tcp *a, const struct sock
 		double per_rtt = rate * rtt / 1e6;
 		double silent_us = (double)b->last_data_recv_ms * 1000.0;
 		uint32_t mss = b->rcv_mss ? b->rcv_mss : 536;
+		/*
+		 * Held before us means our queue empty (the top): data unread
+		 * at the end is our reader behind, which also swells rcv_rtt
+		 * (the window it advertises shrinks).
+		 */
+		bool behind = b->have_skmem && b->rcvbuf && b->rqueue > SOCKDIAG_RX_UNREAD * b->rcvbuf;
 
 		units_fmt_rate(r, sizeof(r), rate);
 		/*
@@ -162,7 +168,7 @@ enum sockdiag_why sockdiag_judge(const struct sockdiag_tcp *a, const struct sock
 				return SD_LOSS;
 			}
 		}
-		if (queued(b->rcv_rtt_us, b->min_rtt_us)) {
+		if (!behind && queued(b->rcv_rtt_us, b->min_rtt_us)) {
 			SAY("%s with our receive queue at %s and the round trip at %s over a minimum of %s: "
 			    "held in a queue before us", r, units_fmt_bytes(x, sizeof(x), b->rqueue),
 			    fmt_ms(t1, sizeof(t1), b->rcv_rtt_us), fmt_ms(t2, sizeof(t2), b->min_rtt_us));
@@ -174,6 +180,12 @@ enum sockdiag_why sockdiag_judge(const struct sockdiag_tcp *a, const struct sock
 			    fmt_ms(t1, sizeof(t1), rtt), units_fmt_bytes(y, sizeof(y), b->rcv_ssthresh),
 			    b->have_skmem ? units_fmt_bytes(t2, sizeof(t2), b->rcvbuf) : "unknown", b->rqueue);
 			return SD_RECV_WINDOW;
+		}
+		if (behind) {
+			SAY("%s with %s unread in our receive queue at the end (buffer %s): our reader was behind, the "
+			    "data was not held before us", r, units_fmt_bytes(x, sizeof(x), b->rqueue),
+			    units_fmt_bytes(y, sizeof(y), b->rcvbuf));
+			return SD_UNKNOWN;
 		}
 		SAY("%s with our receive queue at %s and our window open (%s per round trip of %s, clamp %s): held "
 		    "before us", r, units_fmt_bytes(x, sizeof(x), b->rqueue),

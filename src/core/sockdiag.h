@@ -104,7 +104,10 @@
  *  SD_LOSS         out-of-order packets received (rcv_ooopack, 5.4) times
  *                  the MSS are at least SOCKDIAG_LOSS_SHARE of the bytes
  *                  received: holes upstream, filled by retransmissions.
- *  SD_UPSTREAM     rcv_rtt is SOCKDIAG_QUEUE_RATIO times the minimum and
+ *  SD_UPSTREAM     (only while our receive queue at B holds at most
+ *                  SOCKDIAG_RX_UNREAD of our buffer: else our reader was
+ *                  behind, its window shrank and rcv_rtt swelled)
+ *                  rcv_rtt is SOCKDIAG_QUEUE_RATIO times the minimum and
  *                  SOCKDIAG_QUEUE_MIN_US above it while our queue stayed
  *                  empty: the data is held in a queue before us (a shaper
  *                  on the path or on the sender's egress).
@@ -114,6 +117,8 @@
  *                  or a reader slow enough to keep it part full (the
  *                  evidence gives the unread bytes; NEEDSWORK: two
  *                  readings cannot tell these two apart).
+ *  SD_UNKNOWN      our queue at B held more than SOCKDIAG_RX_UNREAD of our
+ *                  buffer: our reader was behind at the end.
  *  SD_UPSTREAM     otherwise: data came steadily, our queue empty and our
  *                  window open: held before us (a shaper without a deep
  *                  queue, the sender's pacing or its application).

@@ -36,6 +36,9 @@
 #define EPOLL_CACHE	16
 #define CHILD_EVERY_NS	1000000000ULL	/* the /proc scan for children, where task/TID/children is missing */
 #define EPOLL_TTL_NS	1000000000ULL	/* an epoll's watched fds are looked at again after this */
+#define OWN_PIPES	8	/* pipes remembered as the work's own (both ends held) */
+#define OWN_PIPE_TTL_NS	1000000000ULL	/* and looked at again after this */
+#define OWN_PIPE_FDS	1024	/* fds of a process scanned for a pipe's other end */
 
 static const char *const kind_name[TS_KINDS] = {
 	[TS_CPU] = "on CPU", [TS_RUNQ] = "run queue", [TS_DISK] = "disk", [TS_NET] = "network",
@@ -502,6 +505,15 @@ struct epoll_ent {
 	char what[80];
 };
 
+/* A pipe of a process: does the process hold its write end too (a wake-up pipe between its threads)? */
+struct own_pipe {
+	pid_t pid;
+	uint64_t inode, t;
+	bool own;
+};
+
+static int name_num(const char *s);
+
 struct tstate {
 	char *root;
 	pid_t pid;
@@ -519,6 +531,7 @@ struct tstate {
 	struct key keys[KEYS_MAX];
 	size_t nkeys;
 	struct epoll_ent ep[EPOLL_CACHE];
+	struct own_pipe op[OWN_PIPES];
 	struct netprobe net[NET_PROBES];
 	size_t nnet;
 	struct sockdiag *sd;		/* opened at the first network wait; NULL */
@@ -829,22 +842,89 @@ static void fd_state(const struct fd_target *f, const char *name, int fd, struct
 }
 
 /*
+ * Whether process PID holds the write end of its pipe INODE too: a pipe
+ * between its own threads (libevent's and glib's wake-up pipes, a worker
+ * pool's job pipe), so a thread blocked reading it waits for another
+ * thread of the work, as on a condition variable, not for another
+ * process. Its fds (the first OWN_PIPE_FDS) are scanned for another link
+ * to the pipe opened write-only (fdinfo's flags); remembered per pid and
+ * inode for OWN_PIPE_TTL_NS. Unreadable: false (another process, the
+ * wait stays "ipc").
+ */
+static bool own_pipe(struct tstate *t, pid_t pid, uint64_t inode, uint64_t now)
+{
+	struct own_pipe *slot = &t->op[0];
+	char path[96], want[40], link[48];
+	struct dirent *de;
+	unsigned seen = 0;
+	bool own = false;
+	DIR *d;
+
+	for (size_t i = 0; i < OWN_PIPES; i++) {
+		struct own_pipe *o = &t->op[i];
+
+		if (o->pid == pid && o->inode == inode && now - o->t < OWN_PIPE_TTL_NS)
+			return o->own;
+		if (o->t < slot->t)
+			slot = o;
+	}
+	snprintf(want, sizeof(want), "pipe:[%llu]", (unsigned long long)inode);
+	if (!proc_path(path, sizeof(path), "%s/%d/fd", t->root, (int)pid) && (d = opendir(path))) {
+		while (!own && seen++ < OWN_PIPE_FDS && (de = readdir(d))) {
+			const struct fd_target *f;
+			char lp[128];
+			ssize_t n;
+			int fd = name_num(de->d_name);
+
+			if (de->d_name[0] < '0' || de->d_name[0] > '9' ||
+			    proc_path(lp, sizeof(lp), "%s/%d/fd/%s", t->root, (int)pid, de->d_name))
+				continue;
+			n = readlink(lp, link, sizeof(link) - 1);
+			if (n <= 0)
+				continue;
+			link[n] = 0;
+			if (strcmp(link, want) || fdres_lookup(t->fdres, pid, fd, &f))
+				continue;
+			own = f->kind == FD_PIPE && f->flags_known && (f->flags & O_ACCMODE) == O_WRONLY;
+		}
+		closedir(d);
+	}
+	slot->pid = pid;
+	slot->inode = inode;
+	slot->t = now;
+	slot->own = own;
+	return own;
+}
+
+/* A wait on a pipe of the work's own (own_pipe()): its threads waiting for each other, filed as a lock. */
+static void own_pipe_state(struct fdwait *v, const char *name)
+{
+	v->kind = TS_LOCK;
+	snprintf(v->what, sizeof(v->what), "own pipe");
+	snprintf(v->detail, sizeof(v->detail), "%s", name);
+}
+
+/*
  * A wait on several fds (epoll, poll, select): the network when any is a
  * TCP or UDP socket (the one peer, or how many), else a local process
  * when any is a pipe, unix socket or eventfd, else "other".
  */
-static void fds_state(struct tstate *t, pid_t pid, const int *fds, size_t n, const char *name, struct fdwait *v)
+static void fds_state(struct tstate *t, pid_t pid, const int *fds, size_t n, const char *name, uint64_t now,
+		      struct fdwait *v)
 {
-	size_t nnet = 0, nipc = 0;
+	size_t nnet = 0, nipc = 0, nown = 0;
 	struct fdwait one = { .kind = TS_OTHER, .inode = 0 };
 
 	for (size_t i = 0; i < n; i++) {
 		const struct fd_target *f;
 		struct fdwait x;
+		uint64_t pipe = 0;
 
 		if (fdres_lookup(t->fdres, pid, fds[i], &f) || f->kind == FD_UNKNOWN)
 			continue;
 		fd_state(f, name, fds[i], &x);
+		if (f->kind == FD_PIPE)
+			pipe = f->inode;	/* F dies with the next lookup (own_pipe's) */
 		if (x.kind == TS_NET && (f->tcp_state < 0 || f->tcp_state != 10 /* LISTEN */)) {
 			if (!nnet++)
 				one = x;
@@ -852,6 +932,8 @@ static void fds_state(struct tstate *t, pid_t pid, const int *fds, size_t n, con
 			if (!nnet && !nipc)
 				one = x;	/* a listening socket: waiting for clients */
 			nnet++;
+		} else if (pipe && own_pipe(t, pid, pipe, now)) {
+			nown++;
 		} else if (x.kind == TS_IPC) {
 			if (!nnet && !nipc++)
 				one = x;
@@ -868,6 +950,11 @@ static void fds_state(struct tstate *t, pid_t pid, const int *fds, size_t n, con
 	} else if (nipc) {
 		v->kind = TS_IPC;
 		snprintf(v->what, sizeof(v->what), "%s", one.what);
+	} else if (nown) {
+		own_pipe_state(v, name);
+	} else if (!n) {
+		v->kind = TS_SLEEP;	/* a timed wait on no fd at all (an empty epoll set, select with nfds 0) */
+		snprintf(v->what, sizeof(v->what), "%s", name);
 	} else {
 		v->kind = TS_OTHER;
 		snprintf(v->what, sizeof(v->what), "%s", name);
@@ -893,9 +980,13 @@ static void epoll_state(struct tstate *t, pid_t pid, int epfd, uint64_t now, con
 			slot = e;
 	}
 	n = fdres_epoll_fds(t->fdres, pid, epfd, fds, FD_LIST);
-	if (n < 0)
-		n = 0;
-	fds_state(t, pid, fds, (size_t)n, name, v);
+	if (n < 0) {
+		v->kind = TS_OTHER;	/* its fdinfo unreadable: not known to watch nothing */
+		snprintf(v->what, sizeof(v->what), "%s", name);
+		snprintf(v->detail, sizeof(v->detail), "%s", name);
+	} else {
+		fds_state(t, pid, fds, (size_t)n, name, now, v);
+	}
 	slot->pid = pid;
 	slot->fd = epfd;
 	slot->t = now;
@@ -913,7 +1004,9 @@ static int user_fds(pid_t pid, const struct tstate_syscall *sc, bool is_poll, in
 		size_t cnt = sc->arg[1] < FD_LIST ? (size_t)sc->arg[1] : FD_LIST;
 		struct iovec l = { p, cnt * sizeof(p[0]) }, r = { (void *)(uintptr_t)sc->arg[0], cnt * sizeof(p[0]) };
 
-		if (!cnt || process_vm_readv(pid, &l, 1, &r, 1, 0) != (ssize_t)(cnt * sizeof(p[0])))
+		if (!cnt)
+			return 0;	/* poll on nothing: a sleep */
+		if (process_vm_readv(pid, &l, 1, &r, 1, 0) != (ssize_t)(cnt * sizeof(p[0])))
 			return -1;
 		for (size_t i = 0; i < cnt; i++)
 			if (p[i].fd >= 0)
@@ -927,7 +1020,7 @@ static int user_fds(pid_t pid, const struct tstate_syscall *sc, bool is_poll, in
 		size_t bytes = (size_t)(nfds + 7) / 8;
 
 		if (!nfds)
-			return -1;
+			return 0;	/* select on nothing: a sleep (curl's wait with no transfer) */
 		for (int w = 0; w < 2; w++) {
 			struct iovec l = { set[w], bytes }, r = { (void *)(uintptr_t)sc->arg[1 + w], bytes };
 
@@ -1065,8 +1158,12 @@ static void classify(struct tstate *t, struct thr *h, char st, uint64_t now)
 		if (fdres_lookup(t->fdres, h->pid, (int)sc.arg[0], &f)) {
 			snprintf(v.what, sizeof(v.what), "fd %d", (int)sc.arg[0]);
 		} else {
+			uint64_t pipe = f->kind == FD_PIPE ? f->inode : 0;
+
 			fd_state(f, name, (int)sc.arg[0], &v);
 			/* sendfile/splice to a socket from a file: which side waits is the socket (out) */
+			if (pipe && cls == TSC_FDIO && own_pipe(t, h->pid, pipe, now))
+				own_pipe_state(&v, name);
 		}
 		if (cls == TSC_SYNC && v.kind == TS_DISK)
 			snprintf(v.detail, sizeof(v.detail), "%s", name);
@@ -1078,7 +1175,7 @@ static void classify(struct tstate *t, struct thr *h, char st, uint64_t now)
 	case TSC_SELECT:
 		n = user_fds(h->pid, &sc, cls == TSC_POLL, fds);
 		if (n > 0) {
-			fds_state(t, h->pid, fds, (size_t)n, name, &v);
+			fds_state(t, h->pid, fds, (size_t)n, name, now, &v);
 		} else {
 			v.kind = n == 0 ? TS_SLEEP : TS_OTHER;	/* poll on nothing is a sleep */
 			snprintf(v.what, sizeof(v.what), "%s", name);
@@ -1613,7 +1710,24 @@ static bool thr_idle(const struct tstate *t, const struct thr *h)
 		return false;
 	if (t->own && h->cpu_s < TSTATE_IDLE_CPU * h->time_s)
 		return true;
-	return h->cpu_s < (t->own ? TSTATE_IDLE_CPU_OWN : TSTATE_IDLE_CPU) * h->time_s && !h->busy_wait;
+	/* Both: a coordinator or a daemon's housekeeping timer loop (tstate.h). */
+	if (!(h->cpu_s < TSTATE_IDLE_CPU_OWN * h->time_s))
+		return false;
+	if (!h->busy_wait)
+		return true;
+	/* A stray busy sample (a timer loop's brief write) does not make it the work: by time. */
+	{
+		double idle = 0, all = 0;
+
+		for (unsigned k = 0; k < h->nk; k++) {
+			enum tstate_kind kind = t->keys[h->k[k].key].kind;
+
+			all += h->k[k].s;
+			if (kind == TS_LOCK || kind == TS_SLEEP || kind == TS_CHILD || kind == TS_SIGNAL)
+				idle += h->k[k].s;
+		}
+		return all > 0 && idle >= TSTATE_IDLE_WAITS * all;
+	}
 }
 
 static int by_s(const void *pa, const void *pb)

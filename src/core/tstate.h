@@ -24,14 +24,17 @@
  *
  * Threads that did nothing but wait for the others (a coordinator joining
  * workers, a timer thread, a writer waiting on a condition: under
- * TSTATE_IDLE_CPU of CPU, every off-CPU sample a futex, a sleep, a wait
- * for a child or a signal) are "idle" (TSA's idle state: waiting for work)
- * and left out of the shares, unless every thread is. When the work is
- * engpass itself (cfg.own), its structure is known: its coordinators
- * wake to keep time and show progress, so one under TSTATE_IDLE_CPU_OWN
- * whose waits were all of those kinds is idle, and any thread under
- * TSTATE_IDLE_CPU (the net client's control connection, the guardian
- * process, the stream writer) is idle whatever it waits on.
+ * TSTATE_IDLE_CPU_OWN of CPU, every off-CPU sample a futex, a pipe of the
+ * work's own, a sleep, a wait for a child or a signal) are "idle" (TSA's
+ * idle state: waiting for work) and left out of the shares, unless every
+ * thread is (a thread with a stray busy wait is idle when TSTATE_IDLE_WAITS
+ * of its waiting time was of those kinds). The 5 % admits a daemon's housekeeping loop (Transmission's
+ * main thread wakes every second on an empty epoll set and works a little
+ * each time: 0.5-1 % of a CPU); NEEDSWORK: a watched process's own pacing
+ * thread under 5 % beside a thread with busy waits is left out too. When
+ * the work is engpass itself (cfg.own), any thread under TSTATE_IDLE_CPU
+ * (the net client's control connection, the guardian process, the stream
+ * writer) is idle whatever it waits on.
  *
  * Cost: every tick a pread of each thread's schedstat (the cheapest
  * file); only a thread that ran since the last tick has its stat read,
@@ -62,7 +65,8 @@
 #define TSTATE_SCHED_EVERY		10	/* segments end every this many ticks, and at the edges */
 #define TSTATE_STILL_MAX		8	/* a thread that has not run is read at least every this many ticks */
 #define TSTATE_IDLE_CPU			0.005	/* a thread under this share of CPU may be idle */
-#define TSTATE_IDLE_CPU_OWN		0.05	/* engpass's own coordinators: they wake to keep time and show progress */
+#define TSTATE_IDLE_CPU_OWN		0.05	/* coordinators and housekeeping timers: they wake to keep time */
+#define TSTATE_IDLE_WAITS		0.9	/* of such a thread's waiting time in idle kinds, it is idle */
 
 /* The states a thread's time is filed under. */
 enum tstate_kind {

@@ -823,6 +823,49 @@ static void budget_cpu(const struct verdict_input *in, struct verdict *out, size
 	}
 }
 
+bool verdict_net_candidate(const char *why, double pct, const char *what, const char *evidence,
+			   struct verdict_candidate *c)
+{
+	const char *res, *next;
+
+	if (!why || !why[0] || !strcmp(why, "unknown") || !(pct > 0))
+		return false;
+	if (!strcmp(why, "receive window")) {
+		res = "tcp window";
+		next = "the receiver's window held the data back: a larger receive buffer on the receiving side "
+		       "(its SO_RCVBUF, net.ipv4.tcp_rmem) or a reader that keeps up";
+	} else if (!strcmp(why, "send buffer")) {
+		res = "tcp window";
+		next = "the send buffer ran dry: a larger one (SO_SNDBUF, net.ipv4.tcp_wmem)";
+	} else if (!strcmp(why, "round trip")) {
+		res = "round trip";
+		next = "little in flight per round trip: more requests or streams in flight, or a shorter path";
+	} else if (!strcmp(why, "idle")) {
+		res = "server";
+		next = "the connection sat idle: the peer had nothing to send (a slow server or sender), not the path";
+	} else if (!strcmp(why, "upstream")) {
+		res = "upstream";
+		next = "the data came at a plateau with our receive queue empty: held before us -- a shaper on the far "
+		       "side, or the sender's own pace";
+	} else if (!strcmp(why, "bottleneck queue")) {
+		res = "network";
+		next = "a queue stands after us on the path (a shaper or a slower link): find the narrowest hop";
+	} else if (!strcmp(why, "loss")) {
+		res = "network";
+		next = "the path loses packets: a shaper or a full queue dropping them (on the far side when receiving), or a "
+		       "lossy link; the retransmissions set the rate";
+	} else {
+		return false;
+	}
+	memset(c, 0, sizeof(*c));
+	snprintf(c->resource, sizeof(c->resource), "%s", res);
+	c->share = budget_share(pct);
+	snprintf(c->next_step, sizeof(c->next_step), "%s", next);
+	snprintf(c->evidence, sizeof(c->evidence), "the work waited %.0f %% of its time on %s: %s (sock_diag)", pct,
+		 what && what[0] ? what : "the network", evidence ? evidence : "");
+	return true;
+}
+
 /*
  * A network wait whose socket sock_diag read twice (core/sockdiag.h): its
  * own TCP state names why the data moved as it did. Returns false when it
@@ -831,42 +874,15 @@ static void budget_cpu(const struct verdict_input *in, struct verdict *out, size
 static bool budget_net(const struct verdict_input *in, struct verdict *out, size_t nbench, double pct)
 {
 	const struct sysview_budget *b = &in->view->budget;
-	const char *w = b->net_why, *res, *next;
+	struct verdict_candidate c;
 
-	if (!w[0] || !strcmp(w, "unknown"))
+	if (!verdict_net_candidate(b->net_why, pct, b->net_what, b->net_evidence, &c))
 		return false;
-	if (!strcmp(w, "receive window")) {
-		res = "tcp window";
-		next = "the receiver's window held the data back: a larger receive buffer on the receiving side "
-		       "(its SO_RCVBUF, net.ipv4.tcp_rmem) or a reader that keeps up";
-	} else if (!strcmp(w, "send buffer")) {
-		res = "tcp window";
-		next = "the send buffer ran dry: a larger one (SO_SNDBUF, net.ipv4.tcp_wmem)";
-	} else if (!strcmp(w, "round trip")) {
-		res = "round trip";
-		next = "little in flight per round trip: more requests or streams in flight, or a shorter path";
-	} else if (!strcmp(w, "idle")) {
-		res = "server";
-		next = "the connection sat idle: the peer had nothing to send (a slow server or sender), not the path";
-	} else if (!strcmp(w, "upstream")) {
-		res = "upstream";
-		next = "the data came at a plateau with our receive queue empty: held before us -- a shaper on the far "
-		       "side, or the sender's own pace";
-	} else if (!strcmp(w, "bottleneck queue")) {
-		res = "network";
-		next = "a queue stands after us on the path (a shaper or a slower link): find the narrowest hop";
-	} else if (!strcmp(w, "loss")) {
-		res = "network";
-		next = "the path loses packets: a shaper or a full queue dropping them (on the far side when receiving), or a "
-		       "lossy link; the retransmissions set the rate";
-	} else {
-		return false;
-	}
 	char whose[160], who[40], nx[192];
 	double theirs = whose_tcp(in->view, whose, sizeof(whose), who, sizeof(who));
 
-	offer_max(out, nbench, res, budget_share(pct), net_next(theirs, who, next, nx, sizeof(nx)),
-		  "the work waited %.0f %% of its time on %s: %s (sock_diag)%s", pct, b->net_what, b->net_evidence, whose);
+	offer_max(out, nbench, c.resource, c.share, net_next(theirs, who, c.next_step, nx, sizeof(nx)), "%s%s", c.evidence,
+		  whose);
 	return true;
 }
 

@@ -72,6 +72,21 @@ struct verdict_input {
  */
 void verdict_judge(const struct verdict_input *in, struct verdict *out);
 
+/*
+ * The candidate a network wait's sock_diag judgement names, as the time
+ * budget's own judged socket does (docs/verdict.md, "the network"): WHY is
+ * sockdiag_why_name() of the judgement ("upstream", "receive window",
+ * ...), PCT the share of the work's time it waited on the network (%),
+ * WHAT the socket ("tcp 10.0.0.1:5201"; NULL or "" = "the network") and
+ * EVIDENCE the judgement's figures. Fills C (resource, share, evidence,
+ * next step) and returns true; false when the judgement names no limit
+ * ("unknown", "" or a name it does not know) or PCT is not positive. For
+ * a benchmark that judged the work's sockets itself (watch --pid) and
+ * offers the candidate with result_verdict_candidate().
+ */
+bool verdict_net_candidate(const char *why, double pct, const char *what, const char *evidence,
+			   struct verdict_candidate *c);
+
 /* The resources in the order ties are broken, most specific first; NULL-terminated. */
 extern const char *const verdict_priority[];
 

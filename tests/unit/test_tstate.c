@@ -3,8 +3,10 @@
  * Tests of the thread-state sampler (core/tstate.h): the syscall file's
  * parser on every form the kernel writes and on malformed text, the
  * syscall table and the wait-channel families, and, live on this process,
- * a budget of threads whose waits are known (one blocked reading a pipe,
- * one in nanosleep, one spinning): each is filed under its state, idle
+ * a budget of threads whose waits are known (one blocked reading a pipe
+ * whose write end a child process holds, one reading a pipe of this
+ * process's own, one in nanosleep, one spinning): each is filed under its
+ * state (the own pipe as a lock: threads waiting for each other), idle
  * threads are left out, and the states add up to the threads' time.
  */
 #include <stdarg.h>
@@ -18,6 +20,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -100,8 +103,19 @@ static void test_wchan(void **state)
 	assert_int_equal(tstate_wchan_family("something_new", &dirty, &journal), TS_UNKNOWN);
 }
 
-static int pipefd[2];
+static int pipefd[2], ownfd[2];
 static atomic_bool stop;
+
+/* Blocked reading this process's own pipe until the test writes to it. */
+static void *own_reader(void *arg)
+{
+	char c;
+
+	(void)arg;
+	while (read(ownfd[0], &c, 1) == 1 && c != 'q')
+		;
+	return NULL;
+}
 
 static void *reader(void *arg)
 {
@@ -143,16 +157,21 @@ static const struct sysview_budget_entry *find(const struct sysview_budget *b, c
 }
 
 /*
- * Three threads of this process for about 0.6 s: a pipe reader, a sleeper
- * and a spinner; the main thread drives the sampler and is left out.
+ * Four threads of this process for about 0.6 s: a reader of a pipe whose
+ * write end only a child process holds (another process: "ipc"), a reader
+ * of a pipe of its own ("own pipe"), a sleeper and a spinner; the main
+ * thread drives the sampler and is left out. The child writes "q" when
+ * its control pipe closes.
  */
 static void test_live_budget(void **state)
 {
 	struct tstate_config cfg = { .pid = getpid(), .interval_ns = 5 * 1000 * 1000 };
 	struct tstate *t = tstate_new(&cfg);
 	struct sysview_budget b;
-	pthread_t th[3];
-	pid_t me = (pid_t)syscall(SYS_gettid);
+	pthread_t th[4];
+	pid_t me = (pid_t)syscall(SYS_gettid), child;
+	int ctl[2];
+	char c;
 	double sum = 0;
 	const struct sysview_budget_entry *e;
 
@@ -170,10 +189,24 @@ static void test_live_budget(void **state)
 	}
 	assert_non_null(t);
 	assert_int_equal(pipe(pipefd), 0);
+	assert_int_equal(pipe(ownfd), 0);
+	assert_int_equal(pipe(ctl), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		close(pipefd[0]);
+		close(ctl[1]);
+		while (read(ctl[0], &c, 1) == 1)
+			;
+		_exit(write(pipefd[1], "q", 1) == 1 ? 0 : 1);
+	}
+	close(pipefd[1]);
+	close(ctl[0]);
 	atomic_store(&stop, false);
 	assert_int_equal(pthread_create(&th[0], NULL, reader, NULL), 0);
 	assert_int_equal(pthread_create(&th[1], NULL, sleeper, NULL), 0);
 	assert_int_equal(pthread_create(&th[2], NULL, spinner, NULL), 0);
+	assert_int_equal(pthread_create(&th[3], NULL, own_reader, NULL), 0);
 	usleep(50 * 1000);
 	tstate_span_begin(t, clock_mono(), me);
 	for (int i = 0; i < 120; i++) {
@@ -182,16 +215,26 @@ static void test_live_budget(void **state)
 	}
 	tstate_span_end(t, clock_mono(), me);
 	atomic_store(&stop, true);
-	assert_int_equal(write(pipefd[1], "q", 1), 1);
-	for (int i = 0; i < 3; i++)
+	close(ctl[1]);	/* the child writes "q" to the reader's pipe */
+	assert_int_equal(write(ownfd[1], "q", 1), 1);
+	for (int i = 0; i < 4; i++)
 		pthread_join(th[i], NULL);
+	assert_int_equal(waitpid(child, NULL, 0), child);
 	close(pipefd[0]);
-	close(pipefd[1]);
+	close(ownfd[0]);
+	close(ownfd[1]);
 	tstate_budget(t, &b);
 	assert_true(b.thread_s > 0);
 	assert_true(b.samples > 0);
-	/* The sleeper sleeps and the reader waits on a pipe: not idle (a pipe is a busy wait); all three are counted. */
-	assert_int_equal(b.threads + b.idle_threads, 3);
+	/*
+	 * The reader waits on a pipe to another process: not idle (a busy
+	 * wait). The own pipe's reader waits for this process's own threads,
+	 * a lock: idle (no CPU) and left out, or counted under its lock.
+	 */
+	assert_int_equal(b.threads + b.idle_threads, 4);
+	assert_null(find(&b, "ipc", "own pipe"));
+	if (b.idle_threads < 2)
+		assert_non_null(find(&b, "lock", "own pipe"));
 	for (unsigned i = 0; i < b.n; i++)
 		sum += b.e[i].pct;
 	assert_true(fabs(sum - 100) < 5);

@@ -34,6 +34,7 @@
 
 #include "bench/bench.h"
 #include "bench/watch/watch_est.h"
+#include "bench/watch/watch_socks.h"
 #include "lib/units.h"
 #include "core/affinity.h"
 #include "core/clock.h"
@@ -41,6 +42,7 @@
 #include "core/procwatch.h"
 #include "core/progress.h"
 #include "core/sysinfo.h"
+#include "core/window.h"
 #include "lib/xalloc.h"
 
 /* Per-CPU figures are listed for at most this many CPUs (the busiest). */
@@ -923,6 +925,9 @@ static void watch_run(const struct bench_env *env, const void *p, struct result 
 	struct procwatch *pw = NULL;
 	struct procwatch_interval iv;
 	struct procwatch_summary s;
+	struct watch_socks *socks = NULL;	/* the daemon's sockets (watch_socks.h) */
+	struct watch_socks_judged judged;
+	mono_ns socks_t = 0;
 	struct watch_acc a = { .busiest_max = NAN, .proc_max = NAN, .net_max = NAN, .proc_core = -1,
 			       .baseline_bits = o->baseline * 8 };
 	mono_ns t0, deadline, end, now, last;
@@ -956,6 +961,12 @@ static void watch_run(const struct bench_env *env, const void *p, struct result 
 	watch_est_init(&a.est, (double)o->min_busy);
 	if (o->ncpus > 1)
 		a.est.load_cores = o->ncpus;
+	/* The window is the watch itself (not the baseline before it). */
+	(void)window_begin(env->window);
+	if (o->target) {
+		socks = watch_socks_new("/proc", o->target);
+		(void)watch_socks_read(socks, socks_t = clock_mono());
+	}
 	cpu0 = clock_process_cpu_ns();
 	t0 = last = clock_mono();
 	wall0 = clock_wall_ns();
@@ -986,6 +997,8 @@ static void watch_run(const struct bench_env *env, const void *p, struct result 
 		}
 		r = procwatch_read(pw, now, &iv);
 		last = now;
+		if (socks && (final || now >= end || now - socks_t >= WATCH_SOCKS_EVERY_NS))
+			(void)watch_socks_read(socks, socks_t = now);	/* a process gone keeps what was read */
 		if (!r) {
 			acc_interval(&a, o, &iv);
 			live_line(line, sizeof(line), o, &iv);
@@ -997,6 +1010,7 @@ static void watch_run(const struct bench_env *env, const void *p, struct result 
 		while (deadline <= now)
 			deadline += iv_ns;
 	}
+	(void)window_end(env->window);
 	procwatch_summary(pw, &s);
 
 	params(res, env, o, &s);
@@ -1012,6 +1026,10 @@ static void watch_run(const struct bench_env *env, const void *p, struct result 
 		net_metrics(res, o, &s, &a);
 	if (o->disk)
 		disk_metrics(res, o, &s);
+	if (socks) {
+		watch_socks_report(socks, res, &judged);
+		watch_socks_verdict(&judged, env->window, res);
+	}
 	/* Before the estimate: its frequency calibration is not part of watching. */
 	metric_lh(res, "self_cpu", UNIT_PERCENT,
 		  100.0 * (double)(clock_process_cpu_ns() - cpu0) / (double)elapsed_ns(t0, last), false,
@@ -1038,6 +1056,7 @@ static void watch_run(const struct bench_env *env, const void *p, struct result 
 	if (!s.intervals)
 		result_note(res, "no complete interval was observed: the watch ended before the first interval");
 out:
+	watch_socks_free(socks);
 	free(a.busiest);
 	procwatch_free(pw);
 }
