@@ -776,7 +776,7 @@ static void cap_avail(struct result *res, const struct limits *lim, const struct
 	*core = v;
 	*task = v;
 	if (lim && lim->cpu_quota.state == LIMIT_SET) {
-		limit_describe(&lim->cpu_quota, "CPU", q, sizeof(q));
+		limit_describe(&lim->cpu_quota, "cpus", q, sizeof(q));
 		SAY("; CPU quota %s", q);
 		if (lim->cpu_quota.value < v)
 			*task = lim->cpu_quota.value;
