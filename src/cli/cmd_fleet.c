@@ -99,7 +99,7 @@ static const struct metric *headline(const struct result *r)
  * field report's: one core's cipher figure x cores; capped by the
  * measured uplink either way.
  */
-enum cap_source { CAP_CIPHER, CAP_WATCH_OWN, CAP_WATCH_SEED };
+enum cap_source { CAP_CIPHER, CAP_WATCH_OWN, CAP_WATCH_RULE3 };
 
 struct capacity {
 	bool ok;
@@ -531,7 +531,7 @@ static void capacity_watch(const struct result *w, int cores, const struct mesh 
 	const char *proc = param_of(w, "process"), *pid = param_of(w, "pid");
 	bool own = result_find_metric(w, "cap_per_core") != NULL;
 
-	c->source = own ? CAP_WATCH_OWN : CAP_WATCH_SEED;
+	c->source = own ? CAP_WATCH_OWN : CAP_WATCH_RULE3;
 	snprintf(c->daemon, sizeof(c->daemon), "%s%s%s%s", proc ? proc : "?", pid ? " (pid " : "", pid ? pid : "",
 		 pid ? ")" : "");
 	c->per_core_bps = metric_value(w, own ? "cap_per_core" : "est_per_core");
@@ -545,7 +545,7 @@ static void capacity_watch(const struct result *w, int cores, const struct mesh 
 	else if (metric_value(w, "est_cores") > 0)
 		c->cores = (int)metric_value(w, "est_cores");
 	c->verdict = w->verdict.resource[0] ? w->verdict.resource : NULL;
-	snprintf(c->step, sizeof(c->step), "%s", own ? "the daemon's own CPU" : "seed 004's rule of three");
+	snprintf(c->step, sizeof(c->step), "%s", own ? "the daemon's own CPU" : "the field report's rule of three");
 	if (c->cores <= 0) {
 		snprintf(c->why, sizeof(c->why), "the watch does not say how many CPUs are online");
 		return;
@@ -623,7 +623,7 @@ static void capacity_of(const char *host, const struct run *own_run, const struc
 /* The capacity lines under the host table, one per host, with their method. */
 static void print_capacity(const struct fleet_host *hosts, size_t n, const struct capacity *cap)
 {
-	printf("capacity: from the host's watch of a daemon when it has one (the daemon's own CPU, else seed 004's "
+	printf("capacity: from the host's watch of a daemon when it has one (the daemon's own CPU, else the field report's "
 	       "rule of three), else one core's cipher figure (cpu: bits per CPU-second, one thread); per core x "
 	       "online CPUs, capped by the host's best measured net throughput out (fleet --mesh)\n");
 	for (size_t i = 0; i < n; i++) {
@@ -653,7 +653,7 @@ static void print_capacity(const struct fleet_host *hosts, size_t n, const struc
 			printf("  %*s  %s: capacity %s as configured, headroom %s (its traffic was %.0f %% of it); verdict %s\n",
 			       FW_HOST, "", c->daemon, units_fmt_bits(a, sizeof(a), c->daemon_bps),
 			       units_fmt_bits(b, sizeof(b), c->headroom_bps), c->load_pct, c->verdict ? c->verdict : "-");
-		else if (c->source == CAP_WATCH_SEED)
+		else if (c->source == CAP_WATCH_RULE3)
 			printf("  %*s  %s: no figure from its own CPU in this watch (stored before it, or no --pid); verdict "
 			       "%s\n", FW_HOST, "", c->daemon, c->verdict ? c->verdict : "-");
 	}
@@ -818,10 +818,13 @@ int cmd_fleet(int argc, char **argv)
 		       "standard deviation, and at least 1 %% of the median), is marked '!' above or\n"
 		       "below it, and better or worse where the figure has a direction. With fewer\n"
 		       "than 3 hosts having a figure no spread is judged, and the line says so.\n"
-		       "A capacity column estimates each host's capacity as the field report did: one\n"
-		       "core's chacha20-poly1305 (else salsa2012) figure of its newest stored cpu run x\n"
-		       "its online CPUs, capped by its best measured throughput out in the mesh; the\n"
-		       "lines under the table say how, or why it is unknown.\n"
+		       "A capacity column estimates each host's capacity: from the run's watch of a\n"
+		       "daemon when it has one (the daemon's capacity per core from its own CPU, else the\n"
+		       "field report's rule of three), else as the field report did: one core's\n"
+		       "chacha20-poly1305 (else salsa2012) figure of its newest stored cpu run; x its\n"
+		       "online CPUs, capped by its best measured throughput out in the mesh; the lines\n"
+		       "under the table say which, how, or why it is unknown, and for a watched daemon\n"
+		       "its capacity as configured, its headroom and its verdict.\n"
 		       "--mesh reads every stored 'engpass net client' run (each host's, imported):\n"
 		       "rows send, columns receive (a -R run's data flowed server -> client), the newest\n"
 		       "run of each directed pair, with throughput, RTT and verdict; '-' on the diagonal\n"

@@ -41,10 +41,10 @@ check "sn1: the daemon, its capacity per core from its own CPU and for the box" 
 	grep -q "^  sn1  *watch of fastd (pid [0-9]*): 720.0 Mbit/s per core (the daemon's own CPU, run [0-9]*) x 2 = 1.4 Gbit/s" "$T_TMP/out"
 check "sn1: its capacity as configured, the headroom and the verdict" \
 	grep -q "fastd (pid [0-9]*): capacity 720.0 Mbit/s as configured, headroom 420.0 Mbit/s (its traffic was 42 % of it); verdict one core" "$T_TMP/out"
-check "sn2: an older watch stands by seed 004's rule of three, and says so" \
-	sh -c "grep -q '^  sn2  *watch of fastd (pid [0-9]*): 210.0 Mbit/s per core (seed 004.s rule of three, run [0-9]*) x 4 = 840.0 Mbit/s' '$T_TMP/out' &&
+check "sn2: an older watch stands by the field report's rule of three, and says so" \
+	sh -c "grep -q '^  sn2  *watch of fastd (pid [0-9]*): 210.0 Mbit/s per core (the field report.s rule of three, run [0-9]*) x 4 = 840.0 Mbit/s' '$T_TMP/out' &&
 	grep -q 'fastd (pid [0-9]*): no figure from its own CPU in this watch' '$T_TMP/out'"
-check "sn2: its figure in the watch step is seed 004's per core, no headline stored" grep -q "^  sn2  *210.0 Mbit/s" "$T_TMP/out"
+check "sn2: its figure in the watch step is the rule of three's per core, no headline stored" grep -q "^  sn2  *210.0 Mbit/s" "$T_TMP/out"
 check "sn3: under a quota, the daemon's capacity is below its core's" \
 	grep -q "fastd (pid [0-9]*): capacity 360.0 Mbit/s as configured, headroom 100.0 Mbit/s" "$T_TMP/out"
 check "the capacity column is the box's figure from the watch, not 'unknown'" \

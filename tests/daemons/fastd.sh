@@ -192,8 +192,9 @@ judge() {
 	est=$(m "$3" cap_bits_per_second)
 	why=$(jq -r '.results[0].notes[]? | select(startswith("capacity from the process'"'"'s CPU unavailable: "))' \
 		"$T_TMP/$3.json" 2>/dev/null)
-	if [ "$est" = none ]; then
+	if [ "$est" = none ] || [ -z "$est" ]; then
 		echo "# $1 $2: refused: ${why:-no reason}"
+		[ -n "$why" ] || sed 's/^/#   watch: /' "$T_TMP/$3.err" | head -5
 		[ "$2" = saturation ] && SAT_EST=$SAT
 		TABLE="$TABLE
 # | fastd $1 | $2 | refused: $why | $(mbit "$SAT") | - |"
@@ -269,8 +270,8 @@ jqt "pinned: the capacity is the headline, from fastd's own CPU, its one core" \
 	 (.method.capacity | test("schedstat"))' "$J"
 jqt "pinned: the CPU available is fastd's one allowed core" '.results[0].method["capacity cpu"] | test("1 CPU for its threads, 1 for its cores")' "$J"
 jqt "pinned: the method says how softirq is counted" '.results[0].method.softirq | test("ksoftirqd")' "$J"
-jqt "pinned: seed 004's rule of three is kept beside it, labelled" \
-	'.results[0] | (.method.estimate | test("seed 004")) or (.notes | any(test("capacity estimate unavailable")))' "$J"
+jqt "pinned: the field report's rule of three is kept beside it, labelled" \
+	'.results[0] | (.method.estimate | test("the field report")) or (.notes | any(test("capacity estimate unavailable")))' "$J"
 jqt "pinned: the interval brackets the estimate" \
 	'.results[0].metrics | .cap_lo_bits_per_second <= .cap_bits_per_second and .cap_bits_per_second <= .cap_hi_bits_per_second' "$J"
 jqt "pinned: the ticks were compared with fastd's own CPU" '.results[0] | (.metrics | has("tick_alias_mean_percent")) and (.method["tick aliasing"] | test("-5 points"))' "$J"

@@ -877,7 +877,7 @@ static void capacity(struct result *res, const struct procwatch_summary *s,
 	if (c.alias_under)
 		result_note(res, "TICK ALIASING: /proc/stat's tick-sampled busy time of the process's core read %.0f points "
 			    "below what the process itself ran there (schedstat), mean over %u intervals: the ticks "
-			    "sample a load that wakes in step with them; loads from /proc/stat (and seed 004's method "
+			    "sample a load that wakes in step with them; loads from /proc/stat (and the field report's method "
 			    "below) are off by as much", -c.alias_mean, c.alias_n);
 	if (c.alias_swing)
 		result_note(res, "TICK ALIASING: per interval /proc/stat's busy time of the process's core swung %.0f "
@@ -945,7 +945,8 @@ static void estimate(struct result *res, const struct bench_env *env, const stru
 	freq_src = sysinfo_freq_source_name(si.cpu.freq_source);
 	where_name(where, sizeof(where), o, e.cpu);
 	result_method(res, "estimate",
-		      "seed 004's method, beside the capacity from the process's CPU: rule of three: (traffic%s) / %s x 100 over the intervals with that load at %lld %% or more%s; "
+		      "the field report's method, beside the capacity from the process's CPU: rule of three: "
+		      "(traffic%s) / %s x 100 over the intervals with that load at %lld %% or more%s; "
 		      "per GHz = that / clock; total = per core x online cores, capped by the link (never by a "
 		      "virtual interface's); assumes a cost linear in traffic",
 		      a->baseline_bits > 0 ? " - baseline" : "", load_source(o), (long long)o->min_busy,
@@ -980,7 +981,7 @@ static void estimate(struct result *res, const struct bench_env *env, const stru
 	units_fmt_bits(g, sizeof(g), e.per_ghz_bits_per_s);
 	units_fmt_bits(t, sizeof(t), e.total_bits_per_s);
 	units_fmt_bits(l, sizeof(l), e.link_bits_per_s);
-	result_note(res, "ESTIMATE by seed 004's method, not a measurement (rule of three, assumes a cost linear in "
+	result_note(res, "ESTIMATE by the field report's method, not a measurement (rule of three, assumes a cost linear in "
 		    "traffic): "
 		    "%s carried %s%s while %s was %.0f %% busy (%u of %u intervals) -> %s per core at 100 %%",
 		    o->iface, m, a->baseline_bits > 0 ? " beyond the baseline" : "", where, e.measured_busy_pct,
@@ -1270,7 +1271,11 @@ const struct bench bench_watch = {
 		"threads ran on; an interface's bits/s; a disk's requests. On a terminal the current\n"
 		"interval is shown on one line (stderr); the result holds the totals and the time series.\n"
 		"Runs for --time, or until Ctrl-C (the normal end of a watch). A process that exits ends\n"
-		"the watch with a note. At the end, a capacity ESTIMATE: the interface's traffic (less a\n"
+		"the watch with a note. At the end, with --pid and --iface, the daemon's CAPACITY from its\n"
+		"own CPU: per interval its traffic over its threads' schedstat run time (and its core's\n"
+		"ksoftirqd), the median with a 95 % interval, times the CPU it may use (a quota, its\n"
+		"cpuset, its busy threads); tick aliasing of /proc/stat is named. Beside it, the rule of\n"
+		"three's capacity ESTIMATE: the interface's traffic (less a\n"
 		"--baseline) divided by the load of the daemon's core -- the --cpu cores, else the core the\n"
 		"--pid process ran on, else the busiest -- over the intervals at least --min-busy busy,\n"
 		"extrapolated to 100 %, per GHz (the frequency source is named), times the online cores,\n"
