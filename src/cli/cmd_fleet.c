@@ -29,6 +29,7 @@
 
 #include "cli/cmd.h"
 #include "cli/histfmt.h"
+#include "core/sysinfo.h"
 #include "lib/jw.h"
 #include "lib/units.h"
 #include "lib/xalloc.h"
@@ -73,17 +74,39 @@ static const struct result *find_step(const struct run *run, const char *bench, 
 	return NULL;
 }
 
-/* The headline metric of R when R is ok and has one, else NULL. */
+/*
+ * The headline metric of R when R is ok and has one, else NULL. A watch
+ * stored before it had a headline stands by its capacity figure: the
+ * daemon's own (cap), else seed 004's rule of three per core.
+ */
 static const struct metric *headline(const struct result *r)
 {
-	if (!r || r->status != RESULT_OK || !r->headline)
+	const struct metric *m;
+
+	if (!r || r->status != RESULT_OK)
 		return NULL;
-	return result_find_metric(r, r->headline);
+	if (r->headline)
+		return result_find_metric(r, r->headline);
+	if (strcmp(r->bench, "watch"))
+		return NULL;
+	m = result_find_metric(r, "cap");
+	return m ? m : result_find_metric(r, "est_per_core");
 }
 
-/* The field report's capacity of one host: one core's cipher figure x cores, capped by the measured uplink. */
+/*
+ * The capacity of one host: from its stored watch of a daemon when it has
+ * one (the daemon's own CPU, else seed 004's rule of three), else the
+ * field report's: one core's cipher figure x cores; capped by the
+ * measured uplink either way.
+ */
+enum cap_source { CAP_CIPHER, CAP_WATCH_OWN, CAP_WATCH_RULE3 };
+
 struct capacity {
 	bool ok;
+	enum cap_source source;
+	char daemon[96];		/* watch: "fastd (pid 123)" */
+	double daemon_bps, headroom_bps, load_pct;	/* watch: the daemon's capacity as configured; NaN unknown */
+	const char *verdict;		/* watch: its verdict resource; NULL none */
 	double per_core_bps, total_bps, uplink_bps;
 	int cores;
 	int64_t cpu_run;
@@ -473,13 +496,83 @@ static double mesh_uplink(const struct mesh *m, const char *name, const char **t
 /* The ciphers whose one-thread packet figure stands for a core, in order of preference. */
 static const char *const capacity_ciphers[] = { "chacha20-poly1305/", "salsa2012/", NULL };
 
-static void capacity_of(const char *host, const struct stored *cpu, size_t ncpu, const struct mesh *m,
-			struct capacity *c)
+/* The watch result of RUN with a capacity figure, or NULL. */
+static const struct result *watch_of(const struct run *run)
+{
+	for (size_t i = 0; run && i < run->nresults; i++) {
+		const struct result *r = run->results[i];
+
+		if (!strcmp(r->bench, "watch") && r->status == RESULT_OK &&
+		    (result_find_metric(r, "cap_per_core") || result_find_metric(r, "est_per_core")))
+			return r;
+	}
+	return NULL;
+}
+
+static const char *param_of(const struct result *r, const char *name)
+{
+	for (size_t i = 0; i < r->nparams; i++)
+		if (!strcmp(r->params[i].key, name))
+			return r->params[i].value;
+	return NULL;
+}
+
+static double metric_value(const struct result *r, const char *name)
+{
+	const struct metric *m = result_find_metric(r, name);
+
+	return m ? m->value : NAN;
+}
+
+/* The capacity from a stored watch W (the daemon's own CPU, else seed 004's method). */
+static void capacity_watch(const struct result *w, int cores, const struct mesh *m, const char *host,
+			   struct capacity *c)
+{
+	const char *proc = param_of(w, "process"), *pid = param_of(w, "pid");
+	bool own = result_find_metric(w, "cap_per_core") != NULL;
+
+	c->source = own ? CAP_WATCH_OWN : CAP_WATCH_RULE3;
+	snprintf(c->daemon, sizeof(c->daemon), "%s%s%s%s", proc ? proc : "?", pid ? " (pid " : "", pid ? pid : "",
+		 pid ? ")" : "");
+	c->per_core_bps = metric_value(w, own ? "cap_per_core" : "est_per_core");
+	c->daemon_bps = own ? metric_value(w, "cap") : NAN;
+	c->headroom_bps = own ? metric_value(w, "cap_headroom") : NAN;
+	c->load_pct = own ? metric_value(w, "cap_load") : NAN;
+	/* The cores the watch multiplied by: its box figure over its per-core one, else the seed's count. */
+	c->cores = cores;
+	if (own && metric_value(w, "cap_total") > 0 && c->per_core_bps > 0)
+		c->cores = (int)lround(metric_value(w, "cap_total") / c->per_core_bps);
+	else if (metric_value(w, "est_cores") > 0)
+		c->cores = (int)metric_value(w, "est_cores");
+	c->verdict = w->verdict.resource[0] ? w->verdict.resource : NULL;
+	snprintf(c->step, sizeof(c->step), "%s", own ? "the daemon's own CPU" : "the field report's rule of three");
+	if (c->cores <= 0) {
+		snprintf(c->why, sizeof(c->why), "the watch does not say how many CPUs are online");
+		return;
+	}
+	c->ok = true;
+	c->total_bps = c->per_core_bps * c->cores;
+	c->uplink_bps = mesh_uplink(m, host, &c->uplink_to);
+	if (!isnan(c->uplink_bps) && c->uplink_bps < c->total_bps) {
+		c->total_bps = c->uplink_bps;
+		c->capped = true;
+	}
+}
+
+static void capacity_of(const char *host, const struct run *own_run, const struct stored *cpu, size_t ncpu,
+			const struct mesh *m, struct capacity *c)
 {
 	const struct stored *best_run = NULL;
+	const struct result *w = watch_of(own_run);
 
 	memset(c, 0, sizeof(*c));
 	c->per_core_bps = NAN;
+	c->daemon_bps = c->headroom_bps = c->load_pct = NAN;
+	if (w) {
+		capacity_watch(w, own_run->info && own_run->info->cpu.online > 0 ? own_run->info->cpu.online : -1, m,
+			       host, c);
+		return;
+	}
 	/* The newest cpu run of the host with a one-thread figure of the first cipher it has. */
 	for (size_t ci = 0; capacity_ciphers[ci] && !best_run; ci++) {
 		for (size_t i = 0; i < ncpu; i++) {
@@ -530,8 +623,9 @@ static void capacity_of(const char *host, const struct stored *cpu, size_t ncpu,
 /* The capacity lines under the host table, one per host, with their method. */
 static void print_capacity(const struct fleet_host *hosts, size_t n, const struct capacity *cap)
 {
-	printf("capacity: one core's cipher figure (cpu: bits per CPU-second, one thread) x online CPUs, capped by "
-	       "the host's best measured net throughput out (fleet --mesh)\n");
+	printf("capacity: from the host's watch of a daemon when it has one (the daemon's own CPU, else the field report's "
+	       "rule of three), else one core's cipher figure (cpu: bits per CPU-second, one thread); per core x "
+	       "online CPUs, capped by the host's best measured net throughput out (fleet --mesh)\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct capacity *c = &cap[i];
 		char host[64], a[48], b[48], u[48];
@@ -543,12 +637,25 @@ static void print_capacity(const struct fleet_host *hosts, size_t n, const struc
 		}
 		units_fmt_bits(a, sizeof(a), c->per_core_bps);
 		units_fmt_bits(b, sizeof(b), c->per_core_bps * c->cores);
-		printf("  %s  %s per core (%s, run %" PRId64 ") x %d = %s", host, a, c->step, c->cpu_run, c->cores, b);
+		if (c->source != CAP_CIPHER) {
+			printf("  %s  watch of %s: %s per core (%s, run %" PRId64 ") x %d = %s", host, c->daemon, a, c->step,
+			       hosts[i].id, c->cores, b);
+		} else {
+			printf("  %s  %s per core (%s, run %" PRId64 ") x %d = %s", host, a, c->step, c->cpu_run, c->cores,
+			       b);
+		}
 		if (isnan(c->uplink_bps))
 			printf("; not capped: no net run out of this host is stored\n");
 		else
 			printf("; uplink %s (to %s) %s\n", units_fmt_bits(u, sizeof(u), c->uplink_bps), c->uplink_to,
 			       c->capped ? "caps it" : "does not cap it");
+		if (c->source == CAP_WATCH_OWN && !isnan(c->daemon_bps))
+			printf("  %*s  %s: capacity %s as configured, headroom %s (its traffic was %.0f %% of it); verdict %s\n",
+			       FW_HOST, "", c->daemon, units_fmt_bits(a, sizeof(a), c->daemon_bps),
+			       units_fmt_bits(b, sizeof(b), c->headroom_bps), c->load_pct, c->verdict ? c->verdict : "-");
+		else if (c->source == CAP_WATCH_RULE3)
+			printf("  %*s  %s: no figure from its own CPU in this watch (stored before it, or no --pid); verdict "
+			       "%s\n", FW_HOST, "", c->daemon, c->verdict ? c->verdict : "-");
 	}
 }
 
@@ -660,7 +767,7 @@ static void json_mesh(const struct mesh *m, const struct stored *cpu, size_t ncp
 	for (size_t i = 0; i < m->n; i++) {
 		struct capacity c;
 
-		capacity_of(m->hosts[i], cpu, ncpu, m, &c);
+		capacity_of(m->hosts[i], NULL, cpu, ncpu, m, &c);
 		jw_obj_begin(&w, NULL);
 		jw_str(&w, "host", m->hosts[i]);
 		if (c.ok) {
@@ -711,10 +818,13 @@ int cmd_fleet(int argc, char **argv)
 		       "standard deviation, and at least 1 %% of the median), is marked '!' above or\n"
 		       "below it, and better or worse where the figure has a direction. With fewer\n"
 		       "than 3 hosts having a figure no spread is judged, and the line says so.\n"
-		       "A capacity column estimates each host's capacity as the field report did: one\n"
-		       "core's chacha20-poly1305 (else salsa2012) figure of its newest stored cpu run x\n"
-		       "its online CPUs, capped by its best measured throughput out in the mesh; the\n"
-		       "lines under the table say how, or why it is unknown.\n"
+		       "A capacity column estimates each host's capacity: from the run's watch of a\n"
+		       "daemon when it has one (the daemon's capacity per core from its own CPU, else the\n"
+		       "field report's rule of three), else as the field report did: one core's\n"
+		       "chacha20-poly1305 (else salsa2012) figure of its newest stored cpu run; x its\n"
+		       "online CPUs, capped by its best measured throughput out in the mesh; the lines\n"
+		       "under the table say which, how, or why it is unknown, and for a watched daemon\n"
+		       "its capacity as configured, its headroom and its verdict.\n"
 		       "--mesh reads every stored 'engpass net client' run (each host's, imported):\n"
 		       "rows send, columns receive (a -R run's data flowed server -> client), the newest\n"
 		       "run of each directed pair, with throughput, RTT and verdict; '-' on the diagonal\n"
@@ -786,7 +896,7 @@ int cmd_fleet(int argc, char **argv)
 		struct capacity *cap = xcalloc(n, sizeof(*cap));
 
 		for (size_t i = 0; i < n; i++)
-			capacity_of(hosts[i].run->host, cpu, ncpu, &mesh, &cap[i]);
+			capacity_of(hosts[i].run->host, hosts[i].run, cpu, ncpu, &mesh, &cap[i]);
 		print_hosts(hosts, n, &o, npos > 0, cap);
 		print_capacity(hosts, n, cap);
 		free(cap);

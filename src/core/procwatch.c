@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "core/proc.h"
@@ -29,6 +30,8 @@ struct pw_thread {
 	uint64_t start;		/* starttime; with tid, identifies the thread */
 	uint64_t ticks;		/* utime + stime at the last reading */
 	uint64_t cum;		/* ticks during the watch */
+	uint64_t run_ns;	/* schedstat run time at the last reading; PROC_NONE unknown */
+	uint64_t cum_run;	/* schedstat run time during the watch */
 	char comm[64];
 };
 
@@ -63,6 +66,10 @@ struct procwatch {
 	struct procwatch_cpu_ticks *cpu;
 	uint64_t *thr_by_cpu;	/* over the watch */
 	uint64_t *iv_by_cpu;	/* this interval */
+	double *run_on;		/* schedstat seconds by CPU, this interval */
+	double *ksi_s;		/* each CPU's ksoftirqd's seconds this interval; NaN none */
+	int *ksi_fd;		/* its schedstat, open; -1 none */
+	uint64_t *ksi_prev;	/* its run time at the last reading; PROC_NONE none */
 
 	struct pw_thread *thr, *thr_next;
 	size_t nthr, thr_cap;
@@ -112,6 +119,19 @@ static int read_task(struct procwatch *pw, const char *tid, struct proc_pid_stat
 	if (r)
 		return r;
 	return proc_pid_stat_parse(ps, pw->buf.data, pw->buf.len);
+}
+
+/* The run time of ROOT/PID/task/TID/schedstat, ns; PROC_NONE when it cannot be read. */
+static uint64_t read_sched(struct procwatch *pw, const char *tid)
+{
+	char *path = xasprintf("%s/%d/task/%s/schedstat", pw->root, (int)pw->pid, tid);
+	uint64_t run = PROC_NONE, wait;
+	int r = proc_buf_read_file(&pw->buf, path);
+
+	free(path);
+	if (!r && proc_schedstat_parse(pw->buf.data, pw->buf.len, &run, &wait))
+		run = PROC_NONE;
+	return run;
 }
 
 static int cmp_thread(const void *a, const void *b)
@@ -179,6 +199,8 @@ static int list_threads(struct procwatch *pw, size_t *n)
 		t->start = ps.starttime;
 		t->ticks = ps.utime + ps.stime;
 		t->cum = 0;
+		t->run_ns = read_sched(pw, de->d_name);
+		t->cum_run = 0;
 		memcpy(t->comm, ps.comm, sizeof(t->comm));
 		live++;
 	}
@@ -197,16 +219,21 @@ static int list_threads(struct procwatch *pw, size_t *n)
  */
 static void account_threads(struct procwatch *pw, size_t n, bool base, double dt, struct procwatch_interval *out)
 {
-	uint64_t top = 0, most = 0;
+	uint64_t top = 0, most = 0, run = 0;
+	double run_most = 0;
+	bool sched = n > 0;
 	struct pw_thread *swap;
 
 	memset(pw->iv_by_cpu, 0, (size_t)pw->slots * sizeof(*pw->iv_by_cpu));
+	for (int c = 0; c < pw->slots; c++)
+		pw->run_on[c] = 0;
 	for (size_t i = 0; i < n && !base; i++) {
 		struct pw_thread *t = &pw->thr_next[i];
 		const struct pw_thread *old = find_thread(pw->thr, pw->nthr, t->tid);
-		uint64_t d;
+		uint64_t d, dr = 0;
+		bool same = old && old->start == t->start;
 
-		if (old && old->start == t->start) {
+		if (same) {
 			d = t->ticks >= old->ticks ? t->ticks - old->ticks : 0;
 			t->cum = old->cum + d;
 		} else {
@@ -214,6 +241,15 @@ static void account_threads(struct procwatch *pw, size_t n, bool base, double dt
 			d = t->ticks;
 			t->cum = d;
 		}
+		if (t->run_ns == PROC_NONE || (same && old->run_ns == PROC_NONE)) {
+			sched = false;
+		} else {
+			dr = same ? (t->run_ns >= old->run_ns ? t->run_ns - old->run_ns : 0) : t->run_ns;
+			t->cum_run = (same ? old->cum_run : 0) + dr;
+			run += dr;
+		}
+		if (dr && t->cpu >= 0 && t->cpu < pw->slots)
+			pw->run_on[t->cpu] += (double)dr / 1e9;
 		if (t->cpu >= 0 && t->cpu < pw->slots) {
 			pw->iv_by_cpu[t->cpu] += d;
 			pw->thr_by_cpu[t->cpu] += d;
@@ -239,6 +275,15 @@ static void account_threads(struct procwatch *pw, size_t n, bool base, double dt
 			most = pw->iv_by_cpu[c];
 			out->proc_top_cpu = c;
 		}
+		if (pw->run_on[c] > run_most) {
+			run_most = pw->run_on[c];
+			out->proc_run_top_cpu = c;
+		}
+	}
+	if (!base && sched) {
+		out->proc_run_s = (double)run / 1e9;
+		pw->sum.run_ns += run;
+		pw->sum.have_schedstat = true;
 	}
 	swap = pw->thr;
 	pw->thr = pw->thr_next;
@@ -408,6 +453,64 @@ static void disk_part(struct procwatch *pw, const struct pw_snap *a, const struc
 	pw->sum.disk_time_s += dt;
 }
 
+/* Each CPU's ksoftirqd run time since the previous reading (seconds), or NaN. */
+static void ksoftirqd_part(struct procwatch *pw, struct procwatch_interval *out)
+{
+	for (int c = 0; c < pw->slots; c++) {
+		uint64_t run = PROC_NONE, wait;
+
+		pw->ksi_s[c] = NAN;
+		if (pw->ksi_fd[c] < 0)
+			continue;
+		if (proc_buf_pread(&pw->buf, pw->ksi_fd[c]) ||
+		    proc_schedstat_parse(pw->buf.data, pw->buf.len, &run, &wait)) {
+			close_fd(&pw->ksi_fd[c]);
+			pw->ksi_prev[c] = PROC_NONE;
+			continue;
+		}
+		if (pw->ksi_prev[c] != PROC_NONE && run >= pw->ksi_prev[c])
+			pw->ksi_s[c] = (double)(run - pw->ksi_prev[c]) / 1e9;
+		pw->ksi_prev[c] = run;
+	}
+	out->ksoftirqd_s = pw->ksi_s;
+}
+
+/*
+ * Opens the schedstat of each CPU's ksoftirqd ("ksoftirqd/N", a kernel
+ * thread of kthreadd, PID 2) and takes its first reading.
+ */
+static void ksoftirqd_find(struct procwatch *pw)
+{
+	DIR *d = opendir(pw->root);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		struct proc_pid_stat ps;
+		char *path;
+		int c, r, fd;
+		char rel[48];
+
+		if (!all_digits(de->d_name) || strlen(de->d_name) > 9)
+			continue;
+		path = xasprintf("%s/%s/stat", pw->root, de->d_name);
+		r = proc_buf_read_file(&pw->buf, path);
+		free(path);
+		if (r || proc_pid_stat_parse(&ps, pw->buf.data, pw->buf.len) || ps.ppid != 2 ||
+		    sscanf(ps.comm, "ksoftirqd/%d", &c) != 1 || c < 0 || c >= pw->slots || pw->ksi_fd[c] >= 0)
+			continue;
+		snprintf(rel, sizeof(rel), "%s/schedstat", de->d_name);
+		fd = open_rel(pw->root, rel);
+		if (fd < 0)
+			continue;
+		pw->ksi_fd[c] = fd;
+		pw->sum.ksoftirqd_found++;
+	}
+	closedir(d);
+	ksoftirqd_part(pw, &(struct procwatch_interval){ 0 });
+}
+
 static void proc_part(struct procwatch *pw, const struct pw_snap *a, const struct pw_snap *b, double dt,
 		      double t_s, struct procwatch_interval *out)
 {
@@ -441,6 +544,8 @@ static void proc_part(struct procwatch *pw, const struct pw_snap *a, const struc
 	if (out->proc_threads > pw->sum.threads_max)
 		pw->sum.threads_max = out->proc_threads;
 	account_threads(pw, n, false, dt, out);
+	out->proc_run_on = pw->run_on;
+	ksoftirqd_part(pw, out);
 }
 
 /* The first reading fixes the width of the per-CPU arrays. */
@@ -459,6 +564,15 @@ static void setup_slots(struct procwatch *pw, const struct pw_snap *s)
 	pw->cpu = xcalloc((size_t)width, sizeof(*pw->cpu));
 	pw->thr_by_cpu = xcalloc((size_t)width, sizeof(*pw->thr_by_cpu));
 	pw->iv_by_cpu = xcalloc((size_t)width, sizeof(*pw->iv_by_cpu));
+	pw->run_on = xcalloc((size_t)width, sizeof(*pw->run_on));
+	pw->ksi_s = xcalloc((size_t)width, sizeof(*pw->ksi_s));
+	pw->ksi_fd = xcalloc((size_t)width, sizeof(*pw->ksi_fd));
+	pw->ksi_prev = xcalloc((size_t)width, sizeof(*pw->ksi_prev));
+	for (long c = 0; c < width; c++) {
+		pw->ksi_fd[c] = -1;
+		pw->ksi_prev[c] = PROC_NONE;
+		pw->ksi_s[c] = NAN;
+	}
 }
 
 int procwatch_read(struct procwatch *pw, uint64_t now, struct procwatch_interval *out)
@@ -479,6 +593,8 @@ int procwatch_read(struct procwatch *pw, uint64_t now, struct procwatch_interval
 	out->proc_threads = -1;
 	out->proc_top_cpu = -1;
 	out->top_tid_cpu_pct = NAN;
+	out->proc_run_s = NAN;
+	out->proc_run_top_cpu = -1;
 
 	r = take(pw, b, now);
 	if (r)
@@ -492,6 +608,7 @@ int procwatch_read(struct procwatch *pw, uint64_t now, struct procwatch_interval
 		pw->have_base = true;
 		pw->cur = !pw->cur;
 		if (pw->pid) {
+			ksoftirqd_find(pw);
 			if (proc_is_gone(pw, b, &n, &live)) {
 				pw->gone = true;
 				pw->sum.gone_after_s = 0;
@@ -533,6 +650,10 @@ void procwatch_summary(const struct procwatch *pw, struct procwatch_summary *out
 	out->cpu = pw->cpu;
 	out->thread_ticks_by_cpu = pw->thr_by_cpu;
 	out->clk_tck = pw->clk_tck;
+	out->busy_threads = 0;
+	for (size_t i = 0; i < pw->nthr && pw->sum.have_schedstat && pw->sum.run_ns; i++)
+		if (pw->thr[i].cum_run * 20 >= pw->sum.run_ns)
+			out->busy_threads++;
 }
 
 /* Reads the process's name and allowed CPUs for the summary (best effort). */
@@ -664,10 +785,54 @@ void procwatch_free(struct procwatch *pw)
 	free(pw->cpu);
 	free(pw->thr_by_cpu);
 	free(pw->iv_by_cpu);
+	for (int c = 0; pw->ksi_fd && c < pw->slots; c++)
+		close_fd(&pw->ksi_fd[c]);
+	free(pw->run_on);
+	free(pw->ksi_s);
+	free(pw->ksi_fd);
+	free(pw->ksi_prev);
 	free(pw->thr);
 	free(pw->thr_next);
 	free(pw->root);
 	free(pw);
+}
+
+int procwatch_irqtime(const char *proc_root, const char *boot_dir, char *why, size_t len)
+{
+	struct proc_buf b = PROC_BUF_INIT;
+	struct proc_stat st;
+	struct utsname u;
+	char *path = NULL;
+	int r = -ENOENT;
+
+	if (uname(&u) == 0) {
+		path = xasprintf("%s/config-%s", boot_dir ? boot_dir : "/boot", u.release);
+		if (!proc_buf_read_file(&b, path)) {
+			if (strstr(b.data, "\nCONFIG_IRQ_TIME_ACCOUNTING=y\n"))
+				r = 1;
+			else if (strstr(b.data, "\n# CONFIG_IRQ_TIME_ACCOUNTING is not set\n"))
+				r = 0;
+			if (r >= 0)
+				snprintf(why, len, "CONFIG_IRQ_TIME_ACCOUNTING %s in %s", r ? "set" : "not set", path);
+		}
+	}
+	free(path);
+	if (r < 0) {
+		path = xasprintf("%s/stat", proc_root ? proc_root : "/proc");
+		proc_stat_init(&st);
+		r = proc_buf_read_file(&b, path);
+		if (!r)
+			r = proc_stat_parse(&st, b.data, b.len);
+		if (!r) {
+			r = st.all.nfields > PROC_CPU_IRQ && st.all.t[PROC_CPU_IRQ] > 0;
+			snprintf(why, len, "no kernel config; the hardirq column of %s is %s", path,
+				 r ? "above 0 (exact interrupt time)" : "0 (tick sampling)");
+		}
+		proc_stat_release(&st);
+		free(path);
+	}
+	proc_buf_release(&b);
+	return r;
 }
 
 /* Does process PID (directory DIRNAME under ROOT) match NAME? Not a zombie. */

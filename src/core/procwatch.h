@@ -23,6 +23,15 @@
  * every reading (threads come and go); each thread's stat file is opened,
  * read and closed.
  *
+ * Run time: each thread's task/TID/schedstat is read too (its first field,
+ * the nanoseconds it ran on a CPU), so the process's CPU per interval is
+ * also known exactly, not only in USER_HZ ticks; and with a process, the
+ * schedstat of each CPU's ksoftirqd thread, the softirq work that CPU
+ * deferred to a thread of its own (found once, by name, at the first
+ * reading). A thread that exits loses its run time since the previous
+ * reading (the process's stat keeps exited threads' ticks; schedstat has
+ * no such total).
+ *
  * Thread CPUs: a thread's CPU time in an interval (utime + stime delta of
  * its task stat) is attributed to the CPU it last ran on (field 39,
  * "processor") at the end of the interval. A thread that migrated within
@@ -92,6 +101,17 @@ struct procwatch_interval {
 	int proc_top_cpu;		/* CPU that got most of the threads' time in this interval */
 	pid_t top_tid;			/* busiest thread of this interval; 0 none */
 	double top_tid_cpu_pct;
+	/*
+	 * schedstat: the seconds the process's threads ran in the interval
+	 * (NaN without schedstat), and by the CPU each thread last ran on
+	 * (per-CPU array, seconds); the seconds each CPU's ksoftirqd ran
+	 * (per-CPU array, NaN where none was found). Arrays are NULL without
+	 * a process.
+	 */
+	double proc_run_s;
+	const double *proc_run_on;
+	const double *ksoftirqd_s;
+	int proc_run_top_cpu;		/* CPU that got most of that run time; -1 none */
 };
 
 /* Ticks of one CPU summed over the intervals without a reset. */
@@ -130,6 +150,10 @@ struct procwatch_summary {
 	uint64_t top_ticks;
 	int top_cpu;			/* the CPU it last ran on */
 	double gone_after_s;		/* time of the reading that found it gone; NaN while alive */
+	uint64_t run_ns;		/* schedstat run time of its threads over the watch */
+	bool have_schedstat;		/* its threads' schedstat could be read */
+	int busy_threads;		/* living threads with at least 5 % of that run time; 0 unknown */
+	int ksoftirqd_found;		/* CPUs whose ksoftirqd thread was found */
 };
 
 /*
@@ -158,6 +182,21 @@ MUST_CHECK int procwatch_read(struct procwatch *pw, uint64_t now, struct procwat
 
 /* Fills *OUT with the totals so far; its pointers live as long as PW. */
 void procwatch_summary(const struct procwatch *pw, struct procwatch_summary *out);
+
+/*
+ * Does the kernel under PROC_ROOT account interrupt time apart from the
+ * tasks it interrupts (CONFIG_IRQ_TIME_ACCOUNTING)? Then a task's
+ * schedstat leaves out the softirq work done while it ran, and
+ * /proc/stat's softirq is that work's exact time; without it the softirq
+ * a task runs inline (on its own sends and receives) is in its run time
+ * and /proc/stat's softirq is sampled by the tick. Read from
+ * BOOT_DIR/config-RELEASE (NULL = "/boot"); where that is missing, from
+ * /proc/stat's hardirq column: the tick never lands in a hardirq it did
+ * not raise, so only exact accounting makes it grow. Returns 1 (apart),
+ * 0 (inline) or -errno when neither could be read; WHY (LEN bytes) says
+ * where the answer came from.
+ */
+MUST_CHECK int procwatch_irqtime(const char *proc_root, const char *boot_dir, char *why, size_t len);
 
 /*
  * Finds processes called NAME below PROC_ROOT (NULL = "/proc"): those

@@ -33,12 +33,14 @@
 #include <unistd.h>
 
 #include "bench/bench.h"
+#include "bench/watch/watch_cap.h"
 #include "bench/watch/watch_est.h"
 #include "bench/watch/watch_socks.h"
 #include "lib/units.h"
 #include "core/affinity.h"
 #include "core/clock.h"
 #include "core/hist.h"
+#include "core/limits.h"
 #include "core/procwatch.h"
 #include "core/progress.h"
 #include "core/sysinfo.h"
@@ -236,6 +238,11 @@ struct watch_acc {
 	/* Over the intervals with traffic and process CPU: sums x dt of bits/s, its CPU share, the load. */
 	double own_bits, own_cpu, own_load, own_s;
 	double baseline_bits;		/* bits/s subtracted from each interval (--baseline[-time]); 0 none */
+	struct watch_cap cap;		/* the capacity from the process's own CPU */
+	const struct limits *limits;	/* discovered for the process at the start; NULL none */
+	int irqtime;			/* procwatch_irqtime(): 1 softirq apart, 0 inline, < 0 unknown */
+	char irqtime_why[192];
+	unsigned cap_no_sched;		/* intervals with process data but no schedstat */
 };
 
 /* The load of one interval is the mean of several --cpu cores. */
@@ -287,6 +294,44 @@ static const char *load_source(const struct watch_opts *o)
 	return "the busiest core's load";
 }
 
+/*
+ * The process's CPU for the capacity (watch_cap.h): its run time, the
+ * CPU its cores spent on its traffic outside it (each core's ksoftirqd,
+ * and its softirq where the kernel accounts that apart, weighted by the
+ * process's share of its run time on the core), and for the aliasing test
+ * its main core's tick busy % and its own % there.
+ */
+static void cap_interval(struct watch_acc *a, const struct procwatch_interval *iv, double bits)
+{
+	double run = iv->proc_run_s, extra = 0, tick = NAN, own = NAN, dt = iv->interval_s;
+	int top = iv->proc_run_top_cpu;
+
+	if (iv->proc_gone || !iv->proc_run_on)
+		return;
+	if (isnan(run))
+		a->cap_no_sched++;
+	for (int c = 0; run > 0 && c < iv->ncpu_slots; c++) {
+		double k = 0, w = iv->proc_run_on[c] / run;
+
+		if (!(w > 0))
+			continue;
+		if (iv->ksoftirqd_s && !isnan(iv->ksoftirqd_s[c]))
+			k += iv->ksoftirqd_s[c];
+		if (a->irqtime == 1 && !isnan(iv->softirq[c]))
+			k += iv->softirq[c] / 100 * dt;
+		extra += w * k;
+	}
+	if (top >= 0 && run > 0 && dt > 0 && !isnan(iv->busy[top]) && iv->proc_run_on[top] >= 0.9 * run) {
+		double k = iv->ksoftirqd_s && !isnan(iv->ksoftirqd_s[top]) ? iv->ksoftirqd_s[top] : 0;
+
+		if (a->irqtime == 1 && !isnan(iv->softirq[top]))
+			k += iv->softirq[top] / 100 * dt;
+		tick = iv->busy[top];
+		own = fmin(100, 100 * (iv->proc_run_on[top] + k) / dt);
+	}
+	watch_cap_add(&a->cap, dt, bits, run, extra, tick, own);
+}
+
 static void acc_interval(struct watch_acc *a, const struct watch_opts *o, const struct procwatch_interval *iv)
 {
 	double bits = o->iface ? counted_bits(o->direction, iv) : NAN;
@@ -309,6 +354,8 @@ static void acc_interval(struct watch_acc *a, const struct watch_opts *o, const 
 	load = load_of(o, a, iv, &cpu);
 	own = isnan(own) ? NAN : own > 0 ? own : 0;
 	watch_est_add(&a->est, iv->interval_s, own, cpu, load);
+	if (o->target)
+		cap_interval(a, iv, own);
 	if (o->target && !isnan(own) && !isnan(load) && iv->proc_cpu_pct > 0) {
 		a->own_bits += own * iv->interval_s;
 		a->own_cpu += iv->proc_cpu_pct * iv->interval_s;
@@ -703,6 +750,146 @@ static void own_cpu(struct result *res, const struct watch_acc *a, const char *w
 			    units_fmt_bits(p, sizeof(p), per_core));
 }
 
+
+/*
+ * The CPU available to the process (watch_cap.h): to its threads, the
+ * least of the CPU quota, the CPUs its cpuset and affinity allow, the
+ * threads that did its work and the online CPUs (*TASK); to its cores the
+ * same without the quota (*CORE). What each came from goes to the method.
+ */
+static void cap_avail(struct result *res, const struct limits *lim, const struct procwatch_summary *s, int cores,
+		      double *task, double *core)
+{
+	char q[256], line[512];
+	size_t n = 0;
+	double v = cores >= 1 ? cores : 1;
+
+#define SAY(...) do { if (n < sizeof(line)) n += (size_t)snprintf(line + n, sizeof(line) - n, __VA_ARGS__); } while (0)
+	SAY("%d online CPUs", cores);
+	if (lim && lim->cpuset.state == LIMIT_SET && lim->cpuset.value < v) {
+		v = lim->cpuset.value;
+		SAY("; %g allowed (cpuset and affinity: %s)", v, lim->cpuset_list);
+	}
+	if (s->busy_threads >= 1 && s->busy_threads < v) {
+		v = s->busy_threads;
+		SAY("; %d thread%s did the work (5 %% or more of its run time)", s->busy_threads,
+		    s->busy_threads == 1 ? "" : "s");
+	}
+	*core = v;
+	*task = v;
+	if (lim && lim->cpu_quota.state == LIMIT_SET) {
+		limit_describe(&lim->cpu_quota, "cpus", q, sizeof(q));
+		SAY("; CPU quota %s", q);
+		if (lim->cpu_quota.value < v)
+			*task = lim->cpu_quota.value;
+	} else if (lim && lim->cpu_quota.state == LIMIT_UNKNOWN) {
+		SAY("; CPU quota unknown (%s): none assumed", lim->cpu_quota.why);
+	}
+#undef SAY
+	result_method(res, "capacity cpu", "%s: %g CPU for its threads, %g for its cores", line, *task, *core);
+}
+
+/*
+ * The headline: the capacity from the process's own CPU (watch_cap.h),
+ * with its interval, per core and for the box; tick aliasing; or why not.
+ */
+static void capacity(struct result *res, const struct procwatch_summary *s,
+		     const struct watch_acc *a, int cores, double link, const char *link_src)
+{
+	struct watch_cap_result c;
+	double task, core;
+	char v[32], lo[32], hi[32], t[32], l[32];
+
+	cap_avail(res, a->limits, s, cores, &task, &core);
+	result_method(res, "capacity",
+		      "per interval (--interval) with %.0f kbit/s or more of traffic and run time: traffic x interval / "
+		      "the process's run time (schedstat of all its threads, ns), and / (run time + the CPU its "
+		      "cores spent on its traffic outside it); the medians of both over those intervals with 95 %% "
+		      "intervals from the order statistics (ranks n/2 -+ 0.98 sqrt(n)); capacity = the least of "
+		      "(CPU for its threads x the first) and (CPU for its cores x the second); per core = the "
+		      "second; box = per core x online cores, capped by the link", WATCH_CAP_MIN_BITS / 1e3);
+	result_method(res, "softirq",
+		      a->irqtime == 1 ?
+		      "the kernel accounts interrupt time apart (%s): each core's softirq share of /proc/stat and its "
+		      "ksoftirqd's run time count as the traffic's, weighted by the process's share of its run time "
+		      "on that core" :
+		      "softirq the process runs inline (its own sends and receives) is in its run time: the kernel "
+		      "does not account interrupt time apart (%s); the softirq work its cores deferred to ksoftirqd "
+		      "(that thread's schedstat) counts as the traffic's, weighted by the process's share of its run "
+		      "time on that core; /proc/stat's softirq is not added (it would count the inline part twice)",
+		      a->irqtime_why);
+	if (watch_cap_finish(&a->cap, task, core, cores, link, &c)) {
+		result_method(res, "capacity", "unavailable: %s", c.why);
+		result_note(res, "capacity from the process's CPU unavailable: %s", c.why);
+		if (a->cap_no_sched)
+			result_note(res, "the process's threads' schedstat could not be read in %u intervals "
+				    "(CONFIG_SCHED_INFO, or permissions)", a->cap_no_sched);
+	} else {
+		metric_lh(res, "cap", UNIT_BITS_PER_S, c.capacity, true, "CAPACITY ESTIMATE (process's own CPU): %s",
+			  c.quota_bound ? "its CPU quota" : core > 1 ? "its cores" : "its core");
+		metric_lh(res, "cap_lo", UNIT_BITS_PER_S, c.capacity_lo, true, "capacity: 95 %% interval, low");
+		metric_lh(res, "cap_hi", UNIT_BITS_PER_S, c.capacity_hi, true, "capacity: 95 %% interval, high");
+		metric_lh(res, "cap_per_core", UNIT_BITS_PER_S, c.per_core, true, "capacity per core at 100 %%");
+		metric_lh(res, "cap_per_cpu_second", UNIT_BITS_PER_S, c.per_cpu, true,
+			  "traffic per CPU-second of the process's threads");
+		if (!isnan(c.total_bits_per_s))
+			metric_lh(res, "cap_total", UNIT_BITS_PER_S, c.total_bits_per_s, true, "capacity: per core x %d "
+				  "cores%s", c.cores, c.capped ? ", capped by the link" : isnan(c.link_bits_per_s) ?
+				  ", uncapped" : "");
+		metric_lh(res, "cap_load", UNIT_PERCENT, c.load_pct, false, "traffic measured, of the capacity");
+		metric_lh(res, "cap_headroom", UNIT_BITS_PER_S, fmax(0, c.capacity - c.traffic_bits_per_s), true,
+			  "capacity left beside the traffic measured");
+		result_headline(res, "cap");
+		units_fmt_bits(v, sizeof(v), c.capacity);
+		units_fmt_bits(lo, sizeof(lo), c.capacity_lo);
+		units_fmt_bits(hi, sizeof(hi), c.capacity_hi);
+		units_fmt_bits(t, sizeof(t), c.traffic_bits_per_s);
+		result_note(res, "CAPACITY (estimate from the process's own CPU): %s [%s, %s] at 100 %% of %s; it carried "
+			    "%s (%.0f %%) using %.0f %% of a CPU%s over %u intervals", v, lo, hi,
+			    c.quota_bound ? "its CPU quota" : core > 1 ? "its cores" : "its core", t, c.load_pct,
+			    100 * c.run_cores, c.extra_cores >= 0.005 ? " plus softirq work on its core" : "", c.used);
+		units_fmt_bits(v, sizeof(v), c.per_core);
+		units_fmt_bits(t, sizeof(t), c.total_bits_per_s);
+		units_fmt_bits(l, sizeof(l), c.link_bits_per_s);
+		if (c.capped)
+			result_note(res, "capacity per core %s; x %d cores, capped by the link at %s (%s)", v, c.cores, l,
+				    link_src);
+		else if (!isnan(c.total_bits_per_s))
+			result_note(res, "capacity per core %s; x %d cores = %s%s", v, c.cores, t,
+				    isnan(c.link_bits_per_s) ? " (no link speed to cap it: virtual or unknown)" : "");
+	}
+	metric_lh(res, "cap_intervals", UNIT_COUNT, c.used, false, "capacity input: intervals with traffic");
+	if (!isnan(c.run_cores))
+		metric_lh(res, "cap_cpu", UNIT_PERCENT, 100 * c.run_cores, false, "capacity input: the process's run time");
+	if (!isnan(c.extra_cores))
+		metric_lh(res, "cap_softirq", UNIT_PERCENT, 100 * c.extra_cores, false,
+			  "capacity input: softirq work on its cores outside it");
+	if (!isnan(c.r))
+		metric_lh(res, "cap_r", UNIT_RATIO, c.r, true, "process CPU-traffic correlation r");
+	if (c.alias_n) {
+		metric_lh(res, "tick_alias_mean", UNIT_PERCENT, c.alias_mean, false,
+			  "tick busy - own CPU of the process's core, mean");
+		metric_lh(res, "tick_alias_sd", UNIT_PERCENT, c.alias_sd, false,
+			  "tick busy - own CPU of the process's core, sd");
+		result_method(res, "tick aliasing", "per interval, /proc/stat's busy %% of the core the process ran on "
+			      "(90 %% or more of its run time) - its own run time there (+ that core's softirq work "
+			      "outside it) over %u intervals; tick aliasing when the mean is below -%.0f points or the "
+			      "standard deviation above %.0f points", c.alias_n, WATCH_CAP_ALIAS_MEAN, WATCH_CAP_ALIAS_SD);
+	}
+	if (c.alias_under)
+		result_note(res, "TICK ALIASING: /proc/stat's tick-sampled busy time of the process's core read %.0f points "
+			    "below what the process itself ran there (schedstat), mean over %u intervals: the ticks "
+			    "sample a load that wakes in step with them; loads from /proc/stat (and the field report's method "
+			    "below) are off by as much", -c.alias_mean, c.alias_n);
+	if (c.alias_swing)
+		result_note(res, "TICK ALIASING: per interval /proc/stat's busy time of the process's core swung %.0f "
+			    "points (sd) around what the process ran there (schedstat), more than tick sampling of a "
+			    "steady load does: per-interval core loads from /proc/stat are unreliable here", c.alias_sd);
+	if (c.alias_over && !c.alias_swing)
+		result_note(res, "the process's core was %.0f points busier by /proc/stat's ticks than the process (and "
+			    "softirq work) made it: other work on that core, or tick aliasing", c.alias_mean);
+}
+
 static void estimate(struct result *res, const struct bench_env *env, const struct watch_opts *o,
 		     const struct procwatch_summary *s, const struct watch_acc *a)
 {
@@ -720,6 +907,20 @@ static void estimate(struct result *res, const struct bench_env *env, const stru
 			      "interface's traffic by a core's load)");
 		result_note(res, "capacity estimate unavailable: no --iface given");
 		return;
+	}
+	if (o->target) {
+		struct sysinfo_opts so0 = { .proc_root = "/proc", .sys_root = "/sys" };
+
+		if (sysinfo_collect(&si, &so0) < 0)
+			sysinfo_init(&si);
+		cores = si.cpu.online > 0 ? si.cpu.online : env->ncpu;
+		link = link_speed(o, &si, &link_src, &link_virtual);
+		capacity(res, s, a, cores, link, link_src);
+		sysinfo_release(&si);
+		link_src = NULL;
+	} else {
+		result_method(res, "capacity", "unavailable: no --pid or --name (the capacity divides the traffic by "
+			      "the process's own CPU time)");
 	}
 	if (watch_est_finish(&a->est, NAN, 0, NAN, &e)) {
 		corr_figures(res, &e);
@@ -746,7 +947,8 @@ static void estimate(struct result *res, const struct bench_env *env, const stru
 	freq_src = sysinfo_freq_source_name(si.cpu.freq_source);
 	where_name(where, sizeof(where), o, e.cpu);
 	result_method(res, "estimate",
-		      "rule of three: (traffic%s) / %s x 100 over the intervals with that load at %lld %% or more%s; "
+		      "the field report's method, beside the capacity from the process's CPU: rule of three: "
+		      "(traffic%s) / %s x 100 over the intervals with that load at %lld %% or more%s; "
 		      "per GHz = that / clock; total = per core x online cores, capped by the link (never by a "
 		      "virtual interface's); assumes a cost linear in traffic",
 		      a->baseline_bits > 0 ? " - baseline" : "", load_source(o), (long long)o->min_busy,
@@ -781,7 +983,8 @@ static void estimate(struct result *res, const struct bench_env *env, const stru
 	units_fmt_bits(g, sizeof(g), e.per_ghz_bits_per_s);
 	units_fmt_bits(t, sizeof(t), e.total_bits_per_s);
 	units_fmt_bits(l, sizeof(l), e.link_bits_per_s);
-	result_note(res, "ESTIMATE, not a measurement (rule of three, assumes a cost linear in traffic): "
+	result_note(res, "ESTIMATE by the field report's method, not a measurement (rule of three, assumes a cost linear in "
+		    "traffic): "
 		    "%s carried %s%s while %s was %.0f %% busy (%u of %u intervals) -> %s per core at 100 %%",
 		    o->iface, m, a->baseline_bits > 0 ? " beyond the baseline" : "", where, e.measured_busy_pct,
 		    e.used, e.intervals, p);
@@ -928,6 +1131,7 @@ static void watch_run(const struct bench_env *env, const void *p, struct result 
 	struct watch_socks *socks = NULL;	/* the daemon's sockets (watch_socks.h) */
 	struct watch_socks_judged judged;
 	mono_ns socks_t = 0;
+	struct limits *lim = NULL;
 	struct watch_acc a = { .busiest_max = NAN, .proc_max = NAN, .net_max = NAN, .proc_core = -1,
 			       .baseline_bits = o->baseline * 8 };
 	mono_ns t0, deadline, end, now, last;
@@ -959,6 +1163,18 @@ static void watch_run(const struct bench_env *env, const void *p, struct result 
 	a.busiest = xmalloc(sizeof(*a.busiest));
 	hist_init(a.busiest);
 	watch_est_init(&a.est, (double)o->min_busy);
+	watch_cap_init(&a.cap);
+	if (o->target) {
+		struct limits_config lcfg = { .pid = o->target, .no_netlink = true };
+
+		lim = xcalloc(1, sizeof(*lim));
+		limits_discover(&lcfg, lim);
+		a.limits = lim;
+		a.irqtime = procwatch_irqtime("/proc", NULL, a.irqtime_why, sizeof(a.irqtime_why));
+		if (a.irqtime < 0)
+			snprintf(a.irqtime_why, sizeof(a.irqtime_why), "unknown: %s; inline assumed",
+				 strerror(-a.irqtime));
+	}
 	if (o->ncpus > 1)
 		a.est.load_cores = o->ncpus;
 	/* The window is the watch itself (not the baseline before it). */
@@ -1058,6 +1274,8 @@ static void watch_run(const struct bench_env *env, const void *p, struct result 
 out:
 	watch_socks_free(socks);
 	free(a.busiest);
+	watch_cap_release(&a.cap);
+	free(lim);
 	procwatch_free(pw);
 }
 
@@ -1072,7 +1290,11 @@ const struct bench bench_watch = {
 		"threads ran on; an interface's bits/s; a disk's requests. On a terminal the current\n"
 		"interval is shown on one line (stderr); the result holds the totals and the time series.\n"
 		"Runs for --time, or until Ctrl-C (the normal end of a watch). A process that exits ends\n"
-		"the watch with a note. At the end, a capacity ESTIMATE: the interface's traffic (less a\n"
+		"the watch with a note. At the end, with --pid and --iface, the daemon's CAPACITY from its\n"
+		"own CPU: per interval its traffic over its threads' schedstat run time (and its core's\n"
+		"ksoftirqd), the median with a 95 % interval, times the CPU it may use (a quota, its\n"
+		"cpuset, its busy threads); tick aliasing of /proc/stat is named. Beside it, the rule of\n"
+		"three's capacity ESTIMATE: the interface's traffic (less a\n"
 		"--baseline) divided by the load of the daemon's core -- the --cpu cores, else the core the\n"
 		"--pid process ran on, else the busiest -- over the intervals at least --min-busy busy,\n"
 		"extrapolated to 100 %, per GHz (the frequency source is named), times the online cores,\n"
