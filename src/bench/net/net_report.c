@@ -926,8 +926,9 @@ void net_report_fill(struct result *res, const struct net_test *t, bool capacity
 			      "of the %s (cpu%d %.0f %%) = per core; / %.0f MHz (%s) = per GHz; x %d cores, %s%s",
 			      c.side, c.cpu, c.busy_pct, c.freq_mhz, c.freq_source[0] ? c.freq_source : "frequency unknown",
 			      c.cores, c.link_bps > 0 ? (c.capped && !c.capped_by_shaper ? "capped by the link speed" : "below the link speed")
-			      : c.link_virtual ? "link speed unknown (virtual interface)"
-					       : "link speed unknown", sh);
+			      : c.capped_by_shaper ? (c.link_virtual ? "link speed unknown (virtual interface)" : "link speed unknown")
+			      : c.link_virtual ? "link speed unknown (virtual interface), not capped"
+					       : "link speed unknown, not capped", sh);
 		if (c.capped_by_shaper) {
 			char all[UNITS_FMT_LEN], one[UNITS_FMT_LEN];
 
