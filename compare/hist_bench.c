@@ -18,8 +18,8 @@
  *
  * Build and run (from the top of the tree):
  *   gcc -O2 -std=c17 -D_GNU_SOURCE -include src/banned.h -Isrc \
- *       -o /tmp/hist_bench compare/hist_bench.c src/core/hist.c \
- *       src/core/clock.c -lm
+ *       -o /tmp/hist_bench compare/hist_bench.c src/core/base/hist.c \
+ *       src/core/base/clock.c -lm
  *   /tmp/hist_bench [NVALUES [ROUNDS]]      (defaults 100000000 and 5)
  */
 #include <errno.h>
@@ -27,8 +27,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "core/clock.h"
-#include "core/hist.h"
+#include "core/base/clock.h"
+#include "core/base/hist.h"
 
 #define BUF_BITS	20
 #define BUF_LEN		(1UL << BUF_BITS)

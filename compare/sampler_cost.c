@@ -14,7 +14,7 @@
  *
  * By default it watches what engpass watches during a step: this process
  * as the work (its threads, every interval) and the other processes (at
- * the start and stop edges only) and discovers the limits (core/limits.h) as
+ * the start and stop edges only) and discovers the limits (core/observe/limits.h) as
  * the runner does, with lo as the interface; --bare does none of it, as the sampler
  * did before issue #18. The thread CPU time of sampler_start() and
  * sampler_stop() (a snapshot each, plus the edge scan of the other
@@ -26,7 +26,7 @@
  * --sys-root DIR reads the heat sensors under DIR instead of /sys (a fixture tree
  * of tests/fixtures/thermal, for a box like this VM that has none).
  *
- * The work's thread states (core/tstate.h, the time budget) are sampled at
+ * The work's thread states (core/observe/tstate.h, the time budget) are sampled at
  * their default 100 Hz unless --no-states; their part of the cost is printed
  * apart (sampler_state_cpu_ns()). --busy N starts N spinning threads (on a
  * CPU: one stat read a tick each) besides the idle ones (blocked: a stat
@@ -45,8 +45,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/clock.h"
-#include "core/sampler.h"
+#include "core/base/clock.h"
+#include "core/observe/sampler.h"
 
 /* Parse a positive decimal argument completely; exits with 2 on anything else. */
 static double arg_num(const char *s, const char *what)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Fuzz target for the pure parsers of src/core/fdres.c: the first byte
+ * Fuzz target for the pure parsers of src/core/kernel/fdres.c: the first byte
  * picks one, the rest is the text, in a buffer of exactly its length (no
  * NUL after it), so a parser that reads past LEN is caught by
  * AddressSanitizer. 0 a link text of /proc/PID/fd/N; 1 and 2 a whole
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <sys/socket.h>
 
-#include "core/fdres.h"
+#include "core/kernel/fdres.h"
 #include "fuzz.h"
 
 static void link_text(const char *buf, size_t len)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target for what an HTTP server sends `engpass fetch`
- * (src/core/http.c): the input is fed to the response parser in
+ * (src/core/work/http.c): the input is fed to the response parser in
  * pieces whose sizes the input's first byte chooses (so pipelined
  * responses split anywhere are covered), then EOF; every response head is
  * checked against a ranged and a plain request as fetch would. The
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/http.h"
+#include "core/work/http.h"
 #include "config.h"
 #include "fuzz/fuzz.h"
 

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "core/result.h"
+#include "core/result/result.h"
 #include "fuzz.h"
 #include "out/render.h"
 #include "store/history.h"

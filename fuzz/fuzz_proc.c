@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Fuzz target for the /proc and /sys text parsers of src/core/proc.c
- * (mount tables included), src/core/blkdev.c, src/core/sandbox.c and
- * src/core/cgroup.c. The first byte picks the parser, the rest is the
+ * Fuzz target for the /proc and /sys text parsers of src/core/kernel/proc.c
+ * (mount tables included), src/core/kernel/blkdev.c, src/core/work/sandbox.c and
+ * src/core/kernel/cgroup.c. The first byte picks the parser, the rest is the
  * file's text, handed over in a buffer of exactly its length (no NUL after
  * it), so a parser that reads past LEN is caught by AddressSanitizer. What
  * parses is fed to the lookup and delta functions against itself, the way
@@ -12,11 +12,11 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "core/blkdev.h"
-#include "core/cgroup.h"
-#include "core/proc.h"
-#include "core/sandbox.h"
-#include "core/thermal.h"
+#include "core/kernel/blkdev.h"
+#include "core/kernel/cgroup.h"
+#include "core/kernel/proc.h"
+#include "core/work/sandbox.h"
+#include "core/kernel/thermal.h"
 #include "fuzz.h"
 
 static void stat_text(const char *buf, size_t len)
@@ -154,7 +154,7 @@ static void memcg_text(const uint8_t *data, size_t size)
 }
 
 /*
- * The cgroup file parsers of src/core/cgroup.c, which take NUL-terminated
+ * The cgroup file parsers of src/core/kernel/cgroup.c, which take NUL-terminated
  * text: the byte after the selector picks one, the rest is the file.
  * Whatever parses must be something the kernel could have written.
  */
@@ -268,7 +268,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 /*
  * The sampler's parsers of issue #18, on first bytes 0xf0 and up (so the
  * selectors below them keep their meaning): 0xf0 a task's schedstat,
- * 0xf1 /proc/net/snmp, 0xf2 the sysfs heat values (core/thermal.c: a
+ * 0xf1 /proc/net/snmp, 0xf2 the sysfs heat values (core/kernel/thermal.c: a
  * temperature in millidegrees, a throttle counter or cooling state).
  * Returns 1 if it took the input.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Fuzz target for qdisc_parse() (src/core/qdisc.c): the input is what a
+ * Fuzz target for qdisc_parse() (src/core/kernel/qdisc.c): the input is what a
  * receive from an rtnetlink socket would hold, netlink messages back to
  * back, handed over in a heap buffer of exactly its length (aligned as a
  * struct nlmsghdr, with nothing after it to hide an over-read). It is
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/qdisc.h"
+#include "core/kernel/qdisc.h"
 #include "fuzz.h"
 
 static void check_rc(int rc)

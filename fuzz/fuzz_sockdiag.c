@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Fuzz target for the sock_diag parsers (src/core/sockdiag.c): the input
+ * Fuzz target for the sock_diag parsers (src/core/kernel/sockdiag.c): the input
  * is what a receive from a NETLINK_SOCK_DIAG socket would hold, netlink
  * messages back to back, in a heap buffer of exactly its length (aligned
  * as a struct nlmsghdr, nothing after it to hide an over-read).
@@ -18,7 +18,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "core/sockdiag.h"
+#include "core/kernel/sockdiag.h"
 #include "fuzz.h"
 
 static void check_tcp(const struct sockdiag_tcp *t)

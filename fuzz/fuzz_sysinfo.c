@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/blkdev.h"
-#include "core/sysinfo.h"
+#include "core/kernel/blkdev.h"
+#include "core/kernel/sysinfo.h"
 #include "fuzz.h"
 
 /* The files an input can replace, relative to the copied root. */

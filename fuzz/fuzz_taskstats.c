@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Fuzz target for taskstats_parse() (src/core/taskstats.c): the input is
+ * Fuzz target for taskstats_parse() (src/core/kernel/taskstats.c): the input is
  * what a receive from the TASKSTATS generic netlink socket would hold,
  * one message, in a heap buffer of exactly its length (aligned as a
  * struct nlmsghdr, nothing after it to hide an over-read). It is parsed
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/taskstats.h"
+#include "core/kernel/taskstats.h"
 #include "fuzz.h"
 
 static void check(int rc, const struct taskstats_delays *d)

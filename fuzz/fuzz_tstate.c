@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Fuzz target for the thread-state parsers of src/core/tstate.c: the text
+ * Fuzz target for the thread-state parsers of src/core/observe/tstate.c: the text
  * of /proc/PID/task/TID/syscall (in a buffer of exactly its length, so a
  * read past LEN is caught by AddressSanitizer) and wait-channel names. The
  * first byte picks the parser.
  */
 #include <stdlib.h>
 
-#include "core/tstate.h"
+#include "core/observe/tstate.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

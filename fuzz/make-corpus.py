@@ -81,7 +81,7 @@ def proc():
         "22 1 254:1 / / rw,relatime shared:1 - ext4 /dev/vda1 rw\n"
         "26 21 0:23 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:4 - cgroup2 cgroup2 rw,nsdelegate\n"
         "\0" "0::/user.slice/user-0.slice/session-1.scope\n"))
-    # The heat values of core/thermal.c (0xf2): temperatures, trip points, counters, states.
+    # The heat values of core/kernel/thermal.c (0xf2): temperatures, trip points, counters, states.
     for path in glob.glob(os.path.join(FIX, "thermal", "**", "*"), recursive=True):
         base = os.path.basename(path)
         if os.path.isfile(path) and (base in ("temp", "cur_state", "max_state") or base.endswith("_input")

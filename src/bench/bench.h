@@ -24,8 +24,8 @@
 
 #include "config.h"
 #include "lib/opt.h"
-#include "core/result.h"
-#include "core/sampler.h"
+#include "core/result/result.h"
+#include "core/observe/sampler.h"
 
 struct progress;
 struct sysinfo;
@@ -151,7 +151,7 @@ struct bench_env {
 	unsigned step;		/* step index, 0-based (see bench.nsteps) */
 	unsigned rep;		/* repetition index, 0-based */
 	/*
-	 * The step's measurement window (core/window.h), sampled by the
+	 * The step's measurement window (core/observe/window.h), sampled by the
 	 * runner's one sampler. Without marks it is the whole run(); a
 	 * benchmark that measures only part of it marks that part with
 	 * window_begin()/window_end() (per repetition, per test served) and

@@ -38,7 +38,7 @@
 
 #include "cli/cmd.h"
 #include "lib/units.h"
-#include "core/clock.h"
+#include "core/base/clock.h"
 #include "lib/xalloc.h"
 #include "out/render.h"
 #include "store/history.h"

@@ -29,7 +29,7 @@
 
 #include "cli/cmd.h"
 #include "cli/histfmt.h"
-#include "core/sysinfo.h"
+#include "core/kernel/sysinfo.h"
 #include "lib/jw.h"
 #include "lib/units.h"
 #include "lib/xalloc.h"

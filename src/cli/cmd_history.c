@@ -20,7 +20,7 @@
 #include "cli/cmd.h"
 #include "cli/histfmt.h"
 #include "lib/units.h"
-#include "core/proc.h"
+#include "core/kernel/proc.h"
 #include "lib/xalloc.h"
 #include "out/render.h"
 #include "store/history.h"

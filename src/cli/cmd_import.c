@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "cli/cmd.h"
-#include "core/proc.h"
+#include "core/kernel/proc.h"
 #include "lib/xalloc.h"
 #include "store/history.h"
 

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "cli/cmd.h"
-#include "core/clock.h"
-#include "core/sysinfo.h"
+#include "core/base/clock.h"
+#include "core/kernel/sysinfo.h"
 #include "lib/xalloc.h"
 #include "out/render.h"
 

@@ -35,8 +35,8 @@
 #include <unistd.h>
 
 #include "cli/cmd.h"
-#include "core/clock.h"
-#include "core/tmpfile.h"
+#include "core/base/clock.h"
+#include "core/work/tmpfile.h"
 #include "lib/units.h"
 #include "lib/xalloc.h"
 #include "out/render.h"

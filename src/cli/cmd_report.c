@@ -24,7 +24,7 @@
 #include "cli/cmd.h"
 #include "lib/units.h"
 #include "config.h"
-#include "core/tmpfile.h"
+#include "core/work/tmpfile.h"
 #include "lib/xalloc.h"
 #include "out/html.h"
 #include "out/render.h"

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "cli/cmd.h"
-#include "core/tmpfile.h"
+#include "core/work/tmpfile.h"
 #include "lib/xalloc.h"
 #include "out/render.h"
 
@@ -281,7 +281,7 @@ static int check_all(const struct sweep *sw, const struct bench *b, size_t ncomb
  * One row of the table: bench/step/name, values per combination (or
  * texts, for the verdict). With repetitions a figure's value is its
  * median, with the interval of the median (low, high; NaN where none)
- * and whether it is unstable (core/result.h), as the table of a run.
+ * and whether it is unstable (core/result/result.h), as the table of a run.
  */
 struct row {
 	char *step, *name;

@@ -11,7 +11,7 @@
 
 #include "config.h"
 #include "cli/cmd.h"
-#include "core/ossl.h"
+#include "core/work/ossl.h"
 #if HAVE_SQLITE
 #include "store/sqlite_dl.h"
 #define SQLITE_LOAD sqlite_load

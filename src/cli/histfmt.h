@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/result.h"
+#include "core/result/result.h"
 
 /*
  * Writes S into BUF (of LEN bytes) fitted to WIDTH columns: whole when it

@@ -7,7 +7,7 @@
  * own counters say whether it acted; any other is relaxed in a short
  * probe of the same benchmark (the benchmark's relax() hook changes only
  * its own parameters) and the probe's headline figure is compared with
- * the step's, against the noise band of core/verify.h. A refuted
+ * the step's, against the noise band of core/result/verify.h. A refuted
  * candidate sends the next one to a probe, at most VERIFY_MAX_RUNS runs,
  * and the verdict is re-ranked.
  */
@@ -22,10 +22,10 @@
 #include <unistd.h>
 
 #include "cli/cmd.h"
-#include "core/affinity.h"
-#include "core/clock.h"
-#include "core/proc.h"
-#include "core/verify.h"
+#include "core/kernel/affinity.h"
+#include "core/base/clock.h"
+#include "core/kernel/proc.h"
+#include "core/result/verify.h"
 #include "lib/xalloc.h"
 
 /* Another allowed CPU counts as idle below this mean busy share (the others' mean, %). */

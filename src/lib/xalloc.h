@@ -22,7 +22,7 @@ char *xstrdup(const char *s);
  * for O_DIRECT and other I/O buffers; aborts on failure like xmalloc().
  * Caller frees with free(). This is the one policy for the fixed-size
  * aligned buffers of the benchmarks; buffers that must be huge-page backed
- * come from core/iobuf.h instead. A size the user chose (disk's --cache)
+ * come from core/work/iobuf.h instead. A size the user chose (disk's --cache)
  * is not a broken invariant when it fails: such a caller uses
  * posix_memalign() itself and fails the step naming the size.
  */

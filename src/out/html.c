@@ -49,7 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/result.h"
+#include "core/result/result.h"
 #include "lib/xalloc.h"
 #include "out/render.h"
 #include "out/svg.h"

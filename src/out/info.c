@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "core/sysinfo.h"
+#include "core/kernel/sysinfo.h"
 #include "lib/xalloc.h"
 #include "lib/jw.h"
 #include "lib/units.h"

@@ -10,9 +10,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/sampler.h"
+#include "core/observe/sampler.h"
 #include "out/info.h"
-#include "core/verify.h"
+#include "core/result/verify.h"
 #include "lib/jw.h"
 #include "lib/units.h"
 
@@ -100,7 +100,7 @@ static void temp_object(struct jw *w, const char *key, const struct sysview_temp
 	jw_obj_end(w);
 }
 
-/* The work's time budget (core/tstate.h), null when it was not taken. */
+/* The work's time budget (core/observe/tstate.h), null when it was not taken. */
 static void budget_object(struct jw *w, const struct sysview_budget *b)
 {
 	if (!(b->thread_s > 0)) {

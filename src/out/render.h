@@ -10,8 +10,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "core/result.h"
-#include "core/sampler.h"
+#include "core/result/result.h"
+#include "core/observe/sampler.h"
 
 /*
  * Human-readable text, at most 100 columns wide: the box (`engpass info`)

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "core/result.h"
+#include "core/result/result.h"
 
 /* Chart geometry shared by the charts that line up under each other. */
 #define SVG_W 960		/* viewBox width of every chart */

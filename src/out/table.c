@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/verify.h"
+#include "core/result/verify.h"
 #include "lib/units.h"
 #include "lib/xalloc.h"
 #include "out/info.h"

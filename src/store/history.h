@@ -22,7 +22,7 @@
 
 #include "config.h"
 #include "lib/compiler.h"
-#include "core/result.h"
+#include "core/result/result.h"
 
 #define HISTORY_SCHEMA_VERSION 3
 

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "core/result.h"
+#include "core/result/result.h"
 #include "lib/xalloc.h"
 
 /* Splits KEY into a new name (caller frees) and its unit. */

@@ -6,7 +6,7 @@
 #define SQLITE_NO_REDIRECT
 #include "store/sqlite_dl.h"
 
-#include "core/dlib.h"
+#include "core/work/dlib.h"
 
 struct sqlite_api sqlite_api_;
 

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * SQLite, loaded when the history is opened (core/dlib.h says why: its
+ * SQLite, loaded when the history is opened (core/work/dlib.h says why: its
  * load-time relocations cost every process 256 KiB of resident pages,
  * runs with --no-history included). history.c includes this instead of
  * <sqlite3.h>; the functions it calls are redirected through a table that
  * sqlite_load() fills.
  *
- * sqlite_api_ is process-global on purpose, like core/ossl.h's table:
+ * sqlite_api_ is process-global on purpose, like core/work/ossl.h's table:
  * written once under dlib_load()'s lock, read-only afterwards; see
- * core/dlib.h for why this is an accepted exception to "no global
+ * core/work/dlib.h for why this is an accepted exception to "no global
  * mutable state" and why it is thread-safe.
  */
 #ifndef ENGPASS_SQLITE_DL_H

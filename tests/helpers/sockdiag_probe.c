@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/sockdiag.h"
+#include "core/kernel/sockdiag.h"
 
 #define MAX_SOCKS 256
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for src/core/affinity.c: pinning the calling thread and
+ * Unit tests for src/core/kernel/affinity.c: pinning the calling thread and
  * finding it on the CPU it was pinned to, restoring the old set, refusing
  * impossible sets, the CPU counts, and CPU list formatting, which must
  * round-trip through units_cpulist_parse().
@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "lib/units.h"
-#include "core/affinity.h"
+#include "core/kernel/affinity.h"
 
 /* Longest possible list for a cpu_set_t, as promised in affinity.h. */
 #define LIST_LEN (4 * CPU_SETSIZE + 1)

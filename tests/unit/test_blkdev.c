@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for src/core/blkdev.c against a fabricated /sys and /proc in
+ * Unit tests for src/core/kernel/blkdev.c against a fabricated /sys and /proc in
  * a private mkdtemp() directory: a disk with a partition and a loop device
  * reached through sys/dev/block/MAJ:MIN links, mountinfo lines with octal
  * escapes, option sets and a later mount hiding an earlier one, a
@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/blkdev.h"
+#include "core/kernel/blkdev.h"
 #include "lib/compiler.h"
 
 struct fx {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of the cgroup locator, limits and counters (src/core/cgroup.c)
+ * Unit tests of the cgroup locator, limits and counters (src/core/kernel/cgroup.c)
  * over the fixture trees of tests/fixtures/cgroup/NAME (each a ROOT with
  * proc/{self,PID}/{cgroup,mountinfo} and the cgroup mounts): v1, v2, hybrid
  * (v1 controllers beside an empty cgroup2), apart (cpu and cpuacct mounted
@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/cgroup.h"
+#include "core/kernel/cgroup.h"
 #include "lib/xalloc.h"
 
 /* ROOT of fixture tree NAME (caller frees). */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for src/core/cipher.c, the cipher backends of `engpass cpu`
+ * Unit tests for src/core/work/cipher.c, the cipher backends of `engpass cpu`
  * and `engpass download`: every cipher/library pair either runs or says why not (and the
  * reason names the missing library in a build without it); sealed packets
  * open again to the same bytes; a flipped bit fails an AEAD's tag; the two
@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/cipher.h"
+#include "core/work/cipher.h"
 #include "config.h"
 
 static const size_t sizes[] = { 1, 15, 64, 1400, 16384 };

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of the clock module (src/core/clock.c). The machine running
+ * Unit tests of the clock module (src/core/base/clock.c). The machine running
  * them is shared and noisy, so they check behaviour and ordering only:
  * monotonic time never goes back, sleeping to a deadline never returns
  * before it, a passed deadline does not sleep, CPU time grows while the
@@ -16,7 +16,7 @@
 #include <errno.h>
 #include <math.h>
 
-#include "core/clock.h"
+#include "core/base/clock.h"
 #include "lib/compiler.h"
 
 /* Upper bound on any busy loop here, so a broken clock fails instead of hanging. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for src/core/fdres.c: the pure parsers (link texts, lines of
+ * Unit tests for src/core/kernel/fdres.c: the pure parsers (link texts, lines of
  * /proc/net/{tcp,tcp6,udp,udp6,unix}, fdinfo's flags and tfd lines) with
  * lines built the way the kernel prints them on the machine running the
  * test; the fabricated tree tests/fixtures/fdres/proc (one fd of every
@@ -40,8 +40,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/blkdev.h"
-#include "core/fdres.h"
+#include "core/kernel/blkdev.h"
+#include "core/kernel/fdres.h"
 #include "lib/compiler.h"
 
 static const char *fixtures(void)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for src/core/guardian.c that need no root: a process that
+ * Unit tests for src/core/work/guardian.c that need no root: a process that
  * registers actions (write a saved value back, remove a file) and is
  * SIGKILLed must have them undone by its guardian, the latest first; a
  * cancelled action is not run; "done" runs nothing, a stop without it
@@ -22,7 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/guardian.h"
+#include "core/work/guardian.h"
 
 static char dir[64];
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of the log-linear histogram (src/core/hist.c): bucket
+ * Unit tests of the log-linear histogram (src/core/base/hist.c): bucket
  * arithmetic over the whole range, percentiles against the exact
  * nearest-rank percentiles of the same data (sorted), within the error
  * bound derived in hist.h, clamping, the true standard deviation against a
@@ -19,7 +19,7 @@
 #include <stdlib.h>
 
 #include "lib/compiler.h"
-#include "core/hist.h"
+#include "core/base/hist.h"
 #include "lib/xalloc.h"
 
 #define NVALUES 100000		/* a multiple of 10000, so p = 99.99 % has an exact rank */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Tests of the socket-free HTTP pieces of `engpass fetch`
- * (src/core/http.c): the URL parser and redirect resolution, the
+ * (src/core/work/http.c): the URL parser and redirect resolution, the
  * Content-Range parser, the request text, the check of a response head
  * against its request, dl's progress line, and the response parser on
  * canned bytes -- pipelined responses in one buffer and fed byte by
@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/http.h"
+#include "core/work/http.h"
 #include "config.h"
-#include "core/clock.h"
+#include "core/base/clock.h"
 
 static void test_url_ok(void **state)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for src/core/iobuf.c: alignment and usable length of both
+ * Unit tests for src/core/work/iobuf.c: alignment and usable length of both
  * kinds of buffer, when huge pages are asked for, what /proc/self/smaps
  * says back (within [0, len]; all of it where THP is on and the kernel
  * gives a huge page, which it may refuse under fragmentation, so that is
@@ -18,7 +18,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "core/iobuf.h"
+#include "core/work/iobuf.h"
 
 static void test_one_page_pieces(void **state)
 {

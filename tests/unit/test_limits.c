@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of src/core/limits.c over the cgroup fixture trees
+ * Unit tests of src/core/observe/limits.c over the cgroup fixture trees
  * (tests/fixtures/cgroup/NAME): where the cpu quota's usage is read from,
  * the counters of two edges and the view they make. The "apart" tree has
  * cpu and cpuacct mounted apart (cgroup v1, as on the test VM): a process
@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/limits.h"
-#include "core/sysview.h"
+#include "core/observe/limits.h"
+#include "core/base/sysview.h"
 #include "lib/xalloc.h"
 
 /* ROOT of fixture tree NAME (caller frees). */

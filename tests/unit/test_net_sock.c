@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for the link speed of src/core/net_sock.c over a fake sysfs
+ * Unit tests for the link speed of src/core/kernel/net_sock.c over a fake sysfs
  * tree: a physical interface (a "device" link) gives its speed; a virtual
  * one (veth, tun, bridge: no "device") gives none, whatever its speed file
  * says (veth reports 10000); a down link (no readable speed) and an
@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/net_sock.h"
+#include "core/kernel/net_sock.h"
 
 static char root[64];
 

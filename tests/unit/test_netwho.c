@@ -23,7 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/netwho.h"
+#include "core/observe/netwho.h"
 
 #define MIB (1024 * 1024)
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of the /proc parsers and delta maths (src/core/proc.c),
+ * Unit tests of the /proc parsers and delta maths (src/core/kernel/proc.c),
  * table-driven over recorded fixtures (tests/fixtures/proc/real, taken
  * from a 2-CPU Debian VM) and hand-made edge cases (tests/fixtures/proc/
  * edge): hotplugged CPUs, counters going backwards, cut and garbage lines,
@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/proc.h"
+#include "core/kernel/proc.h"
 #include "lib/xalloc.h"
 
 #define NOCHECK (-2.0)		/* table value: do not compare */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of procwatch (src/core/procwatch.c), the reader behind
+ * Unit tests of procwatch (src/core/kernel/procwatch.c), the reader behind
  * `engpass watch`. A fake /proc tree is built in a mkdtemp directory and
  * overwritten in place between readings (procwatch keeps some files open),
  * with the reading times passed in, so every percentage and rate below is
@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/procwatch.h"
+#include "core/kernel/procwatch.h"
 #include "lib/xalloc.h"
 
 #define SEC 1000000000ULL

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for src/core/progress.c. The line is written to an
+ * Unit tests for src/core/base/progress.c. The line is written to an
  * open_memstream() buffer and the time is simulated, so the tests check
  * what is drawn and how often without a terminal and without sleeping.
  */
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/progress.h"
+#include "core/base/progress.h"
 
 #define MS NS_PER_MS
 #define SEC NS_PER_SEC

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for src/core/qdisc.c. qdisc_parse() on netlink messages built
+ * Unit tests for src/core/kernel/qdisc.c. qdisc_parse() on netlink messages built
  * here with libmnl, as the kernel lays them out: a tbf with its 32-bit
  * rate and with TCA_TBF_RATE64, an htb qdisc and classes (rate and ceil,
  * 32- and 64-bit), cake with a base rate and unlimited, fq_codel (does not
@@ -37,7 +37,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "core/qdisc.h"
+#include "core/kernel/qdisc.h"
 #include "lib/compiler.h"
 
 #if HAVE_LIBMNL

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for src/core/ratelimit.c. The limiter takes the time as an
+ * Unit tests for src/core/base/ratelimit.c. The limiter takes the time as an
  * argument, so every test runs on a simulated clock: the long-run rate,
  * burst behaviour, requests larger than the bucket and the unlimited case
  * are checked without sleeping and without depending on the machine.
@@ -14,7 +14,7 @@
 #include <math.h>
 
 #include "lib/compiler.h"
-#include "core/ratelimit.h"
+#include "core/base/ratelimit.h"
 
 #define SEC NS_PER_SEC
 #define MS NS_PER_MS

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/result.h"
+#include "core/result/result.h"
 #include "out/render.h"
 
 static struct run *sample_run(unsigned reps)

@@ -12,7 +12,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "core/result.h"
+#include "core/result/result.h"
 
 static void test_build(void **state)
 {

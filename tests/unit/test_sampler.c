@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of the background sampler (src/core/sampler.c). Most drive it
+ * Unit tests of the background sampler (src/core/observe/sampler.c). Most drive it
  * synchronously (sampler_sample_now) over a fixture /proc tree in a mkdtemp
  * directory, overwriting the files in place between snapshots (the sampler
  * keeps them open) and injecting a fake clock, so every rate and summary
@@ -27,10 +27,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/clock.h"
-#include "core/limits.h"
-#include "core/proc.h"
-#include "core/sampler.h"
+#include "core/base/clock.h"
+#include "core/observe/limits.h"
+#include "core/kernel/proc.h"
+#include "core/observe/sampler.h"
 #include "lib/xalloc.h"
 
 /* Files of a fixture tree, relative to its root. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for src/core/sandbox.c. The pure parts -- finding the memory
+ * Unit tests for src/core/work/sandbox.c. The pure parts -- finding the memory
  * controller from recorded mountinfo and cgroup text, the swap header
  * layout -- run everywhere; the swap directory checks use /dev/shm and
  * the build's own directories. With root and a memory controller, the
@@ -25,7 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/sandbox.h"
+#include "core/work/sandbox.h"
 
 /* This VM: cgroup v1 memory beside a v2 mount without controllers, no optional fields. */
 static const char mi_hybrid[] =

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for src/core/sockdiag.c.
+ * Unit tests for src/core/kernel/sockdiag.c.
  *
  * The parser: on dump replies recorded from a 6.18 kernel by
  * tests/fixtures/sockdiag/capture.py (a loopback connection over IPv4 and
@@ -50,7 +50,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "core/sockdiag.h"
+#include "core/kernel/sockdiag.h"
 #include "lib/compiler.h"
 
 #if HAVE_LIBMNL

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for src/core/swapdev.c: the signatures found in fabricated
+ * Unit tests for src/core/kernel/swapdev.c: the signatures found in fabricated
  * device heads (swap for several page sizes, the file systems and tables
  * that must never be written over, nothing), and a device's state from
  * recorded /proc/swaps text (escaped names, priorities, not listed).
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/swapdev.h"
+#include "core/kernel/swapdev.h"
 
 static unsigned char head[SWAPDEV_PROBE_BYTES];
 

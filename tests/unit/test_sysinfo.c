@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/sysinfo.h"
+#include "core/kernel/sysinfo.h"
 #include "out/info.h"
 #include "lib/jw.h"
 

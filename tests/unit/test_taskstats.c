@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for src/core/taskstats.c.
+ * Unit tests for src/core/kernel/taskstats.c.
  *
  * The parser on replies captured from a 6.18 kernel (struct taskstats
  * version 16) and on forms derived from them, in
@@ -41,7 +41,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "core/taskstats.h"
+#include "core/kernel/taskstats.h"
 #include "lib/compiler.h"
 
 #if HAVE_LIBMNL

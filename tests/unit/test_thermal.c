@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tests of the heat readers (src/core/thermal.c): discovery over the
+ * Tests of the heat readers (src/core/kernel/thermal.c): discovery over the
  * fixture trees of tests/fixtures/thermal (an ARM router, an x86 box, a
  * broken tree), the value parsers with absurd and malformed text, and the
  * window's figures over a temp tree whose files change between
@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/thermal.h"
+#include "core/kernel/thermal.h"
 #include "lib/xalloc.h"
 
 static char *fixture(const char *name)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for src/core/tmpfile.c: names, modes and O_EXCL retries in a
+ * Unit tests for src/core/work/tmpfile.c: names, modes and O_EXCL retries in a
  * private mkdtemp() directory, removal and its refusals, the capacity
  * limit, and cleanup on SIGTERM, SIGINT and SIGHUP in forked children,
  * which must die of the signal and leave nothing behind.
@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "lib/compiler.h"
-#include "core/tmpfile.h"
+#include "core/work/tmpfile.h"
 
 struct fixture {
 	char dir[64];

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Unit tests for the torrent write order and the application write cache
- * (src/core/torrent.c, used by the disk and download benchmarks) and the
- * generator behind the order (src/core/rng.c).
+ * (src/core/work/torrent.c, used by the disk and download benchmarks) and the
+ * generator behind the order (src/core/work/rng.c).
  *
  * The cache writes into an in-memory "file" through its callback, so the
  * tests check exactly what reached the file and in how many calls.
@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/rng.h"
-#include "core/torrent.h"
+#include "core/work/rng.h"
+#include "core/work/torrent.h"
 
 /* ---- order ---- */
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tests of the thread-state sampler (core/tstate.h): the syscall file's
+ * Tests of the thread-state sampler (core/observe/tstate.h): the syscall file's
  * parser on every form the kernel writes and on malformed text, the
  * syscall table and the wait-channel families, and, live on this process,
  * a budget of threads whose waits are known (one blocked reading a pipe
@@ -26,8 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/clock.h"
-#include "core/tstate.h"
+#include "core/base/clock.h"
+#include "core/observe/tstate.h"
 
 static int parse(const char *text, struct tstate_syscall *sc)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tests of the ranked verdict (src/core/verdict.c): each candidate from
+ * Tests of the ranked verdict (src/core/result/verdict.c): each candidate from
  * the limits and the system view, its twin without the limit, the ranking
  * (share, then the priority order), the benchmark's candidates, unknown
  * figures and limits that are never taken as zero or as absent.
@@ -15,8 +15,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/result.h"
-#include "core/verdict.h"
+#include "core/result/result.h"
+#include "core/result/verdict.h"
 
 struct fx {
 	struct sysview v;

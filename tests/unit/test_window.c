@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tests of the measurement window (core/window.h) on the real /proc with
+ * Tests of the measurement window (core/observe/window.h) on the real /proc with
  * the longest interval, so the only snapshots are those of the spans'
  * ends: who opens a span (the runner's implicit one, or the benchmark's
  * marks, which drop it), that marked spans add up without the pauses
@@ -14,9 +14,9 @@
 #include <errno.h>
 #include <time.h>
 
-#include "core/clock.h"
-#include "core/sampler.h"
-#include "core/window.h"
+#include "core/base/clock.h"
+#include "core/observe/sampler.h"
+#include "core/observe/window.h"
 
 static const struct sampler_config cfg = { .interval_ns = SAMPLER_MAX_INTERVAL_NS };
 

@@ -8,7 +8,7 @@
 # the same veth with tbf removed, must not. The figure: the receiver's
 # Mbit/s (about 95 through tbf) and the tbf counters. Then the same tbf
 # shared with iperf3 -P 4: still "shaper", and the evidence says whose TCP
-# traffic it was (iperf3's part and the work's, core/netwho.h).
+# traffic it was (iperf3's part and the work's, core/observe/netwho.h).
 . "$(dirname "$0")/lib.sh"
 need_root "network namespaces and tc"
 need_cmd ip tc ss
@@ -53,7 +53,7 @@ expect_named "shaper" "$T_TMP/udp.json" "tbf, UDP"
 
 # The same shaper shared with another process's TCP stream (iperf3 through
 # the same tbf): still "shaper", and its evidence says whose traffic it
-# was (per-socket bytes over sock_diag, core/netwho.h).
+# was (per-socket bytes over sock_diag, core/observe/netwho.h).
 if command -v iperf3 >/dev/null 2>&1; then
 	bg "$T_TMP/iperf3s.out" ip netns exec "$NS_S" iperf3 -s -p 5402 -1
 	ns_wait_listen "$NS_S" 5402 || true

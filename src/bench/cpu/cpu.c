@@ -40,14 +40,14 @@
 #include <unistd.h>
 
 #include "bench/bench.h"
-#include "core/cipher.h"
+#include "core/work/cipher.h"
 #include "bench/cpu/cpu_cycles.h"
 #include "lib/units.h"
-#include "core/affinity.h"
-#include "core/clock.h"
-#include "core/proc.h"
-#include "core/progress.h"
-#include "core/sysinfo.h"
+#include "core/kernel/affinity.h"
+#include "core/base/clock.h"
+#include "core/kernel/proc.h"
+#include "core/base/progress.h"
+#include "core/kernel/sysinfo.h"
 #include "lib/xalloc.h"
 
 #define MAX_SIZES 32

@@ -32,7 +32,7 @@
 
 #include "bench/disk/disk_common.h"
 #include "bench/disk/disk_queue.h"
-#include "core/torrent.h"
+#include "core/work/torrent.h"
 #include "lib/xalloc.h"
 
 static const char *const engines[] = { "uring", "psync", NULL };

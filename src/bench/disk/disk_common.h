@@ -16,7 +16,7 @@
  *   disk_io.c           seq-read, seq-write, rand-read, rand-write, mixed
  *                       through psync or io_uring
  *   disk_torrent_step.c the torrent workload (its order and write cache
- *                       are core/torrent.c, shared with download)
+ *                       are core/work/torrent.c, shared with download)
  *   disk_spec.c         data pattern, --sync, default size, mount options,
  *                       image size, -t's region (pure)
  *   disk_fs.c           --fs: the scratch file system on a loop image
@@ -32,11 +32,11 @@
 
 #include "bench/bench.h"
 #include "bench/disk/disk_spec.h"
-#include "core/blkdev.h"
-#include "core/clock.h"
-#include "core/hist.h"
-#include "core/proc.h"
-#include "core/tmpfile.h"
+#include "core/kernel/blkdev.h"
+#include "core/base/clock.h"
+#include "core/base/hist.h"
+#include "core/kernel/proc.h"
+#include "core/work/tmpfile.h"
 #include "lib/units.h"
 
 enum disk_kind { DISK_DIR, DISK_FILE, DISK_BLKDEV };
@@ -278,7 +278,7 @@ void disk_report_settings(struct result *res, const struct disk_opts *o);
  * cache in write-through under writes), as a note and as the verdict
  * candidate "device setting" (share unknown: the setting does not say
  * how much of the device's time it cost). The verdict names it in its
- * next step where it names the device (core/verdict.c). The first found,
+ * next step where it names the device (core/result/verdict.c). The first found,
  * in that order; nothing when none is.
  */
 void disk_report_setting(struct result *res, const struct disk_opts *o, enum disk_step step);

@@ -51,10 +51,10 @@
 #endif
 
 #include "bench/disk/disk_common.h"
-#include "core/iobuf.h"
-#include "core/ratelimit.h"
-#include "core/window.h"
-#include "core/rng.h"
+#include "core/work/iobuf.h"
+#include "core/base/ratelimit.h"
+#include "core/observe/window.h"
+#include "core/work/rng.h"
 #include "lib/xalloc.h"
 
 #define IO_TIME_NS (5 * NS_PER_SEC)
@@ -165,7 +165,7 @@ static void progress(struct io_run *r, mono_ns now)
 }
 
 /* Name the I/O buffers in the result: a direct request's pages reach the
- * device one segment per physically contiguous run (core/iobuf.h). */
+ * device one segment per physically contiguous run (core/work/iobuf.h). */
 static void disk_report_iobuf(struct result *res, const struct iobuf *iob, size_t bs, unsigned qd)
 {
 	long long huge = iob->huge_asked ? iobuf_huge_bytes(iob) : 0;

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/guardian.h"
-#include "core/proc.h"
+#include "core/work/guardian.h"
+#include "core/kernel/proc.h"
 
 const char *const disk_wcache_names[] = { "keep", "on", "off", NULL };
 

@@ -13,7 +13,7 @@
  * flushes) and not the drive's own cache; the method says which.
  *
  * Every value is saved before it is changed and registered with a
- * guardian process (core/guardian.h), together with --readahead's and
+ * guardian process (core/work/guardian.h), together with --readahead's and
  * --scheduler's, so a SIGKILLed run still gets the old settings back.
  */
 #ifndef ENGPASS_DISK_QUEUE_H

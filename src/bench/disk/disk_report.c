@@ -14,7 +14,7 @@
 #include <sys/resource.h>
 
 #include "bench/disk/disk_common.h"
-#include "core/progress.h"
+#include "core/base/progress.h"
 
 static uint64_t tv_ns(const struct timeval *tv)
 {

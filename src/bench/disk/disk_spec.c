@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/mount.h>
 
-#include "core/rng.h"
+#include "core/work/rng.h"
 
 void disk_pattern(void *buf, size_t len, uint64_t seed, uint64_t index)
 {

@@ -24,8 +24,8 @@
 #include <unistd.h>
 
 #include "bench/disk/disk_common.h"
-#include "core/progress.h"
-#include "core/torrent.h"
+#include "core/base/progress.h"
+#include "core/work/torrent.h"
 #include "lib/xalloc.h"
 
 PRINTF_LIKE(3, 4)

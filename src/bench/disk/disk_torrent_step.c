@@ -3,7 +3,7 @@
  * The torrent workload (seed 000): a file written the way Transmission
  * writes a download. 16 KiB blocks arrive piece by piece: pieces (--piece,
  * default 1 MiB) in a random order fixed by --seed, --interleave K pieces
- * in flight, blocks in order within a piece (core/torrent.h has the
+ * in flight, blocks in order within a piece (core/work/torrent.h has the
  * model). Each block goes through the application write cache (--cache,
  * default 0: one pwrite per block); a full cache writes out its longest
  * run of adjacent blocks with one pwritev(). With --verify each finished
@@ -29,11 +29,11 @@
 
 #include "config.h"
 
-#include "core/ossl.h"
+#include "core/work/ossl.h"
 
 #include "bench/disk/disk_common.h"
-#include "core/ratelimit.h"
-#include "core/torrent.h"
+#include "core/base/ratelimit.h"
+#include "core/work/torrent.h"
 #include "lib/xalloc.h"
 
 #define SHA1_LEN 20

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/torrent.h"
+#include "core/work/torrent.h"
 #include "lib/xalloc.h"
 
 void dl_blocks_init(struct dl_blocks *b, dl_chunk_fn chunk, dl_block_fn block, void *arg)

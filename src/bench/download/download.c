@@ -27,7 +27,7 @@
  *
  * Each stage's CPU is the thread's CPU time (CLOCK_THREAD_CPUTIME_ID)
  * around it; receive is the read and the parsing minus the decrypt and
- * write it calls. The window (core/window.h) covers connect to the final
+ * write it calls. The window (core/observe/window.h) covers connect to the final
  * fdatasync; its view gives the box's CPU idle and iowait and the device's
  * write requests (the device DIR lives on, set in sample_config()).
  */
@@ -46,16 +46,16 @@
 #include "bench/bench.h"
 #include "bench/download/dl_blocks.h"
 #include "config.h"
-#include "core/blkdev.h"
-#include "core/cipher.h"
-#include "core/clock.h"
-#include "core/http.h"
-#include "core/net_sock.h"
-#include "core/progress.h"
-#include "core/ratelimit.h"
-#include "core/tmpfile.h"
-#include "core/torrent.h"
-#include "core/window.h"
+#include "core/kernel/blkdev.h"
+#include "core/work/cipher.h"
+#include "core/base/clock.h"
+#include "core/work/http.h"
+#include "core/kernel/net_sock.h"
+#include "core/base/progress.h"
+#include "core/base/ratelimit.h"
+#include "core/work/tmpfile.h"
+#include "core/work/torrent.h"
+#include "core/observe/window.h"
 #include "lib/units.h"
 #include "lib/xalloc.h"
 

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "bench/download/dl_blocks.h"
-#include "core/torrent.h"
+#include "core/work/torrent.h"
 
 #define NBYTES (5 * TORRENT_BLOCK + 1000)
 

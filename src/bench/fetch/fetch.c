@@ -64,16 +64,16 @@
 #include <unistd.h>
 
 #include "bench/bench.h"
-#include "core/http.h"
+#include "core/work/http.h"
 #include "bench/fetch/fetch_judge.h"
 #include "bench/fetch/fetch_server.h"
-#include "core/net_sock.h"
+#include "core/kernel/net_sock.h"
 #include "config.h"
-#include "core/clock.h"
-#include "core/hist.h"
-#include "core/limits.h"
-#include "core/progress.h"
-#include "core/tmpfile.h"
+#include "core/base/clock.h"
+#include "core/base/hist.h"
+#include "core/observe/limits.h"
+#include "core/base/progress.h"
+#include "core/work/tmpfile.h"
 #include "lib/units.h"
 #include "lib/xalloc.h"
 

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "bench/fetch/fetch_judge.h"
-#include "core/limits.h"
+#include "core/observe/limits.h"
 #include "lib/units.h"
 
 /* What a candidate's evidence holds. */

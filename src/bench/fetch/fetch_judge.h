@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "bench/fetch/fetch_server.h"
-#include "core/result.h"
+#include "core/result/result.h"
 
 /* What a download saw; NaN = unknown. */
 struct fetch_figures {

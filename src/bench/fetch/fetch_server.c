@@ -23,9 +23,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "core/clock.h"
-#include "core/limits.h"
-#include "core/proc.h"
+#include "core/base/clock.h"
+#include "core/observe/limits.h"
+#include "core/kernel/proc.h"
 #include "lib/xalloc.h"
 
 struct fetch_server {

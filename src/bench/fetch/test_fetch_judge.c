@@ -18,7 +18,7 @@
 
 #include "bench/fetch/fetch_judge.h"
 #include "bench/fetch/fetch_server.h"
-#include "core/limits.h"
+#include "core/observe/limits.h"
 
 static const struct verdict_candidate *cand(const struct result *r, const char *resource)
 {

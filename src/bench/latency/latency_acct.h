@@ -53,8 +53,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "core/clock.h"
-#include "core/hist.h"
+#include "core/base/clock.h"
+#include "core/base/hist.h"
 
 struct lat_acct {
 	struct hist lat;	/* per frame: wake-up latency + penalty, ns */

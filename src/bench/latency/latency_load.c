@@ -23,10 +23,10 @@
 
 #include "bench/latency/latency_spec.h"
 #include "bench/latency/latency_task.h"
-#include "core/clock.h"
-#include "core/proc.h"
-#include "core/sysinfo.h"
-#include "core/tmpfile.h"
+#include "core/base/clock.h"
+#include "core/kernel/proc.h"
+#include "core/kernel/sysinfo.h"
+#include "core/work/tmpfile.h"
 #include "lib/xalloc.h"
 
 #define IO_BLOCK (1U << 20)		/* bytes per read or write */

@@ -34,7 +34,7 @@
 #include <stdint.h>
 
 #include "lib/compiler.h"
-#include "core/result.h"
+#include "core/result/result.h"
 
 struct tmpfile_reg;
 struct lat_loads;

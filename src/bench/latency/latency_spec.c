@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/clock.h"
+#include "core/base/clock.h"
 #include "lib/opt.h"
 
 static const struct lat_task_info tasks[LAT_NTASKS] = {

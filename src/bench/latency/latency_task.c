@@ -16,7 +16,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "core/proc.h"
+#include "core/kernel/proc.h"
 
 bool lat_burn_cpu(uint64_t ns, const atomic_bool *halt, uint64_t *used)
 {

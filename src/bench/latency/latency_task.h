@@ -26,7 +26,7 @@
 
 #include "bench/latency/latency_acct.h"
 #include "bench/latency/latency_spec.h"
-#include "core/clock.h"
+#include "core/base/clock.h"
 #include "lib/compiler.h"
 
 struct lat_task {

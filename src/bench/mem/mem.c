@@ -9,7 +9,7 @@
  *               rung is either resident (a memory speed) or not (a swap
  *               speed), and says which. With --sandbox LIMIT the rungs run
  *               in a memory cgroup of that limit, optionally with an own
- *               swap file (src/core/sandbox.h): a 24 GB box plays a
+ *               swap file (src/core/work/sandbox.h): a 24 GB box plays a
  *               128 MB one.
  *  --bandwidth  STREAM-like write/read/copy/scale/add/triad (mem_bw.c).
  *  --latency    a pointer-chase curve from 4 KiB past the LLC (mem_bw.c).
@@ -32,8 +32,8 @@
 #include "bench/mem/mem_ladder.h"
 #include "bench/mem/mem_sizes.h"
 #include "lib/units.h"
-#include "core/sandbox.h"
-#include "core/sysinfo.h"
+#include "core/work/sandbox.h"
+#include "core/kernel/sysinfo.h"
 
 #define DEFAULT_LADDER "0.25x,0.5x,0.75x,1x,1.5x,2x"
 #define DEFAULT_SWAPDIR "/var/tmp"

@@ -52,12 +52,12 @@
 
 #include "bench/mem/mem_ladder.h"
 #include "bench/mem/mem_simd.h"
-#include "core/affinity.h"
+#include "core/kernel/affinity.h"
 #include "lib/units.h"
-#include "core/clock.h"
-#include "core/proc.h"
-#include "core/progress.h"
-#include "core/sysinfo.h"
+#include "core/base/clock.h"
+#include "core/kernel/proc.h"
+#include "core/base/progress.h"
+#include "core/kernel/sysinfo.h"
 #include "lib/xalloc.h"
 
 

@@ -46,12 +46,12 @@
 #include <unistd.h>
 
 #include "lib/units.h"
-#include "core/window.h"
-#include "core/clock.h"
-#include "core/proc.h"
-#include "core/progress.h"
-#include "core/sandbox.h"
-#include "core/sysinfo.h"
+#include "core/observe/window.h"
+#include "core/base/clock.h"
+#include "core/kernel/proc.h"
+#include "core/base/progress.h"
+#include "core/work/sandbox.h"
+#include "core/kernel/sysinfo.h"
 
 #define POOL_PAGES 16
 #define MINCORE_CHUNK 65536	/* pages per mincore() call */
@@ -465,7 +465,7 @@ static int wait_child(const struct bench_env *env, struct shared *sh, pid_t pid,
  * of an earlier rung draining) did not bound it. The benchmark's own
  * candidates of the disk's resources, at share 0 with the reason, stand
  * in for the system view's (a benchmark's candidate wins over the
- * system's of the same resource, core/verdict.h). A rung that paged
+ * system's of the same resource, core/result/verdict.h). A rung that paged
  * keeps the disk as a candidate.
  */
 static void not_the_disk(struct result *res)

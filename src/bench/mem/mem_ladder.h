@@ -5,7 +5,7 @@
  * read passes, in address or random order), and report both rates with
  * the process's major faults, the system's swap-in/out and memory stall,
  * and whether the area stayed resident. Optionally inside a sandbox (a
- * memory cgroup with a limit and its own swap file, src/core/sandbox.h)
+ * memory cgroup with a limit and its own swap file, src/core/work/sandbox.h)
  * made for the rung and torn down after it.
  */
 #ifndef ENGPASS_MEM_LADDER_H
@@ -16,7 +16,7 @@
 
 #include "bench/bench.h"
 #include "bench/mem/mem_sizes.h"
-#include "core/proc.h"
+#include "core/kernel/proc.h"
 
 enum mem_order {
 	MEM_ORDER_SEQ,

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "bench/mem/mem_bw.h"
-#include "core/result.h"
+#include "core/result/result.h"
 
 static void test_latency(void **state)
 {

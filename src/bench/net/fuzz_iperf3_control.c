@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "bench/net/net_iperf3.h"
-#include "core/net_sock.h"
-#include "core/clock.h"
+#include "core/kernel/net_sock.h"
+#include "core/base/clock.h"
 #include "fuzz/fuzz.h"
 
 /* Short enough that a harness bug shows as slowness, never as a hang. */

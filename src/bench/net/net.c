@@ -22,7 +22,7 @@
 #include "bench/net/net_priv.h"
 #include "bench/net/net_rr.h"
 #include "config.h"
-#include "core/clock.h"
+#include "core/base/clock.h"
 #include "lib/xalloc.h"
 
 #define NET_DEFAULT_PORT 5201

@@ -28,10 +28,10 @@
 #include "bench/net/net_priv.h"
 #include "lib/units.h"
 #include "config.h"
-#include "core/clock.h"
-#include "core/progress.h"
-#include "core/limits.h"
-#include "core/window.h"
+#include "core/base/clock.h"
+#include "core/base/progress.h"
+#include "core/observe/limits.h"
+#include "core/observe/window.h"
 #include "lib/xalloc.h"
 
 #define DRAIN_NS (2 * NS_PER_SEC)	/* longest wait for a sending server's last bytes */
@@ -524,7 +524,7 @@ static bool client_transfer(struct client *c)
 
 
 /*
- * The shaper this client's window found on its interface (core/limits.h):
+ * The shaper this client's window found on its interface (core/observe/limits.h):
  * the egress one for data it sends, the ingress one (an ifb) for data it
  * receives, the lower of the two both ways. The capacity estimate is
  * capped by it (net_capacity()).

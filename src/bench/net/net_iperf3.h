@@ -29,7 +29,7 @@
 #include <stdint.h>
 
 #include "lib/compiler.h"
-#include "core/net_sock.h"
+#include "core/kernel/net_sock.h"
 
 /* States: one signed byte on the control connection. */
 enum iperf3_state {

@@ -14,10 +14,10 @@
 
 #include "bench/bench.h"
 #include "bench/net/net_iperf3.h"
-#include "core/net_sock.h"
+#include "core/kernel/net_sock.h"
 #include "bench/net/net_stream.h"
-#include "core/result.h"
-#include "core/sysview.h"
+#include "core/result/result.h"
+#include "core/base/sysview.h"
 
 enum net_role {
 	NET_ROLE_NONE,

@@ -20,7 +20,7 @@
 #include "bench/net/net_priv.h"
 #include "lib/units.h"
 #include "config.h"
-#include "core/sysinfo.h"
+#include "core/kernel/sysinfo.h"
 #include "lib/xalloc.h"
 
 /* UDP loss from this share of the datagrams sent up is offered as a candidate. */

@@ -41,7 +41,7 @@
 #include <stdint.h>
 
 #include "lib/compiler.h"
-#include "core/result.h"
+#include "core/result/result.h"
 
 #define RR_MAGIC "EPASSRR"		/* 7 characters and the NUL: 8 bytes */
 #define RR_MAGIC_LEN 8

@@ -33,9 +33,9 @@
 #include "bench/net/net_rr.h"
 #include "lib/units.h"
 #include "config.h"
-#include "core/clock.h"
-#include "core/hist.h"
-#include "core/window.h"
+#include "core/base/clock.h"
+#include "core/base/hist.h"
+#include "core/observe/window.h"
 #include "lib/xalloc.h"
 
 #define RR_PINGS 5

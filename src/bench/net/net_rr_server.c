@@ -36,9 +36,9 @@
 #include "bench/net/net_priv.h"
 #include "bench/net/net_rr.h"
 #include "config.h"
-#include "core/clock.h"
-#include "core/ratelimit.h"
-#include "core/window.h"
+#include "core/base/clock.h"
+#include "core/base/ratelimit.h"
+#include "core/observe/window.h"
 #include "lib/xalloc.h"
 
 enum acct { A_IDLE, A_PACED, A_BLOCKED, A_BUSY, A_N };

@@ -37,10 +37,10 @@
 
 #include "bench/net/net_priv.h"
 #include "bench/net/net_rr.h"
-#include "core/affinity.h"
-#include "core/clock.h"
-#include "core/progress.h"
-#include "core/window.h"
+#include "core/kernel/affinity.h"
+#include "core/base/clock.h"
+#include "core/base/progress.h"
+#include "core/observe/window.h"
 #include "lib/xalloc.h"
 
 struct server {

@@ -15,10 +15,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "core/affinity.h"
-#include "core/ratelimit.h"
+#include "core/kernel/affinity.h"
+#include "core/base/ratelimit.h"
 #include "lib/xalloc.h"
-#include "core/net_sock.h"
+#include "core/kernel/net_sock.h"
 
 #define STREAM_IO_TIMEOUT_NS (250 * NS_PER_MS)
 #define UDP_RX_BUF 65536

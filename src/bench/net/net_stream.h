@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/clock.h"
+#include "core/base/clock.h"
 #include "lib/compiler.h"
 #include "bench/net/net_iperf3.h"
 #include "bench/net/net_udp.h"

@@ -24,7 +24,7 @@
 
 #include "bench/net/net_iperf3.h"
 #include "config.h"
-#include "core/clock.h"
+#include "core/base/clock.h"
 
 #define MS NS_PER_MS
 

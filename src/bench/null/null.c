@@ -14,8 +14,8 @@
 #include <stdint.h>
 
 #include "bench/bench.h"
-#include "core/clock.h"
-#include "core/hist.h"
+#include "core/base/clock.h"
+#include "core/base/hist.h"
 
 struct null_opts {
 	int64_t values;

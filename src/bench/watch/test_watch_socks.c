@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "bench/watch/watch_socks.h"
-#include "core/clock.h"
+#include "core/base/clock.h"
 
 static void test_udp_line(void **state)
 {

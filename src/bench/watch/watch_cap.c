@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/hist.h"
+#include "core/base/hist.h"
 #include "lib/xalloc.h"
 
 void watch_cap_init(struct watch_cap *c)

@@ -31,7 +31,7 @@
  * not stop the softirq work on those cores). Per core is Y; the box is
  * Y x the online cores, capped by the link. Medians are robust to an
  * interval whose boundary cut a burst; the per-interval values are kept
- * in log-linear histograms (core/hist.h, within 1/128), so the memory does
+ * in log-linear histograms (core/base/hist.h, within 1/128), so the memory does
  * not grow with a watch of days.
  *
  * Refused only when the data cannot carry an estimate: fewer than

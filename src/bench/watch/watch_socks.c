@@ -16,11 +16,11 @@
 
 #include "lib/units.h"
 #include "lib/xalloc.h"
-#include "core/fdres.h"
-#include "core/proc.h"
-#include "core/tstate.h"
-#include "core/verdict.h"
-#include "core/window.h"
+#include "core/kernel/fdres.h"
+#include "core/kernel/proc.h"
+#include "core/observe/tstate.h"
+#include "core/result/verdict.h"
+#include "core/observe/window.h"
 
 struct sock_ent {
 	uint64_t inode;
@@ -361,7 +361,7 @@ void watch_socks_report(const struct watch_socks *w, struct result *res, struct 
 		      "UDP drops from /proc/PID/net/udp and udp6; per peer the difference of its first and last "
 		      "reading (bytes_acked, bytes_received, total_retrans, busy/rwnd/sndbuf-limited time), the rest "
 		      "as last read; peers ranked by bytes moved; the busiest judged as the time budget judges a "
-		      "socket (core/sockdiag.h)",
+		      "socket (core/kernel/sockdiag.h)",
 		      units_fmt_duration(d, sizeof(d), WATCH_SOCKS_EVERY_NS));
 	for (size_t i = 0; i < w->n; i++) {
 		const struct sock_ent *e = &w->e[i];

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The watched daemon's own sockets (watch --pid/--name): what `ss -ti`
- * shows of its TCP connections, read over sock_diag (core/sockdiag.h)
+ * shows of its TCP connections, read over sock_diag (core/kernel/sockdiag.h)
  * from the daemon's network namespace, and its UDP sockets' drops, over
  * the watch.
  *
@@ -10,7 +10,7 @@
  * master), listed again at every reading, so connections opened during
  * the watch are seen from their first reading on and closed ones keep
  * their last. A reading is one sock_diag dump of the namespace's TCP
- * sockets (kept by inode: core/sockdiag.h's cost, linear in the TCP
+ * sockets (kept by inode: core/kernel/sockdiag.h's cost, linear in the TCP
  * sockets of the namespace) and one pass over /proc/PID/net/udp and udp6
  * (the drops column, the last field, by inode). watch reads at its start,
  * every WATCH_SOCKS_EVERY_NS and at its end.
@@ -37,8 +37,8 @@
 #include <sys/types.h>
 
 #include "lib/compiler.h"
-#include "core/result.h"
-#include "core/sockdiag.h"
+#include "core/result/result.h"
+#include "core/kernel/sockdiag.h"
 
 #define WATCH_SOCKS_MAX		1024	/* sockets followed; past it new ones are not */
 #define WATCH_SOCKS_TOP		5	/* peers reported */
