@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "config.h"
 #include "core/cgroup.h"
 #include "core/clock.h"
 #include "core/net_sock.h"
@@ -311,6 +312,12 @@ static void discover_iface(const struct limits_config *cfg, struct limits *out)
 		set_unknown(&out->shaper_in, "no interface %s in this network namespace", ifc);
 		return;
 	}
+	if (!HAVE_LIBMNL) {
+		/* What core/qdisc.c's stubs would say, without the code that reads their answer. */
+		set_unknown(&out->shaper, "%s", "built without libmnl");
+		set_unknown(&out->shaper_in, "%s", "built without libmnl");
+		return;
+	}
 	discover_ingress(ifc, out->ifindex, out);
 	r = qdisc_dump(out->ifindex, &ql, err, sizeof(err));
 	if (r < 0) {
@@ -498,7 +505,7 @@ void limits_counters_read(const struct limits_config *cfg, const struct limits *
 			out->mem_oom = st.oom;
 		}
 	}
-	if (lim->shaper_in.state == LIMIT_SET && lim->ifb_ifindex > 0 && !(cfg && cfg->no_netlink)) {
+	if (HAVE_LIBMNL && lim->shaper_in.state == LIMIT_SET && lim->ifb_ifindex > 0 && !(cfg && cfg->no_netlink)) {
 		struct qdisc_list ql = { 0 };
 		char err[64];
 		const struct qdisc_info *q;
@@ -513,7 +520,7 @@ void limits_counters_read(const struct limits_config *cfg, const struct limits *
 		}
 		qdisc_list_free(&ql);
 	}
-	if (lim->shaper.state == LIMIT_SET && lim->ifindex > 0 && !(cfg && cfg->no_netlink)) {
+	if (HAVE_LIBMNL && lim->shaper.state == LIMIT_SET && lim->ifindex > 0 && !(cfg && cfg->no_netlink)) {
 		struct qdisc_list ql = { 0 };
 		char err[64];
 		const struct qdisc_info *q;
