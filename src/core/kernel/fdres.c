@@ -64,8 +64,6 @@ struct fdres {
 	struct fdres_dev devs[FDRES_DEVS];
 	size_t next_dev;		/* round-robin victim */
 	struct blkdev_info *bi;	/* blkdev_from_devnum()'s answer, allocated once */
-	char *line;		/* getline() buffer */
-	size_t line_cap;
 	struct proc_buf fdinfo;
 };
 
@@ -454,7 +452,6 @@ void fdres_free(struct fdres *r)
 	free(r->sys);
 	free(r->entry);
 	free(r->bi);
-	free(r->line);
 	proc_buf_release(&r->fdinfo);
 	free(r);
 }
@@ -632,14 +629,20 @@ enum net_file { NET_TCP, NET_TCP6, NET_UDP, NET_UDP6, NET_UNIX, NET_FILES };
 static const char *const net_names[NET_FILES] = { "tcp", "tcp6", "udp", "udp6", "unix" };
 
 /*
+ * A line of PROC/PID/net/FILE: tcp6's are 150 characters, unix's about 60
+ * plus a path of at most 108 (sun_path).
+ */
+#define NET_LINE_MAX 512
+
+/*
  * Looks for T's inode in PROC/PID/net/FILE, reading line by line and
  * stopping at it. Returns 1 found (T filled), 0 not there, -errno.
  */
 static int scan_net(struct fdres *r, pid_t pid, enum net_file which, struct fd_target *t)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], line[NET_LINE_MAX];
 	FILE *f;
-	ssize_t n;
+	size_t n;
 	int found = 0;
 
 	if (proc_path(path, sizeof(path), "%s/%d/net/%s", r->proc, (int)pid, net_names[which]))
@@ -647,11 +650,20 @@ static int scan_net(struct fdres *r, pid_t pid, enum net_file which, struct fd_t
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
-	while (!found && (n = getline(&r->line, &r->line_cap, f)) > 0) {
+	while (!found && fgets(line, sizeof(line), f)) {
+		n = strlen(line);
+		if (n && line[n - 1] != '\n' && !feof(f)) {
+			/* Longer than any line these files have: passed over whole. */
+			int c;
+
+			while ((c = getc(f)) != EOF && c != '\n')
+				;
+			continue;
+		}
 		if (which == NET_UNIX) {
 			struct fdres_unix u;
 
-			if (fdres_parse_unix_line(r->line, (size_t)n, &u) || u.inode != t->inode)
+			if (fdres_parse_unix_line(line, n, &u) || u.inode != t->inode)
 				continue;
 			t->kind = FD_UNIX;
 			copy_str(t->local, sizeof(t->local), u.path, strlen(u.path));
@@ -661,7 +673,7 @@ static int scan_net(struct fdres *r, pid_t pid, enum net_file which, struct fd_t
 			static const unsigned char zero[16];
 			struct fdres_inet in;
 
-			if (fdres_parse_inet_line(r->line, (size_t)n, family, &in) || in.inode != t->inode)
+			if (fdres_parse_inet_line(line, n, family, &in) || in.inode != t->inode)
 				continue;
 			t->kind = which == NET_TCP || which == NET_TCP6 ? FD_TCP : FD_UDP;
 			fdres_format_addr(family, in.local, in.lport, t->local, sizeof(t->local));

@@ -20,6 +20,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "core/kernel/cgroup.h"
 #include "core/base/clock.h"
 #include "core/kernel/net_sock.h"
@@ -348,6 +349,12 @@ static void discover_iface(const struct limits_config *cfg, struct limits *out)
 		set_unknown(&out->shaper_in, "no interface %s in this network namespace", ifc);
 		return;
 	}
+	if (!HAVE_LIBMNL) {
+		/* What core/qdisc.c's stubs would say, without the code that reads their answer. */
+		set_unknown(&out->shaper, "%s", "built without libmnl");
+		set_unknown(&out->shaper_in, "%s", "built without libmnl");
+		return;
+	}
 	discover_ingress(ifc, out->ifindex, out);
 	r = qdisc_dump(out->ifindex, &ql, err, sizeof(err));
 	if (r < 0) {
@@ -577,7 +584,7 @@ void limits_counters_read(const struct limits_config *cfg, const struct limits *
 	} else if (out->mem_ok && lim->mem_peak_how == LIMITS_PEAK_RESET && lim->mem_ver == 1) {
 		out->mem_peak_reset = true;
 	}
-	if (lim->shaper_in.state == LIMIT_SET && lim->ifb_ifindex > 0 && !(cfg && cfg->no_netlink)) {
+	if (HAVE_LIBMNL && lim->shaper_in.state == LIMIT_SET && lim->ifb_ifindex > 0 && !(cfg && cfg->no_netlink)) {
 		struct qdisc_list ql = { 0 };
 		char err[64];
 		const struct qdisc_info *q;
@@ -592,7 +599,7 @@ void limits_counters_read(const struct limits_config *cfg, const struct limits *
 		}
 		qdisc_list_free(&ql);
 	}
-	if (lim->shaper.state == LIMIT_SET && lim->ifindex > 0 && !(cfg && cfg->no_netlink)) {
+	if (HAVE_LIBMNL && lim->shaper.state == LIMIT_SET && lim->ifindex > 0 && !(cfg && cfg->no_netlink)) {
 		struct qdisc_list ql = { 0 };
 		char err[64];
 		const struct qdisc_info *q;
