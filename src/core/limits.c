@@ -22,6 +22,7 @@
 
 #include "core/cgroup.h"
 #include "core/clock.h"
+#include "core/devlink.h"
 #include "core/net_sock.h"
 #include "core/proc.h"
 #include "lib/compiler.h"
@@ -503,6 +504,13 @@ void limits_discover(const struct limits_config *cfg, struct limits *out)
 		from_cg(&out->io_wbps, &v[1]);
 		from_cg(&out->io_riops, &v[2]);
 		from_cg(&out->io_wiops, &v[3]);
+		{
+			char sys[PATH_MAX];
+
+			/* The link the device negotiated: the verdict's "bus" candidate. */
+			if (!proc_path(sys, sizeof(sys), "%s/sys", root_of(cfg)))
+				out->dev_link_read = devlink_read(sys, cfg->dev_name, &out->dev_link) == 0;
+		}
 		if (loc->version[CG_IO]) {
 			/* The work's own cgroup: its serviced bytes are the work's. */
 			out->io_ver = loc->version[CG_IO];
