@@ -51,8 +51,10 @@ int cmd_info(int argc, char **argv)
 		printf("usage: engpass info [options]\n\n"
 		       "Describes the box: CPU and its frequency (with the source of that figure), memory\n"
 		       "and cgroup limit, swap devices, block devices and their queue settings (what\n"
-		       "hdparm's flags tune), mounts (flagging sync), network interfaces, kernel,\n"
-		       "virtualisation and io_uring. See docs/info.md.\n\noptions:\n");
+		       "hdparm's flags tune) and the link each negotiated against what the device and\n"
+		       "its port support (a USB 3 stick at 480 Mbit/s), mounts (flagging sync), network\n"
+		       "interfaces, kernel, virtualisation and io_uring. ENGPASS_SYS_ROOT=DIR reads /sys\n"
+		       "under DIR (the tests' fixture trees). See docs/info.md.\n\noptions:\n");
 		opt_help(stdout, info_options);
 		return EXIT_OK;
 	}
