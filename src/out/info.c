@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "core/kernel/devlink.h"
 #include "core/kernel/sysinfo.h"
 #include "lib/xalloc.h"
 #include "lib/jw.h"
@@ -145,6 +146,58 @@ static void json_swap(struct jw *w, const struct sysinfo *si)
 	jw_obj_end(w);
 }
 
+/* One rate of a link: bits/s per lane, lanes, and where it came from; null when unknown. */
+static void json_rate(struct jw *w, const char *key, const struct devlink *l, const struct devlink_rate *r)
+{
+	char text[64];
+
+	jw_obj_begin(w, key);
+	devlink_rate_text(l, r, text, sizeof(text));
+	jw_str(w, "text", text);
+	jw_num(w, "bits_per_second_per_lane", r->bps);
+	if (r->lanes > 0)
+		jw_int(w, "lanes", r->lanes);
+	else
+		jw_null(w, "lanes");
+	jw_bool(w, "at_least", r->at_least);
+	jw_str(w, "source", r->source);
+	jw_obj_end(w);
+}
+
+/* The negotiated link of a block device (core/kernel/devlink.h); docs/info.md. */
+static void json_link(struct jw *w, const struct sysinfo_blk *b)
+{
+	const struct devlink *l = &b->link;
+	char text[1024];
+
+	if (!b->link_read) {
+		jw_null(w, "link");
+		return;
+	}
+	jw_obj_begin(w, "link");
+	jw_str(w, "bus", devlink_bus_name(l->bus));
+	jw_bool(w, "reported", l->reported);
+	jw_str(w, "node", l->node[0] ? l->node : NULL);
+	if (l->reported) {
+		json_rate(w, "negotiated", l, &l->cur);
+		json_rate(w, "device_supports", l, &l->dev);
+		json_rate(w, "port_supports", l, &l->port);
+		jw_str(w, "judgement", devlink_cause_name(l->cause));
+		jw_bool(w, "below_capability", devlink_below(l));
+		jw_str(w, "limit", l->limit_note[0] ? l->limit_note : NULL);
+		jw_bool(w, "full_duplex", l->full_duplex);
+		jw_num(w, "usable_bytes_per_second", l->usable_bytes_per_s);
+		jw_num(w, "capable_bytes_per_second", l->capable_bytes_per_s);
+		jw_str(w, "usable_basis", l->usable_basis);
+		jw_null(w, "why_not_reported");
+	} else {
+		jw_str(w, "why_not_reported", l->why);
+	}
+	devlink_describe(l, text, sizeof(text));
+	jw_str(w, "text", text);
+	jw_obj_end(w);
+}
+
 static void json_blk(struct jw *w, const struct sysinfo *si)
 {
 	jw_arr_begin(w, "block_devices");
@@ -166,6 +219,7 @@ static void json_blk(struct jw *w, const struct sysinfo *si)
 		j_i64(w, "logical_block_size_bytes", b->logical_block_bytes);
 		j_i64(w, "physical_block_size_bytes", b->physical_block_bytes);
 		jw_str(w, "model", b->model);
+		json_link(w, b);
 		jw_obj_end(w);
 	}
 	jw_arr_end(w);
@@ -482,6 +536,28 @@ static void text_swap(FILE *f, const struct sysinfo *si)
 	tbl_flush(f, &t);
 }
 
+/*
+ * Each disk's negotiated link, one paragraph a disk: the link, what the
+ * device and its port support, and the judgement (docs/info.md).
+ */
+static void text_links(FILE *f, const struct sysinfo *si)
+{
+	char text[1024];
+	bool any = false;
+
+	for (size_t i = 0; i < si->nr_blks; i++) {
+		const struct sysinfo_blk *b = &si->blks[i];
+
+		if (!b->link_read)
+			continue;
+		if (!any)
+			fputs("\nlinks (negotiated; what the device and its port support)\n", f);
+		any = true;
+		devlink_describe(&b->link, text, sizeof(text));
+		fprintf(f, "  %-8s %s%s\n", b->name, devlink_below(&b->link) ? "BELOW CAPABILITY: " : "", text);
+	}
+}
+
 static void text_blk(FILE *f, const struct sysinfo *si)
 {
 	char sz[32], ra[32], nr[32], mx[32], bs[64];
@@ -513,6 +589,7 @@ static void text_blk(FILE *f, const struct sysinfo *si)
 		if (si->blks[i].schedulers && strchr(si->blks[i].schedulers, ' '))
 			fprintf(f, "  %s schedulers: %s\n", si->blks[i].name, si->blks[i].schedulers);
 	fputs("  (from /sys/block/*/queue; hdparm's readahead in sectors = RA_KB x 2)\n", f);
+	text_links(f, si);
 }
 
 static void text_mounts(FILE *f, const struct sysinfo *si)

@@ -14,10 +14,12 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/observe/limits.h"
 #include "core/base/sysview.h"
@@ -183,10 +185,50 @@ static void test_mem_peak_own_cgroup(void **state)
 	free(l), free(own), free(root);
 }
 
+/* The device under test's negotiated link is discovered with the limits, under the same root. */
+static void test_device_link(void **state)
+{
+	const char *fx = getenv("ENGPASS_FIXTURES");
+	char root[] = "/tmp/engpass-limits.XXXXXX", sys[PATH_MAX], links[PATH_MAX];
+	struct limits_config cfg = { 0 };
+	struct limits *l = xcalloc(1, sizeof(*l));
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	snprintf(sys, sizeof(sys), "%s/sys", root);
+	snprintf(links, sizeof(links), "%s/sysfs/links", fx ? fx : "tests/fixtures");
+	if (links[0] != '/') {
+		char cwd[PATH_MAX / 2];
+
+		assert_non_null(getcwd(cwd, sizeof(cwd)));
+		snprintf(links, sizeof(links), "%s/%s/sysfs/links", cwd, fx ? fx : "tests/fixtures");
+	}
+	assert_int_equal(symlink(links, sys), 0);
+	cfg.root = root;
+	cfg.no_netlink = true;
+	cfg.dev_name = "sdb1";
+	cfg.dev_major = 8;
+	cfg.dev_minor = 17;
+	limits_discover(&cfg, l);
+	assert_true(l->dev_link_read);
+	assert_string_equal(l->dev_link.disk, "sdb");
+	assert_int_equal(l->dev_link.cause, DEVLINK_BELOW_BOTH);
+	limits_release(l);
+	/* No device under test: no link. */
+	cfg.dev_name = NULL;
+	limits_discover(&cfg, l);
+	assert_false(l->dev_link_read);
+	limits_release(l);
+	assert_int_equal(unlink(sys), 0);
+	assert_int_equal(rmdir(root), 0);
+	free(l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_quota_usage_same_path),
+		cmocka_unit_test(test_device_link),
 		cmocka_unit_test(test_quota_usage_unknown),
 		cmocka_unit_test(test_quota_usage_comounted),
 		cmocka_unit_test(test_mem_peak_not_lifetime),

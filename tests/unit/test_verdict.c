@@ -11,10 +11,13 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/kernel/devlink.h"
 #include "core/result/result.h"
 #include "core/result/verdict.h"
 
@@ -372,6 +375,103 @@ static void test_device_setting(void **state)
 	assert_non_null(strstr(f.out.next_step, "more requests in flight"));
 }
 
+/* The link of fixture disk NAME (tests/fixtures/sysfs/links) as the limits of the device under test. */
+static void with_link(struct fx *f, const char *name)
+{
+	const char *d = getenv("ENGPASS_FIXTURES");
+	char root[PATH_MAX];
+
+	snprintf(root, sizeof(root), "%s/sysfs/links", d ? d : "tests/fixtures");
+	assert_int_equal(devlink_read(root, name, &f->l.dev_link), 0);
+	f->l.dev_link_read = true;
+	snprintf(f->l.io_dev, sizeof(f->l.io_dev), "%s", name);
+	snprintf(f->v.busiest_disk, sizeof(f->v.busiest_disk), "%s1", name);
+	f->v.disk_util_pct = 100;
+	f->v.disk_queue_avg = 1.0;
+}
+
+/*
+ * A link below its capability is named before the device it holds back:
+ * seed 000's stick at USB 2 speed reads 38 MiB/s, 95 % of the 40 MiB/s a
+ * USB 2 link carries, and the device shows 100 % busy.
+ */
+static void test_bus(void **state)
+{
+	struct fx f;
+	const struct verdict_candidate *c;
+
+	(void)state;
+	base(&f);
+	with_link(&f, "sdb");
+	f.v.disk_read_bytes_per_s = 38.0 * 1024 * 1024;
+	f.v.disk_write_bytes_per_s = 0;
+	assert_string_equal(judge(&f), "bus");
+	assert_non_null(strstr(f.out.evidence, "sdb negotiated USB 480 Mbit/s; the device and its port support 5 Gbit/s"));
+	assert_non_null(strstr(f.out.evidence, "95 % of the 40.00 MiB/s"));
+	assert_non_null(strstr(f.out.next_step, "re-plug sdb"));
+	assert_non_null(cand(&f, "device latency"));
+
+	/* Its twin at capability (a 5 Gbit/s stick at 5 Gbit/s): no bus candidate, the device is named. */
+	base(&f);
+	with_link(&f, "sdc");
+	f.v.disk_read_bytes_per_s = 420e6;
+	assert_string_equal(judge(&f), "device latency");
+	assert_null(cand(&f, "bus"));
+
+	/* Below its capability but far from the link's ceiling: offered, not named. */
+	base(&f);
+	with_link(&f, "sdb");
+	f.v.disk_read_bytes_per_s = 5.0 * 1024 * 1024;
+	assert_string_equal(judge(&f), "device latency");
+	c = cand(&f, "bus");
+	assert_non_null(c);
+	assert_true(c->share < 0.2);
+
+	/* Another disk was the busiest: the link of the device under test says nothing about it. */
+	base(&f);
+	with_link(&f, "sdb");
+	snprintf(f.v.busiest_disk, sizeof(f.v.busiest_disk), "sdba");
+	f.v.disk_read_bytes_per_s = 38.0 * 1024 * 1024;
+	judge(&f);
+	assert_null(cand(&f, "bus"));
+
+	/* Reads and writes share a USB 2 link: 20 + 18 MiB/s is 95 % too. */
+	base(&f);
+	with_link(&f, "sdb");
+	f.v.disk_read_bytes_per_s = 20.0 * 1024 * 1024;
+	f.v.disk_write_bytes_per_s = 18.0 * 1024 * 1024;
+	assert_string_equal(judge(&f), "bus");
+
+	/* The port limits: a USB 3 stick in a USB 2 port is told to move. */
+	base(&f);
+	with_link(&f, "sdd");
+	f.v.disk_read_bytes_per_s = 37.0 * 1024 * 1024;
+	assert_string_equal(judge(&f), "bus");
+	assert_non_null(strstr(f.out.next_step, "move sdd to a port that supports 5 Gbit/s"));
+
+	/* SATA at 1.5 of 6 Gbps, and NVMe at Gen3 x2 of Gen4 x4 (full duplex: the larger direction). */
+	base(&f);
+	with_link(&f, "sda");
+	f.v.disk_read_bytes_per_s = 125e6;
+	assert_string_equal(judge(&f), "bus");
+	assert_non_null(strstr(f.out.evidence, "libata lowered"));
+	base(&f);
+	snprintf(f.v.busiest_disk, sizeof(f.v.busiest_disk), "nvme0n1");
+	with_link(&f, "nvme0n1");
+	snprintf(f.v.busiest_disk, sizeof(f.v.busiest_disk), "nvme0n1p2");
+	f.v.disk_read_bytes_per_s = 1.6e9;
+	f.v.disk_write_bytes_per_s = 1.0e9;
+	assert_string_equal(judge(&f), "bus");
+	assert_non_null(strstr(f.out.evidence, "PCIe 8.0 GT/s x2; the device and its port support 16.0 GT/s x4"));
+
+	/* A virtio disk's link is not reported: no candidate. */
+	base(&f);
+	with_link(&f, "vda");
+	f.v.disk_read_bytes_per_s = 500e6;
+	assert_string_equal(judge(&f), "device latency");
+	assert_null(cand(&f, "bus"));
+}
+
 /* Thermal throttling: a counter that moved, a CPU cooling device engaged or a sensor at its limit. */
 static void test_thermal(void **state)
 {
@@ -536,6 +636,7 @@ int main(void)
 		cmocka_unit_test(test_benchmark_candidate),
 		cmocka_unit_test(test_unknown),
 		cmocka_unit_test(test_priority),
+		cmocka_unit_test(test_bus),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

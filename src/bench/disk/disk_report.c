@@ -14,6 +14,7 @@
 #include <sys/resource.h>
 
 #include "bench/disk/disk_common.h"
+#include "core/kernel/devlink.h"
 #include "core/base/progress.h"
 
 static uint64_t tv_ns(const struct timeval *tv)
@@ -139,6 +140,29 @@ void disk_report_lat(struct result *res, const char *prefix, const struct hist *
 	result_hist(res, prefix, UNIT_NS, h);
 }
 
+/* The link DISK negotiated and what the device and its port support (core/kernel/devlink.h; docs/info.md). */
+static void disk_report_link(struct result *res, const char *disk)
+{
+	struct devlink l;
+	char text[1024];
+	int r = devlink_read(NULL, disk, &l);
+
+	if (r < 0) {
+		result_method(res, "device link", "unknown: %s in sysfs: %s", disk, strerror(-r));
+		return;
+	}
+	devlink_describe(&l, text, sizeof(text));
+	result_method(res, "device link", "%s%s", devlink_below(&l) ? "BELOW CAPABILITY: " : "", text);
+	if (devlink_below(&l)) {
+		char cur[48], dev[48];
+
+		devlink_rate_text(&l, &l.cur, cur, sizeof(cur));
+		devlink_rate_text(&l, &l.dev, dev, sizeof(dev));
+		result_note(res, "%s's link runs below its capability: %s negotiated, the device supports %s (%s; "
+			    "method 'device link')", l.disk, cur, dev, devlink_cause_name(l.cause));
+	}
+}
+
 void disk_report_settings(struct result *res, const struct disk_opts *o)
 {
 	const struct disk_target *t = &o->tgt;
@@ -163,6 +187,7 @@ void disk_report_settings(struct result *res, const struct disk_opts *o)
 		result_method(res, "max_sectors_kb", "%lld", (long long)now.max_sectors_kb);
 		result_method(res, "write_cache", "%s", now.write_cache[0] ? now.write_cache : "unknown");
 		result_method(res, "rotational", "%s", now.rotational < 0 ? "unknown" : now.rotational ? "yes" : "no");
+		disk_report_link(res, now.disk);
 	}
 	if (t->have_mount) {
 		result_method(res, "mount", "%s type %s from %s", t->mnt.mount_point, t->mnt.fs_type, t->mnt.source);

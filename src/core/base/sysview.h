@@ -4,7 +4,7 @@
  * ran, summarised from the sampler's intervals (sampler_summary()). The
  * result model stores it and the verdict reads it to say which resource
  * bounded the step. A plain value type, no functions beyond the
- * initialiser (defined once, in core/result.c), so that renderers and the
+ * initialiser (defined once, in core/result/result.c), so that renderers and the
  * verdict need not link the sampler.
  *
  * Unknown values: NaN for doubles, -1 for ints, "" for names, 0 for the

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/kernel/devlink.h"
 #include "core/kernel/proc.h"
 #include "lib/units.h"
 #include "lib/xalloc.h"
@@ -872,6 +873,7 @@ static void collect_blk(const struct roots *r, struct sysinfo *si)
 		b->physical_block_bytes =
 			rootf_nonneg(r->sys, "block/%s/queue/physical_block_size", name);
 		b->model = rootf_dup(r->sys, "block/%s/device/model", name);
+		b->link_read = devlink_read(r->sys, name, &b->link) == 0;
 	}
 	free_names(names, n);
 }

@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/kernel/devlink.h"
 #include "lib/compiler.h"
 
 /* A yes/no fact that may not be known. */
@@ -132,6 +133,8 @@ struct sysinfo_blk {
 	int64_t logical_block_bytes;	/* -1 */
 	int64_t physical_block_bytes;	/* -1 */
 	char *model;			/* device/model, trailing blanks removed; NULL */
+	bool link_read;			/* link holds devlink_read()'s answer */
+	struct devlink link;		/* the negotiated link and what device and port support */
 };
 
 struct sysinfo_mount {

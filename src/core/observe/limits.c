@@ -23,6 +23,7 @@
 #include "config.h"
 #include "core/kernel/cgroup.h"
 #include "core/base/clock.h"
+#include "core/kernel/devlink.h"
 #include "core/kernel/net_sock.h"
 #include "core/kernel/proc.h"
 #include "lib/compiler.h"
@@ -350,7 +351,7 @@ static void discover_iface(const struct limits_config *cfg, struct limits *out)
 		return;
 	}
 	if (!HAVE_LIBMNL) {
-		/* What core/qdisc.c's stubs would say, without the code that reads their answer. */
+		/* What core/kernel/qdisc.c's stubs would say, without the code that reads their answer. */
 		set_unknown(&out->shaper, "%s", "built without libmnl");
 		set_unknown(&out->shaper_in, "%s", "built without libmnl");
 		return;
@@ -510,6 +511,13 @@ void limits_discover(const struct limits_config *cfg, struct limits *out)
 		from_cg(&out->io_wbps, &v[1]);
 		from_cg(&out->io_riops, &v[2]);
 		from_cg(&out->io_wiops, &v[3]);
+		{
+			char sys[PATH_MAX];
+
+			/* The link the device negotiated: the verdict's "bus" candidate. */
+			if (!proc_path(sys, sizeof(sys), "%s/sys", root_of(cfg)))
+				out->dev_link_read = devlink_read(sys, cfg->dev_name, &out->dev_link) == 0;
+		}
 		if (loc->version[CG_IO]) {
 			/* The work's own cgroup: its serviced bytes are the work's. */
 			out->io_ver = loc->version[CG_IO];

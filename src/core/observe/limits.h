@@ -27,6 +27,7 @@
 
 #include <limits.h>
 
+#include "core/kernel/devlink.h"
 #include "core/kernel/qdisc.h"
 #include "core/base/sysview.h"
 
@@ -59,6 +60,8 @@ struct limits {
 	struct limit io_rbps, io_wbps;	/* bytes/s on the device under test */
 	struct limit io_riops, io_wiops;/* requests/s on the device under test */
 	char io_dev[32];		/* the device those are for ("vda", "loop3"); "" none */
+	bool dev_link_read;		/* dev_link holds devlink_read()'s answer for io_dev */
+	struct devlink dev_link;	/* the device under test's negotiated link (core/kernel/devlink.h) */
 	struct limit shaper;		/* bits/s: the lowest rate of a shaping qdisc or class on iface */
 	char shaper_kind[16];		/* "tbf", "htb", "cake", ... */
 	struct limit shaper_in;		/* bits/s: incoming traffic of iface redirected to a shaped device (ifb) */

@@ -12,12 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/kernel/devlink.h"
 #include "lib/units.h"
 
 const char *const verdict_priority[] = {
 	"own pacing", "cpu quota", "cpuset", "io limit", "memory limit", "shaper", "link", "tcp window",
 	"udp receive buffer", "round trip", "server", "upstream", "memory latency", "memory bandwidth", "cache latency",
-	"cpu weight", "other processes", "steal", "memory", "sync writes", "writeback", "device", "device latency", "network",
+	"cpu weight", "other processes", "steal", "memory", "sync writes", "writeback", "bus", "device", "device latency", "network",
 	"another process", "lock", "thermal throttling", "cpu", "one core",
 	NULL,
 };
@@ -334,6 +335,90 @@ static void link(const struct verdict_input *in, struct verdict *out)
 	theirs = whose_tcp(v, whose, sizeof(whose), who, sizeof(who));
 	offer(out, "link", bps / l->link.value, net_next(theirs, who, next, nx, sizeof(nx)),
 	      "%s of %s link speed on %s (%s)%s", got, lim, l->iface, src(&l->link), whose);
+}
+
+/* Whether the sampled disk BUSIEST is DISK or one of its partitions ("sdb1", "nvme0n1p2"). */
+static bool on_disk(const char *busiest, const char *disk)
+{
+	size_t n = strlen(disk);
+	const char *p = busiest + n;
+
+	if (!n || strncmp(busiest, disk, n))
+		return false;
+	if (*p == 'p' && p[1] >= '0' && p[1] <= '9')
+		p++;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	return *p == '\0';
+}
+
+/*
+ * The device under test's link, negotiated below what the device supports
+ * (core/kernel/devlink.h: a USB 3 stick at 480 Mbit/s, SATA at 1.5 of 6 Gbps, NVMe
+ * on fewer lanes): share = the device's bytes/s over the payload the
+ * negotiated link carries in practice (its usable rate, an assumption
+ * stated in the evidence; reads and writes add up on a link that carries
+ * one direction at a time). A link at its capability is the device's own
+ * ceiling: "device" names that, not this.
+ */
+static void bus(const struct verdict_input *in, struct verdict *out)
+{
+	const struct limits *l = in->limits;
+	const struct sysview *v = in->view;
+	const struct devlink *d = &l->dev_link;
+	struct devlink_rate cap;
+	char cur[48], capt[48], port[48], got[UNITS_FMT_LEN], use[UNITS_FMT_LEN], more[UNITS_FMT_LEN], next[256];
+	const char *bus = d->bus == DEVLINK_BUS_USB ? "USB" : d->bus == DEVLINK_BUS_SATA ? "SATA" : "PCIe";
+	double share;
+
+	if (!l->dev_link_read || !devlink_below(d) || !on_disk(v->busiest_disk, d->disk))
+		return;
+	share = devlink_share(d, v->disk_read_bytes_per_s, v->disk_write_bytes_per_s);
+	if (isnan(share))
+		return;
+	/* What both support: the smaller of the device's and the port's rate and lanes. */
+	cap = d->dev;
+	if (d->cause == DEVLINK_BELOW_BOTH && known(d->port.bps) && d->port.bps < cap.bps)
+		cap.bps = d->port.bps;
+	if (d->cause == DEVLINK_BELOW_BOTH && d->port.lanes > 0 && (cap.lanes <= 0 || d->port.lanes < cap.lanes))
+		cap.lanes = d->port.lanes;
+	devlink_rate_text(d, &d->cur, cur, sizeof(cur));
+	devlink_rate_text(d, &cap, capt, sizeof(capt));
+	devlink_rate_text(d, &d->port, port, sizeof(port));
+	units_fmt_size(got, sizeof(got), d->full_duplex ? fmax(known(v->disk_read_bytes_per_s) ? v->disk_read_bytes_per_s : 0,
+								  known(v->disk_write_bytes_per_s) ? v->disk_write_bytes_per_s : 0)
+						    : (known(v->disk_read_bytes_per_s) ? v->disk_read_bytes_per_s : 0) +
+							      (known(v->disk_write_bytes_per_s) ? v->disk_write_bytes_per_s : 0),
+		       UNITS_FMT_PER_S);
+	units_fmt_size(use, sizeof(use), d->usable_bytes_per_s, UNITS_FMT_PER_S);
+	if (known(d->capable_bytes_per_s))
+		units_fmt_size(more, sizeof(more), d->capable_bytes_per_s, UNITS_FMT_PER_S);
+	else
+		snprintf(more, sizeof(more), "more");
+	switch (d->cause) {
+	case DEVLINK_PORT_LIMITS:
+		snprintf(next, sizeof(next), "move %.31s to a port that supports %.24s (the device does; this port only %.24s)",
+			 d->disk, capt, port);
+		break;
+	case DEVLINK_BELOW_DEVICE:
+		snprintf(next, sizeof(next), "a port or slot that supports %.24s would let %.31s run faster (the port's own "
+			 "capability is unknown)", capt, d->disk);
+		break;
+	default:
+		snprintf(next, sizeof(next), "%s %.31s%s so it negotiates %.24s: about %.31s instead of %.31s",
+			 d->bus == DEVLINK_BUS_USB ? "re-plug" : d->bus == DEVLINK_BUS_SATA ? "check the cable and port of" :
+			 "re-seat", d->disk,
+			 d->bus == DEVLINK_BUS_USB ? " (another cable, no hub)" : d->bus == DEVLINK_BUS_SATA ? "" : " (or another slot)",
+			 capt, more, use);
+		break;
+	}
+	offer(out, "bus", share, next,
+	      "%.31s negotiated %s %s; %s %s%s: it moved %s, %.0f %% of the %s such a link carries in practice (%.100s)%s",
+	      d->disk, bus, cur, d->cause == DEVLINK_BELOW_BOTH ? "the device and its port support" :
+	      d->cause == DEVLINK_PORT_LIMITS ? "the device supports" : "the device supports", capt,
+	      d->cause == DEVLINK_PORT_LIMITS ? ", the port does not" : d->cause == DEVLINK_BELOW_DEVICE ?
+	      " (the port's capability unknown)" : "", got, share * 100, use, d->usable_basis ? d->usable_basis : "",
+	      d->limit_note[0] ? "; libata lowered the link's limit after errors (sata_spd_limit)" : "");
 }
 
 /* The work's threads queued behind other processes. */
@@ -1072,6 +1157,16 @@ static double key(const struct verdict_candidate *c)
 		return -1;
 	if (c->share >= VERDICT_LIMIT_REACHED && priority(c->resource) < VERDICT_CONFIGURED)
 		return 1;
+	/*
+	 * A link below its capability, carrying the named share of what it
+	 * carries in practice, is at its ceiling: the usable rate is an
+	 * estimate (USB 2 sticks read 35-40 MiB/s), and the device behind it
+	 * shows busy because every transfer waits for the link. It ranks as
+	 * saturated and wins the tie with "device" by priority: the link, not
+	 * the device, is what to change.
+	 */
+	if (c->share >= VERDICT_NAMED_SHARE && !strcmp(c->resource, "bus"))
+		return 1;
 	return c->share > 1 ? 1 : c->share;
 }
 
@@ -1162,6 +1257,7 @@ void verdict_judge(const struct verdict_input *in, struct verdict *out)
 			memory_limit(in, out);
 			shaper(in, out);
 			link(in, out);
+			bus(in, out);
 		}
 		others(in, out);
 		steal(in, out);
