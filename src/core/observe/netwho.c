@@ -120,14 +120,17 @@ static int seen_cmp(const void *a, const void *b)
 /* "socket:[12345]" -> 12345; 0 for anything else. */
 static uint64_t socket_inode(const char *link);
 
-/* The work's sockets among those seen: its own fds (its children's are found at the end). */
-static void mark_work(struct netwho *w)
+/*
+ * The sockets seen among PID's fds: each one found (socket:[INODE]) is
+ * passed to FN with ARG. Unreadable (another user's process, gone): none.
+ */
+static void socket_fds(const struct netwho *w, int pid, void (*fn)(struct seen *m, void *arg), void *arg)
 {
 	char path[PATH_MAX], lp[PATH_MAX], link[64];
 	struct dirent *fe;
 	DIR *fds;
 
-	if (proc_path(path, sizeof(path), "%s/%d/fd", w->proc, (int)w->work) || !(fds = opendir(path)))
+	if (proc_path(path, sizeof(path), "%s/%d/fd", w->proc, pid) || !(fds = opendir(path)))
 		return;
 	while ((fe = readdir(fds))) {
 		struct seen *m;
@@ -140,9 +143,21 @@ static void mark_work(struct netwho *w)
 			continue;
 		link[k] = '\0';
 		if ((m = find_seen(w->sn, w->nsn, socket_inode(link))))
-			m->work = true;
+			fn(m, arg);
 	}
 	closedir(fds);
+}
+
+static void mark_one(struct seen *m, void *arg)
+{
+	(void)arg;
+	m->work = true;
+}
+
+/* The work's sockets among those seen: its own fds (its children's are found at the end). */
+static void mark_work(struct netwho *w)
+{
+	socket_fds(w, (int)w->work, mark_one, NULL);
 }
 
 /*
@@ -294,21 +309,34 @@ static void charge(struct netwho *w, int pid, double bytes)
 	w->acc[i].bytes += bytes;
 }
 
+/* One process's share of the sockets that moved, charged to it once each. */
+struct owned_acc {
+	double bytes;
+	size_t found;
+};
+
+static void own_one(struct seen *m, void *arg)
+{
+	struct owned_acc *a = arg;
+
+	if (m->owned || m->last == m->first)
+		return;
+	m->owned = true;
+	a->bytes += (double)(m->last > m->first ? m->last - m->first : m->last);
+	a->found++;
+}
+
 /* Every process's fds against the sockets that moved: each socket's bytes to its first owner. */
 static void owners(struct netwho *w, size_t left)
 {
-	size_t n = w->nsn;
 	struct dirent *de;
 	DIR *d = opendir(w->proc);
 
 	if (!d)
 		return;
 	while (left && (de = readdir(d))) {
-		char path[PATH_MAX], link[64];
-		struct dirent *fe;
-		double bytes = 0;
+		struct owned_acc a = { 0, 0 };
 		int pid = 0;
-		DIR *fds;
 
 		for (const char *c = de->d_name; *c; c++) {
 			if (*c < '0' || *c > '9' || pid > INT_MAX / 10 - 1) {
@@ -317,29 +345,12 @@ static void owners(struct netwho *w, size_t left)
 			}
 			pid = pid * 10 + (*c - '0');
 		}
-		if (pid <= 0 || proc_path(path, sizeof(path), "%s/%d/fd", w->proc, pid) || !(fds = opendir(path)))
+		if (pid <= 0)
 			continue;
-		while ((fe = readdir(fds))) {
-			char lp[PATH_MAX];
-			struct seen *m;
-			ssize_t k;
-
-			if (fe->d_name[0] == '.' || proc_path(lp, sizeof(lp), "%s/%s", path, fe->d_name))
-				continue;
-			k = readlink(lp, link, sizeof(link) - 1);
-			if (k <= 0)
-				continue;
-			link[k] = '\0';
-			m = find_seen(w->sn, n, socket_inode(link));
-			if (!m || m->owned || m->last == m->first)
-				continue;
-			m->owned = true;
-			bytes += (double)(m->last > m->first ? m->last - m->first : m->last);
-			left--;
-		}
-		closedir(fds);
-		if (bytes > 0)
-			charge(w, pid, bytes);
+		socket_fds(w, pid, own_one, &a);
+		left -= a.found < left ? a.found : left;
+		if (a.bytes > 0)
+			charge(w, pid, a.bytes);
 	}
 	closedir(d);
 }
