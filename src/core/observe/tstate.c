@@ -490,6 +490,7 @@ struct thr {
 	unsigned nseg;
 	short last_key;		/* the last wait sampled, for segments without one; -1 */
 	bool runnable;		/* its last stat read found it R: off the CPU it waits for one */
+	double rq_ahead;	/* run-queue seconds filed ahead of schedstat (runnable, not run since) */
 	/* over the window */
 	double time_s, cpu_s, runq_s;
 	bool busy_wait;		/* a sample in disk, network, ipc, paging, other or unknown */
@@ -692,8 +693,30 @@ static void seg_close(struct tstate *t, struct thr *h, uint64_t now, uint64_t ru
 	/* Counters read a moment apart from the clock: never more than the segment. */
 	if (cpu > dt)
 		cpu = dt;
-	if (rq > dt - cpu)
+	if (rq > dt - cpu) {
+		/*
+		 * More run-queue wait than this segment holds: schedstat adds a
+		 * wait when the thread gets its CPU, so a thread woken in an
+		 * earlier segment and kept off the CPU since (a busy CPU, a
+		 * low weight) was filed there under the wait it had been in.
+		 * What was not already filed as run queue (rq_ahead) is taken
+		 * back from that wait, up to what it holds.
+		 */
+		double excess = rq - (dt - cpu), ahead = h->rq_ahead < excess ? h->rq_ahead : excess;
+
+		h->rq_ahead -= ahead;
+		excess -= ahead;
+		if (excess > 1e-3 && h->last_key >= 0)
+			for (unsigned i = 0; i < h->nk; i++)
+				if (h->k[i].key == h->last_key) {
+					double take = h->k[i].s < excess ? h->k[i].s : excess;
+
+					h->k[i].s -= take;
+					h->runq_s += take;
+					break;
+				}
 		rq = dt - cpu;
+	}
 	off = dt - cpu - rq;
 	h->time_s += dt;
 	h->cpu_s += cpu;
@@ -706,13 +729,15 @@ static void seg_close(struct tstate *t, struct thr *h, uint64_t now, uint64_t ru
 				thr_add_key(h, h->seg[i].key, off * h->seg[i].n / total);
 		else if (h->last_key >= 0)
 			thr_add_key(h, h->last_key, off);
-		else if (h->runnable)
+		else if (h->runnable) {
 			/*
 			 * Found runnable and not run since: run-queue time that
 			 * schedstat counts only when the thread gets its CPU
 			 * (a low weight on a busy CPU waits for seconds).
 			 */
 			h->runq_s += off;
+			h->rq_ahead += off;
+		}
 		else
 			thr_add_key(h, key_of(t, TS_UNKNOWN, "between samples", ""), off);
 	}
