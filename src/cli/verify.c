@@ -131,17 +131,36 @@ static const struct verdict_candidate *find_cand(const struct verdict *v, const 
 	return NULL;
 }
 
-/* The probe's --time: the caller's, else half the step's time per repetition, at least the minimum. */
+/*
+ * The probe's --time: the caller's, else its share of the step's time per
+ * repetition (half unless the caller says), at least the minimum.
+ */
 static uint64_t probe_time(const struct bench_call *c, const struct result *res)
 {
+	uint64_t min = c->probe_min_ns ? c->probe_min_ns : VERIFY_PROBE_MIN_NS;
 	double per;
 
 	if (c->probe_time_ns)
 		return c->probe_time_ns;
-	per = res->duration_s / (res->reps ? res->reps : 1) / 2;
-	if (!isfinite(per) || per * 1e9 < (double)VERIFY_PROBE_MIN_NS)
-		return VERIFY_PROBE_MIN_NS;
+	per = res->duration_s / (res->reps ? res->reps : 1) * (c->probe_share > 0 ? c->probe_share : 0.5);
+	if (!isfinite(per) || per * 1e9 < (double)min)
+		return min;
 	return (uint64_t)(per * 1e9);
+}
+
+/*
+ * Whether a probe of COST_NS (its --time and what it needs besides) fits
+ * what is left of the caller's budget for probes; if not, P is "not
+ * verified" with why.
+ */
+static bool budget_allows(const struct bench_call *c, uint64_t cost_ns, struct verify_probe *p)
+{
+	if (!c->probe_budget_ns || (int64_t)cost_ns <= *c->probe_budget_ns)
+		return true;
+	p->outcome = VERIFY_NOT_VERIFIED;
+	snprintf(p->why, sizeof(p->why), "time budget (the probe would take %.1f s, %.1f s of the probes' time is left)",
+		 (double)cost_ns / 1e9, *c->probe_budget_ns > 0 ? (double)*c->probe_budget_ns / 1e9 : 0.0);
+	return false;
 }
 
 /*
@@ -178,6 +197,8 @@ static bool test_one(struct bench_call *c, const struct bench_env *env, const st
 	}
 	if (!strcmp(cand->resource, "other processes")) {
 		/* The runner's to relax: the same work pinned where the others leave room. */
+		if (!budget_allows(c, VERIFY_LOAD_LOOK_NS + probe_time(c, res) + c->probe_extra_ns, p))
+			return false;
 		if ((cpu = least_busy_cpu(p->why, sizeof(p->why))) < 0 || affinity_get_self(&before) < 0)
 			return false;
 		CPU_ZERO(&one);
@@ -204,6 +225,12 @@ static bool test_one(struct bench_call *c, const struct bench_env *env, const st
 	}
 	if (r <= 0) {
 		snprintf(p->why, sizeof(p->why), "%s", rx.why[0] ? rx.why : "the benchmark cannot relax it");
+		free(probe);
+		return false;
+	}
+	if (cpu < 0 && !budget_allows(c, probe_time(c, res) + c->probe_extra_ns, p)) {
+		snprintf(p->probe, sizeof(p->probe), "%s", rx.what);
+		snprintf(p->parameters, sizeof(p->parameters), "%s", rx.params);
 		free(probe);
 		return false;
 	}
@@ -241,6 +268,18 @@ static bool holds(enum verify_outcome o)
 	return o == VERIFY_CONFIRMED || o == VERIFY_COUNTERS;
 }
 
+/* test_one() with its wall time (the look, the peer's start, the probe) spent from C's budget. */
+static bool test_spent(struct bench_call *c, const struct bench_env *env, const struct result *res,
+		       const struct verdict_candidate *cand, const struct metric *m, struct verify_probe *p)
+{
+	mono_ns t0 = clock_mono();
+	bool ran = test_one(c, env, res, cand, m, p);
+
+	if (c->probe_budget_ns)
+		*c->probe_budget_ns -= (int64_t)elapsed_ns(t0, clock_mono());
+	return ran;
+}
+
 void verify_step(struct bench_call *c, const struct bench_env *env, struct result *res, volatile sig_atomic_t *stop)
 {
 	struct verdict *v = &res->verdict;
@@ -252,15 +291,15 @@ void verify_step(struct bench_call *c, const struct bench_env *env, struct resul
 	size_t k;
 
 	memset(vf, 0, sizeof(*vf));
-	if (res->status != RESULT_OK || !v->resource[0])
+	if (res->status != RESULT_OK)
 		return;
 	if (!(named = find_cand(v, v->resource))) {
 		/* "none observed", "unknown", a benchmark's own verdict: no candidate to relax. */
-		snprintf(none.resource, sizeof(none.resource), "%s", v->resource);
+		snprintf(none.resource, sizeof(none.resource), "%s", v->resource[0] ? v->resource : "unknown");
 		none.share = NAN;
 		named = &none;
 	}
-	runs += test_one(c, env, res, named, m, &vf->p[vf->n++]);
+	runs += test_spent(c, env, res, named, m, &vf->p[vf->n++]);
 	/* Refuted: the next candidates in rank, up to the bound. */
 	for (k = 0; k < v->ncand && vf->p[0].outcome == VERIFY_NOT_CONFIRMED && !holds(vf->p[vf->n - 1].outcome) &&
 		    vf->n < VERIFY_MAX_PROBES && runs < VERIFY_MAX_RUNS && !*stop; k++) {
@@ -271,7 +310,7 @@ void verify_step(struct bench_call *c, const struct bench_env *env, struct resul
 			seen |= !strcmp(vf->p[i].resource, cand->resource);
 		if (seen || !isfinite(cand->share) || cand->share < VERIFY_NEXT_MIN_SHARE)
 			continue;
-		runs += test_one(c, env, res, cand, m, &vf->p[vf->n++]);
+		runs += test_spent(c, env, res, cand, m, &vf->p[vf->n++]);
 	}
 	verify_rerank(v);
 }

@@ -188,6 +188,8 @@ static size_t probe_words(const struct verify_probe *p, char *buf, size_t len)
 		return (size_t)snprintf(buf, len, "confirmed by counters (%s)", p->why);
 	case VERIFY_NOT_VERIFIABLE:
 		return (size_t)snprintf(buf, len, "not verifiable here (%s)", p->why);
+	case VERIFY_NOT_VERIFIED:
+		return (size_t)snprintf(buf, len, "not verified: %s", p->why);
 	case VERIFY_NONE:
 		break;
 	}
