@@ -173,7 +173,7 @@ static bool test_one(struct bench_call *c, const struct bench_env *env, const st
 	const struct bench *b = c->b;
 	struct bench_relax rx = { { 0 } };
 	const struct metric *pm;
-	const char *why;
+	const char *why, *pname;
 	cpu_set_t before, one;
 	int cpu = -1;
 	struct result *pres;
@@ -236,6 +236,19 @@ static bool test_one(struct bench_call *c, const struct bench_env *env, const st
 	}
 	snprintf(p->probe, sizeof(p->probe), "%s", rx.what);
 	snprintf(p->parameters, sizeof(p->parameters), "%s", rx.params);
+	if (rx.base_metric[0]) {
+		/* The hook's figure: its noise band is that metric's own. */
+		if (!(m = result_find_metric(res, rx.base_metric))) {
+			snprintf(p->why, sizeof(p->why), "the step has no %s to compare", rx.base_metric);
+			free(probe);
+			return false;
+		}
+		verify_probe_init(p, cand->resource, m);
+		p->outcome = VERIFY_NOT_VERIFIABLE;
+		snprintf(p->probe, sizeof(p->probe), "%s", rx.what);
+		snprintf(p->parameters, sizeof(p->parameters), "%s", rx.params);
+	}
+	pname = rx.probe_metric[0] ? rx.probe_metric : m->name;
 	if (c->probe_peer && c->probe_peer(c->probe_peer_arg, p->why, sizeof(p->why)) < 0) {
 		free(probe);
 		/* Back on the CPUs it had: allowed a moment ago, so it does not fail. */
@@ -253,8 +266,8 @@ static bool test_one(struct bench_call *c, const struct bench_env *env, const st
 	if (pres->status != RESULT_OK) {
 		snprintf(p->why, sizeof(p->why), "the probe %s: %s", result_status_name(pres->status),
 			 pres->reason ? pres->reason : "no reason given");
-	} else if (!(pm = result_find_metric(pres, m->name))) {
-		snprintf(p->why, sizeof(p->why), "the probe gave no %s", m->name);
+	} else if (!(pm = result_find_metric(pres, pname))) {
+		snprintf(p->why, sizeof(p->why), "the probe gave no %s", pname);
 	} else {
 		p->figure = pm->value;
 		verify_probe_judge(p, m->higher_is_better);
