@@ -623,8 +623,9 @@ static int probe_brief(char *buf, size_t len, const struct verify_probe *p)
 /*
  * R's --verify outcome for the summary: the named candidate's, and when it
  * was refuted the one that was then tested ("not confirmed x0.98, then
- * device latency confirmed x1.56"); the whole sentence is in show and the
- * report.
+ * device latency not verifiable"; re-ranked, the refuted one is named:
+ * "re-ranked: device latency not confirmed x0.47, then other processes
+ * confirmed x1.12"); the whole sentence is in show and the report.
  */
 static void checked_words(char *buf, size_t len, const struct result *r)
 {
@@ -634,7 +635,13 @@ static void checked_words(char *buf, size_t len, const struct result *r)
 	buf[0] = 0;
 	if (!v->n)
 		return;
-	n = probe_brief(buf, len, &v->p[0]);
+	/* Re-ranked: the column before names the new one, so the first tested is named here. */
+	n = 0;
+	if (v->refuted[0] && strcmp(v->refuted, r->verdict.resource))
+		n = snprintf(buf, len, "re-ranked: %s ", v->p[0].resource);
+	if (n < 0 || (size_t)n >= len)
+		return;
+	n += probe_brief(buf + n, len - (size_t)n, &v->p[0]);
 	for (size_t i = 1; i < v->n && n > 0 && (size_t)n < len; i++) {
 		int k = snprintf(buf + n, len - (size_t)n, ", then %s ", v->p[i].resource);
 
