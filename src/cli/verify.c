@@ -55,7 +55,7 @@ static bool idle_cpu(const struct result *res, char *why, size_t len)
 		return true;	/* unsampled: the probe will tell */
 	others = (v->cpu_busy_pct * v->ncpu - v->busiest_cpu_busy_pct) / (v->ncpu - 1);
 	if (others >= VERIFY_IDLE_CPU_PCT) {
-		snprintf(why, len, "no other CPU was idle (the others %.0f %% busy on average): a second stream would "
+		snprintf(why, len, "no other CPU was idle (the others %.0f %% busy on average): a second stream or thread would "
 			 "take a busy one", others);
 		return false;
 	}
@@ -120,6 +120,82 @@ static int least_busy_cpu(char *why, size_t len)
 	if (best < 0)
 		snprintf(why, len, "the CPUs' load could not be read (/proc/stat)");
 	return best;
+}
+
+/*
+ * An observer runs none of the work it reports on (watch: a daemon's
+ * process, an interface, a disk): it has no relax() hook and runs until a
+ * signal or its --time. NEEDSWORK: a BENCH_OBSERVER flag would say it in
+ * the descriptor; watch.c is being changed elsewhere.
+ */
+static bool observer(const struct bench *b)
+{
+	return !b->relax && (b->flags & BENCH_UNTIL_SIGNAL);
+}
+
+/* Parameter KEY of RES; NULL when it has none. */
+static const char *param(const struct result *res, const char *key)
+{
+	for (size_t i = 0; i < res->nparams; i++)
+		if (!strcmp(res->params[i].key, key))
+			return res->params[i].value;
+	return NULL;
+}
+
+/*
+ * An observer cannot relax a daemon's limits: candidate RESOURCE of RES
+ * is "not verifiable (observing only)", and where the step's view makes
+ * its prediction checkable on this box (another CPU idle while the
+ * daemon's thread held one; a disk not saturated), what the operator
+ * could change to test it, into WHY.
+ */
+static void observer_why(const struct result *res, const char *resource, char *why, size_t len)
+{
+	const struct sysview *v = &res->view;
+	const char *pid = param(res, "pid");
+	char who[48];
+	double others = NAN;
+	int n;
+
+	if (pid)
+		snprintf(who, sizeof(who), "process %s", pid);
+	else
+		snprintf(who, sizeof(who), "the work");
+	n = snprintf(why, len, "observing only: engpass runs none of the work and changes none of its settings");
+	if (n < 0 || (size_t)n >= len || !res->have_view)
+		return;
+	if (v->ncpu >= 2 && isfinite(v->cpu_busy_pct) && isfinite(v->busiest_cpu_busy_pct))
+		others = (v->cpu_busy_pct * v->ncpu - v->busiest_cpu_busy_pct) / (v->ncpu - 1);
+	if (!strcmp(resource, "one core")) {
+		if (isfinite(others) && others < VERIFY_IDLE_CPU_PCT && isfinite(v->work_thread_cpu_pct))
+			snprintf(why + n, len - (size_t)n, "; the other CPUs averaged %.0f %% busy while thread %s held "
+				 "cpu%d at %.0f %%: a second worker thread or process of %s on another CPU would test it "
+				 "(one core predicts its figure rises)", others, v->work_thread_comm, v->work_thread_cpu,
+				 v->work_thread_cpu_pct, who);
+		else if (isfinite(others))
+			snprintf(why + n, len - (size_t)n, "; no other CPU was idle (the others %.0f %% busy): a second "
+				 "worker would take a busy one, so this box cannot test it", others);
+	} else if (!strcmp(resource, "device latency") || !strcmp(resource, "device")) {
+		if (v->busiest_disk[0] && isfinite(v->disk_util_pct) && v->disk_util_pct < 90 &&
+		    isfinite(v->disk_queue_avg))
+			snprintf(why + n, len - (size_t)n, "; %s was busy %.0f %% with %.1f requests in flight on "
+				 "average: more requests in flight from %s (more I/O threads, a deeper queue, larger "
+				 "blocks) would test it (device latency predicts its figure rises)", v->busiest_disk,
+				 v->disk_util_pct, v->disk_queue_avg, who);
+		else if (v->busiest_disk[0] && isfinite(v->disk_util_pct))
+			snprintf(why + n, len - (size_t)n, "; %s was busy %.0f %% of the time: only a faster device "
+				 "or another one would test it", v->busiest_disk, v->disk_util_pct);
+	} else if (!strcmp(resource, "other processes")) {
+		if (v->ncpu >= 2 && v->others[0].pid)
+			snprintf(why + n, len - (size_t)n, "; %s pinned to the least busy CPU (taskset -a -p -c CPU "
+				 "%s), or %s (pid %d, %.0f %% of one CPU) paused, would test it", who, pid ? pid : "PID",
+				 v->others[0].comm, v->others[0].pid, v->others[0].cpu_pct);
+	} else if (!strcmp(resource, "round trip")) {
+		snprintf(why + n, len - (size_t)n, "; more requests in flight in %s's settings (pipelining, more "
+			 "connections) would test it", who);
+	} else if (!strcmp(resource, "own pacing")) {
+		snprintf(why + n, len - (size_t)n, "; %s's own rate limit or timers, raised, would test it", who);
+	}
 }
 
 /* The candidate of V named RESOURCE, or NULL. */
@@ -191,6 +267,10 @@ static bool test_one(struct bench_call *c, const struct bench_env *env, const st
 		snprintf(p->why, sizeof(p->why), "%s", why);
 		return false;
 	}
+	if (observer(b)) {
+		observer_why(res, cand->resource, p->why, sizeof(p->why));
+		return false;
+	}
 	if (!m) {
 		snprintf(p->why, sizeof(p->why), "the step has no headline figure to compare");
 		return false;
@@ -224,7 +304,7 @@ static bool test_one(struct bench_call *c, const struct bench_env *env, const st
 		r = b->relax(c->opts, probe, cand->resource, res, env, &rx);
 	}
 	if (r <= 0) {
-		snprintf(p->why, sizeof(p->why), "%s", rx.why[0] ? rx.why : "the benchmark cannot relax it");
+		snprintf(p->why, sizeof(p->why), "%.191s", rx.why[0] ? rx.why : "the benchmark cannot relax it");
 		free(probe);
 		return false;
 	}

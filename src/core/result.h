@@ -142,7 +142,7 @@ struct verify_probe {
 	double lo, hi;
 	char interval_source[48];
 	double probe_s;		/* the probe's wall time; 0 none ran */
-	char why[192];		/* not verifiable: why; counters: what they showed; else "" */
+	char why[384];		/* not verifiable: why (an observer's hint); counters: what they showed; else "" */
 };
 
 #define VERIFY_MAX_PROBES 3

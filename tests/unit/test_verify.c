@@ -202,7 +202,7 @@ static enum verify_outcome counted(const struct sysview *v, const char *resource
 static void test_counters(void **state)
 {
 	struct sysview v;
-	char why[192];
+	char why[384];
 
 	(void)state;
 	quiet(&v);
@@ -241,7 +241,7 @@ static void test_counters(void **state)
 static void test_counters_unknown(void **state)
 {
 	struct sysview v;
-	char why[192];
+	char why[384];
 
 	(void)state;
 	/* Counters not read (NaN) moved nothing we know of: not confirmed, never confirmed. */
