@@ -119,10 +119,10 @@ struct quick {
 	char port[16];			/* "@PORT": for the loopback peers, away from iperf3's 5201 */
 	struct tmpfile_reg *tmp;
 	volatile sig_atomic_t *stop;
-	uint64_t *est_ns;		/* per step: what its declared --time adds up to (probes too), 0 unknown or not run */
+	uint64_t *est_ns;		/* per step: its declared --time and probes, 0 unknown or not run */
 	uint64_t *probe_ns;		/* per step: what its --verify probes are expected to take (in est_ns too) */
 	bool *runs;			/* per step: it will run (not left out, not skipped here) */
-	int64_t probe_left_ns;		/* --verify: the probes' time left (each step adds its share, each probe spends) */
+	int64_t probe_left_ns;		/* --verify: the probes' time left (a step adds its share, a probe spends) */
 	uint64_t probe_given_ns;	/* the shares added so far: what the probes were allowed */
 	bool machine;			/* --format json or csv: stdout is the document only */
 };
@@ -541,7 +541,8 @@ static void print_plan(struct quick *q)
 	}
 	printf("total: %s%.1f s\n", unknown ? "at least " : "", (double)total / 1e9);
 	if (!q->o.no_verify)
-		printf("of it --verify probes: %.1f s expected; their budget %.1f s (%.0f %% of the %.1f s without them)\n",
+		printf("of it --verify probes: %.1f s expected; their budget %.1f s (%.0f %% of the %.1f s without "
+		       "them)\n",
 		       (double)probes / 1e9, (double)base / 1e9 * QUICK_VERIFY_SHARE, QUICK_VERIFY_SHARE * 100,
 		       (double)base / 1e9);
 }

@@ -55,8 +55,8 @@ static bool idle_cpu(const struct result *res, char *why, size_t len)
 		return true;	/* unsampled: the probe will tell */
 	others = (v->cpu_busy_pct * v->ncpu - v->busiest_cpu_busy_pct) / (v->ncpu - 1);
 	if (others >= VERIFY_IDLE_CPU_PCT) {
-		snprintf(why, len, "no other CPU was idle (the others %.0f %% busy on average): a second stream or thread would "
-			 "take a busy one", others);
+		snprintf(why, len, "no other CPU was idle (the others %.0f %% busy on average): a second stream or "
+			 "thread would take a busy one", others);
 		return false;
 	}
 	return true;
