@@ -44,6 +44,9 @@ check "quick's disk steps leave no temp files behind" sh -c "[ -z \"\$(ls -A '$T
 if [ "$JANSSON" = true ]; then
 	check "quick names the report" grep -q "^report: $T_TMP/q.html" "$T_TMP/out"
 	check "the report is written" grep -q "class=\"chart" "$T_TMP/q.html"
+	check "the report shows how each step's verdict was checked, the probe's figure beside the step's" \
+		sh -c "grep -q 'Checked (<code>--verify</code>): .*: the step <b>.*</b>, the probe <b>' '$T_TMP/q.html' &&
+			[ \$(grep -c 'Checked (<code>--verify</code>)' '$T_TMP/q.html') -ge $OKROWS ]"
 else
 	check "quick says the report was not written without jansson" grep -q "^report: not written: .*without jansson" "$T_TMP/out"
 	check "... and writes none" [ ! -e "$T_TMP/q.html" ]
@@ -117,6 +120,8 @@ if promtool check metrics <"$T_TMP/q.prom" >"$T_TMP/lint" 2>&1; then
 else
 	not_ok "promtool accepts quick's --prom" "$(head -5 "$T_TMP/lint")"
 fi
+check "quick's --prom has how each measured step's verdict was checked (engpass_verdict_verified{outcome})" \
+	sh -c "[ \$(grep -c '^engpass_verdict_verified{.*,resource=\"[a-z ]*\",outcome=\"[a-z ]*\"} 1\$' '$T_TMP/q.prom') -ge $OKROWS ]"
 check "quick's --prom is written atomically (no temp file left)" sh -c "! ls '$T_TMP' | grep -q 'q.prom.tmp'"
 
 run quick --skip cpu,mem,disk,net,latency --json --no-history --no-report --no-verify

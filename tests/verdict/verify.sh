@@ -58,6 +58,16 @@ if wait_listen "$PORT"; then
 		not_ok "rr depth 1: the table and 'show' say 'confirmed (xN with 2 requests in flight)'" \
 			"$(grep -h checked "$T_TMP/rr.txt" "$T_TMP/show.txt")"
 	fi
+	# compare: a run without --verify beside it; each says its verdict and check.
+	ep "$T_TMP/rr2.txt" "$ENGPASS" net client 127.0.0.1 --port "$PORT" --mode rr --block 60K --depth 1 --time 1s -q \
+		--db "$T_TMP/h.db"
+	ep "$T_TMP/cmp.txt" "$ENGPASS" compare 1 2 --db "$T_TMP/h.db"
+	if grep -q "^  checked   A  round trip -- confirmed (x[0-9.]* with 2 requests in flight)" "$T_TMP/cmp.txt" &&
+		grep -q "^            B  [a-z ]* -- not checked (no --verify)" "$T_TMP/cmp.txt"; then
+		ok "compare: each input's verdict and how it was checked, under the step"
+	else
+		not_ok "compare: each input's verdict and how it was checked, under the step" "$(head -8 "$T_TMP/cmp.txt")"
+	fi
 else
 	not_ok "rr: server listens"
 fi
