@@ -222,6 +222,14 @@ static void test_counters(void **state)
 	quiet(&v);
 	v.qdisc_drops = 1;
 	assert_int_equal(counted(&v, "shaper", 1, NULL, 0), VERIFY_COUNTERS);
+	/* The ingress shaper's counters (an ifb's) count too, and are said. */
+	quiet(&v);
+	v.qdisc_in_bytes_per_s = 2.5e6;
+	v.qdisc_in_overlimits = v.qdisc_in_drops = v.qdisc_in_backlog_max_bytes = 0;
+	assert_int_equal(counted(&v, "shaper", 1, NULL, 0), VERIFY_NOT_CONFIRMED);
+	v.qdisc_in_overlimits = 410;
+	assert_int_equal(counted(&v, "shaper", 1, why, sizeof(why)), VERIFY_COUNTERS);
+	assert_non_null(strstr(why, "0 overlimits, 0 drops, backlog up to 0 bytes; the ingress shaper's: 410 overlimits"));
 	v.cg_mem_limit_hits = 12;
 	assert_int_equal(counted(&v, "memory limit", 1, why, sizeof(why)), VERIFY_COUNTERS);
 	assert_non_null(strstr(why, "hit 12 times"));
