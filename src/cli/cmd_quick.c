@@ -167,7 +167,8 @@ static void quick_help(const struct qstep *p, size_t n)
 {
 	printf("usage: engpass quick [options]\n\n"
 	       "The whole-box profile in about a minute: the steps below, then a summary table (a row per\n"
-	       "step, its headline figure and what bound it) and a few plain findings. It stores the\n"
+	       "step, its headline figure, what bound it and how a short probe checked that: --verify,\n"
+	       "at most 25 %% more time) and a few plain findings. It stores the\n"
 	       "profile in the history as one run and writes an HTML report (not in a build without\n"
 	       "jansson nor in the minimal router build: it says so). Disk steps use temp files in the\n"
 	       "current directory.\n\n"
