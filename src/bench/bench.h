@@ -260,6 +260,15 @@ struct bench_relax {
 	char what[64];		/* the verdict line's words: "2 streams", "2 requests in flight" */
 	char params[96];	/* the changed options as typed: "--parallel 2" */
 	char why[192];		/* when it cannot relax the candidate: why not, here */
+	/*
+	 * The figures compared when not the step's headline in both: the
+	 * step's (BASE) and the probe's (PROBE, "" = BASE): cpu compares the
+	 * work per wall second (its headline is per CPU-second, which a second
+	 * thread does not move), mem one thread's triad with two threads'
+	 * together. "" = the headline.
+	 */
+	char base_metric[32];
+	char probe_metric[32];
 };
 
 struct bench {

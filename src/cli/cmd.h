@@ -173,14 +173,27 @@ struct bench_call {
 	struct stream *stream;		/* --format jsonl's interval writer (cmd_bench's); NULL = none */
 	struct csv_cols *csv;		/* --format csv: the columns of the header emitted results wrote; NULL = none yet */
 	/*
-	 * --verify: the probe's --time (0: half the step's own time per
-	 * repetition, at least VERIFY_PROBE_MIN_NS), and what runs before
+	 * --verify: the probe's --time (0: PROBE_SHARE of the step's own time
+	 * per repetition, PROBE_SHARE 0 meaning half, at least
+	 * VERIFY_PROBE_MIN_NS, or probe_min_ns when set), and what runs before
 	 * each probe (quick restarts the step's one-off peer; NULL none),
 	 * returning 0, or -1 with why the probe cannot run.
 	 */
 	uint64_t probe_time_ns;
+	double probe_share;
+	uint64_t probe_min_ns;
 	int (*probe_peer)(void *arg, char *why, size_t len);
 	void *probe_peer_arg;
+	/*
+	 * A time budget for the probes (quick's 25 %): *PROBE_BUDGET_NS is
+	 * what is left, spent by each probe's wall time (its peer's start and
+	 * the look at the CPUs' load included); a probe whose --time plus
+	 * PROBE_EXTRA_NS (what it costs beyond its --time) does not fit is
+	 * not run and its candidate is "not verified: time budget". NULL: no
+	 * budget.
+	 */
+	int64_t *probe_budget_ns;
+	uint64_t probe_extra_ns;
 };
 
 /* --verify: the shortest probe when the caller sets none (a step's first second is often its slow start). */

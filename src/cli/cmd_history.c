@@ -19,6 +19,7 @@
 
 #include "cli/cmd.h"
 #include "cli/histfmt.h"
+#include "core/verify.h"
 #include "lib/units.h"
 #include "core/kernel/proc.h"
 #include "lib/xalloc.h"
@@ -450,23 +451,67 @@ static void compare_warnings(const struct history_metrics *sets, size_t nsets)
  * their human labels there); from the database rows when this engpass
  * cannot read JSON. Returns 0 or -errno with ERR filled.
  */
-static int run_metrics(struct history *h, int64_t id, struct history_metrics *out, char *err, size_t errlen)
+static int run_metrics(struct history *h, int64_t id, struct history_metrics *out, struct run **run, char *err,
+		       size_t errlen)
 {
-	char *doc, label[32];
+	char *doc, label[32], e2[64];
 	int rc = history_document(h, id, &doc, err, errlen);
 
+	*run = NULL;
 	if (rc < 0) {
 		memset(out, 0, sizeof(*out));
 		return rc;
 	}
 	snprintf(label, sizeof(label), "run %" PRId64, id);
 	rc = history_metrics_from_json(doc, label, out, err, errlen);
+	/* The verdicts and their checks; without them compare shows the figures only. */
+	if (rc >= 0 && run_from_json(doc, run, e2, sizeof(e2)) < 0)
+		*run = NULL;
 	free(doc);
 	if (rc == -ENOTSUP)
 		rc = history_metrics(h, id, out, err, errlen);
 	else if (rc < 0)
 		rc = -EIO;	/* a stored document that does not read back is not a usage error */
 	return rc;
+}
+
+/* The result of RUN (NULL: none) for the step of metric M; NULL when it has none. */
+static const struct result *step_result(const struct run *run, const struct history_metric *m)
+{
+	for (size_t i = 0; run && i < run->nresults; i++) {
+		const struct result *r = run->results[i];
+
+		if (!strcmp(r->bench, m->bench) && !strcmp(r->step ? r->step : "", m->step))
+			return r;
+	}
+	return NULL;
+}
+
+/*
+ * Under a step's heading, when any input checked its verdict (--verify):
+ * each input's verdict and how it was checked, by letter.
+ */
+static void compare_verdicts(struct run *const *runs, size_t nsets, const struct history_metric *m)
+{
+	const struct result *r[8];
+	bool any = false;
+	char buf[1024];
+
+	for (size_t s = 0; s < nsets; s++) {
+		r[s] = step_result(runs[s], m);
+		any |= r[s] && r[s]->verdict.verify.n;
+	}
+	if (!any)
+		return;
+	for (size_t s = 0; s < nsets; s++) {
+		printf("  %-8s  %c  ", s ? "" : "checked", (int)('A' + s));
+		if (!r[s] || !r[s]->verdict.resource[0]) {
+			printf("-\n");
+			continue;
+		}
+		verify_describe(&r[s]->verdict, buf, sizeof(buf));
+		printf("%s -- %s\n", r[s]->verdict.resource, buf[0] ? buf : "not checked (no --verify)");
+	}
 }
 
 /* What a row of compare calls metric M: its human label, else its name. */
@@ -485,7 +530,8 @@ int cmd_compare(int argc, char **argv)
 	struct history_opts o;
 	struct history *h = NULL;
 	struct history_metrics sets[8];
-	char *pos[8], err[256], prev[160] = "";
+	struct run *runs[8] = { 0 };
+	char *pos[8], err[256], e2[64], prev[160] = "";
 	size_t npos, nsets = 0, namew = 6;
 	bool judged = false, short_cov = false, diff = false, common = false;
 	int rc;
@@ -495,7 +541,9 @@ int cmd_compare(int argc, char **argv)
 			"input's value, the ratio to A and, where --repeat N gave both runs an interval of\n"
 			"the median (N >= 6 for 95 %), whether the difference is beyond the noise (the\n"
 			"intervals do not overlap; then B is better or worse) or not distinguishable.\n"
-			"Warns on inputs with nothing in common, incomplete or failed.")) >= 0)
+			"Where a run checked its verdicts (--verify), each step says per input what bound\n"
+			"it and how that was checked. Warns on inputs with nothing in common, incomplete\n"
+			"or failed.")) >= 0)
 		return rc;
 	if (npos < 2)
 		return usage_error("compare", "needs at least two runs or JSON files");
@@ -505,7 +553,7 @@ int cmd_compare(int argc, char **argv)
 		if (!parse_run_id(pos[i], &id)) {
 			if (!h && (rc = cmd_history_open("compare", o.db, &h)) >= 0)
 				goto out;
-			rc = run_metrics(h, id, &sets[nsets], err, sizeof(err));
+			rc = run_metrics(h, id, &sets[nsets], &runs[nsets], err, sizeof(err));
 		} else {
 			char *text = slurp(pos[i]);
 
@@ -514,6 +562,8 @@ int cmd_compare(int argc, char **argv)
 				rc = -ENOENT;
 			} else {
 				rc = history_metrics_from_json(text, pos[i], &sets[nsets], err, sizeof(err));
+				if (rc >= 0 && run_from_json(text, &runs[nsets], e2, sizeof(e2)) < 0)
+					runs[nsets] = NULL;
 				free(text);
 			}
 		}
@@ -559,6 +609,7 @@ int cmd_compare(int argc, char **argv)
 		if (strcmp(step, prev)) {
 			printf("%s\n", step);
 			snprintf(prev, sizeof(prev), "%s", step);
+			compare_verdicts(runs, nsets, a);
 		}
 		/* A name longer than the column has a line of its own: never cut. */
 		if (hist_cols(metric_shown(a)) > namew)
@@ -606,8 +657,11 @@ int cmd_compare(int argc, char **argv)
 		printf("noise: some intervals are [min, max] of fewer than 6 repetitions, covering less than 95 %%\n");
 	rc = EXIT_OK;
 out:
-	for (size_t s = 0; s < nsets; s++)
+	for (size_t s = 0; s < nsets; s++) {
 		history_metrics_release(&sets[s]);
+		if (runs[s])
+			run_free(runs[s]);
+	}
 	history_close(h);
 	return rc;
 }

@@ -53,6 +53,7 @@ struct quick_opts {
 	const char *db;
 	const char *prom;
 	bool plan;
+	bool no_verify;
 	bool help;
 };
 
@@ -72,6 +73,9 @@ const struct opt quick_options[] = {
 	OPT_FLAG("no-history", 0, struct quick_opts, no_history, "do not store the profile in the history"),
 	OPT_STRING("db", 0, struct quick_opts, db, "PATH", "history database"),
 	OPT_STRING("prom", 0, struct quick_opts, prom, "FILE", "also write Prometheus text format to FILE"),
+	OPT_FLAG("no-verify", 0, struct quick_opts, no_verify,
+		 "do not check each step's verdict with a short probe (--verify, on by default here: at most "
+		 "25 % more time)"),
 	OPT_FLAG("plan", 0, struct quick_opts, plan,
 		 "print the steps that would run and what each is expected to take, and run nothing"),
 	OPT_FLAG("help", 'h', struct quick_opts, help, "show this help"),
@@ -85,6 +89,26 @@ struct qstep {
 	const struct bench_quick_step *s;
 };
 
+/*
+ * What the runner adds to each result beyond the benchmark's run(): the
+ * window and its sampler, the verdict, the temp files' removal (measured
+ * here: 40.2 s of quick's wall time against 38.3 s of its 20 steps'
+ * run()s, with 0.9 s of peers' start).
+ */
+#define STEP_OVERHEAD_NS (100 * NS_PER_MS)
+#define PEER_START_NS (300 * NS_PER_MS)	/* peer_spawn()'s wait for the peer to listen */
+/*
+ * --verify in quick (docs/quick.md "Checking each verdict"): the probes
+ * may add at most QUICK_VERIFY_SHARE to the profile's time. Each step
+ * adds that share of its expected time to the probes' budget when it
+ * starts (what an earlier step left over carries on); each probe runs
+ * for QUICK_PROBE_SHARE of its step's time per repetition, at least
+ * QUICK_PROBE_MIN_NS, and runs only when it fits what is left.
+ */
+#define QUICK_VERIFY_SHARE 0.25
+#define QUICK_PROBE_SHARE 0.2
+#define QUICK_PROBE_MIN_NS (250 * NS_PER_MS)
+
 /* One profile being run. */
 struct quick {
 	struct quick_opts o;
@@ -95,8 +119,11 @@ struct quick {
 	char port[16];			/* "@PORT": for the loopback peers, away from iperf3's 5201 */
 	struct tmpfile_reg *tmp;
 	volatile sig_atomic_t *stop;
-	uint64_t *est_ns;		/* per step: what its declared --time adds up to, 0 unknown or not run */
+	uint64_t *est_ns;		/* per step: its declared --time and probes, 0 unknown or not run */
+	uint64_t *probe_ns;		/* per step: what its --verify probes are expected to take (in est_ns too) */
 	bool *runs;			/* per step: it will run (not left out, not skipped here) */
+	int64_t probe_left_ns;		/* --verify: the probes' time left (a step adds its share, a probe spends) */
+	uint64_t probe_given_ns;	/* the shares added so far: what the probes were allowed */
 	bool machine;			/* --format json or csv: stdout is the document only */
 };
 
@@ -140,7 +167,8 @@ static void quick_help(const struct qstep *p, size_t n)
 {
 	printf("usage: engpass quick [options]\n\n"
 	       "The whole-box profile in about a minute: the steps below, then a summary table (a row per\n"
-	       "step, its headline figure and what bound it) and a few plain findings. It stores the\n"
+	       "step, its headline figure, what bound it and how a short probe checked that: --verify,\n"
+	       "at most 25 %% more time) and a few plain findings. It stores the\n"
 	       "profile in the history as one run and writes an HTML report (not in a build without\n"
 	       "jansson nor in the minimal router build: it says so). Disk steps use temp files in the\n"
 	       "current directory.\n\n"
@@ -222,13 +250,13 @@ static void status_row(struct quick *q, const struct qstep *s, enum result_statu
 /*
  * Starts the peer of step S, `engpass PEER-ARGS --quiet --no-history`, as
  * a process of its own with its output discarded; it dies with quick.
- * Returns its pid, or 0 with a row for the step when the peer could not
- * start or ended before the step began (e.g. skipped in this build): the
- * step cannot run then.
+ * Returns its pid; 0 with why in WHY and *SKIPPED when the peer could not
+ * start (false) or ended at once with exit status 0 (true: it skipped
+ * itself, e.g. in a build without what it needs).
  */
-static pid_t peer_start(struct quick *q, const struct qstep *s)
+static pid_t peer_spawn(const struct quick *q, const struct qstep *s, char *why, size_t len, bool *skipped)
 {
-	char *argv[BENCH_QUICK_MAXARGS + 4], *why;
+	char *argv[BENCH_QUICK_MAXARGS + 4];
 	size_t n = fill_args(argv, 1, s->s->peer, q->port);
 	pid_t pid;
 	int st;
@@ -249,22 +277,53 @@ static pid_t peer_start(struct quick *q, const struct qstep *s)
 		execv("/proc/self/exe", argv);
 		_exit(127);
 	}
+	*skipped = false;
 	if (pid < 0) {
-		why = xasprintf("cannot start its peer 'engpass %s %s': %s", argv[1], argv[2] ? argv[2] : "",
-				strerror(errno));
-		status_row(q, s, RESULT_FAILED, why);
-		free(why);
+		snprintf(why, len, "cannot start its peer 'engpass %s %s': %s", argv[1], argv[2] ? argv[2] : "",
+			 strerror(errno));
 		return 0;
 	}
-	usleep(300000);	/* time to listen; a client also retries until its --connect-timeout */
+	usleep(PEER_START_NS / 1000);	/* time to listen; a client also retries until its --connect-timeout */
 	if (waitpid(pid, &st, WNOHANG) != pid)
 		return pid;
-	/* Exit 0 at once: the peer skipped itself (a build without what it needs). */
-	why = xasprintf("its peer 'engpass %s %s' ended before the step began (exit status %d)", argv[1],
-			argv[2] ? argv[2] : "", WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
-	status_row(q, s, WIFEXITED(st) && !WEXITSTATUS(st) ? RESULT_SKIPPED : RESULT_FAILED, why);
-	free(why);
+	snprintf(why, len, "its peer 'engpass %s %s' ended before the step began (exit status %d)", argv[1],
+		 argv[2] ? argv[2] : "", WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+	*skipped = WIFEXITED(st) && !WEXITSTATUS(st);
 	return 0;
+}
+
+/*
+ * peer_spawn() for step S, or 0 with a row for the step when the peer
+ * could not start or ended before the step began: the step cannot run.
+ */
+static pid_t peer_start(struct quick *q, const struct qstep *s)
+{
+	char why[320];
+	bool skip;
+	pid_t pid = peer_spawn(q, s, why, sizeof(why), &skip);
+
+	if (!pid)
+		status_row(q, s, skip ? RESULT_SKIPPED : RESULT_FAILED, why);
+	return pid;
+}
+
+/* A step's peer across its --verify probes: a --one-off peer serves one test, so each probe starts another. */
+struct quick_peer {
+	const struct quick *q;
+	const struct qstep *s;
+	pid_t pid;		/* the one running or ended, not yet reaped; 0 none */
+};
+
+/* The probe_peer hook of struct bench_call: ends the last peer and starts a new one. */
+static int peer_again(void *arg, char *why, size_t len)
+{
+	struct quick_peer *p = arg;
+	bool skip;
+
+	if (p->pid > 0)
+		peer_stop(p->pid);
+	p->pid = peer_spawn(p->q, p->s, why, len, &skip);
+	return p->pid > 0 ? 0 : -1;
 }
 
 /* The arguments step S runs with into ARGV (BENCH_QUICK_MAXARGS + 2 long); returns their count. */
@@ -284,6 +343,7 @@ static void run_step(struct quick *q, size_t i)
 	char *argv[BENCH_QUICK_MAXARGS + 2], err[256];
 	size_t argc = step_argv(q, s, argv), first = q->run->nresults;
 	struct bench_call call;
+	struct quick_peer qp = { q, s, 0 };
 	pid_t peer = -1;
 	double peer_s = 0;
 	int r;
@@ -306,7 +366,25 @@ static void run_step(struct quick *q, size_t i)
 		}
 		peer_s = elapsed_s(t0, clock_mono());
 	}
+	if (!q->o.no_verify) {
+		uint64_t add = (uint64_t)((double)(q->est_ns[i] - q->probe_ns[i]) * QUICK_VERIFY_SHARE);
+
+		call.common.verify = true;
+		call.probe_share = QUICK_PROBE_SHARE;
+		call.probe_min_ns = QUICK_PROBE_MIN_NS;
+		call.probe_budget_ns = &q->probe_left_ns;
+		call.probe_extra_ns = STEP_OVERHEAD_NS + (peer > 0 ? PEER_START_NS : 0);
+		q->probe_left_ns += (int64_t)add;
+		q->probe_given_ns += add;
+		if (peer > 0) {
+			qp.pid = peer;
+			call.probe_peer = peer_again;
+			call.probe_peer_arg = &qp;
+		}
+	}
 	r = bench_call_run(&call, q->tmp, q->stop, q->run, err, sizeof(err));
+	if (qp.pid > 0)
+		peer = qp.pid;	/* the last probe's */
 	if (peer > 0)
 		peer_stop(peer);
 	bench_call_release(&call);
@@ -332,14 +410,26 @@ static void run_step(struct quick *q, size_t i)
 	}
 }
 
+
 /*
- * What the runner adds to each result beyond the benchmark's run(): the
- * window and its sampler, the verdict, the temp files' removal (measured
- * here: 40.2 s of quick's wall time against 38.3 s of its 20 steps'
- * run()s, with 0.9 s of peers' start).
+ * What the probes of a step of N results of --time T are expected to take
+ * (its ETA's part, not its budget): one probe per result at
+ * QUICK_PROBE_SHARE of T (at least QUICK_PROBE_MIN_NS), with the runner's
+ * overhead and its peer's start, at most the step's share of BASE (its
+ * expected time without probes). Only for a benchmark with probes of its
+ * own (a relax() hook); the runner's "other processes" probe, on a loaded
+ * box, is not foreseen.
  */
-#define STEP_OVERHEAD_NS (100 * NS_PER_MS)
-#define PEER_START_NS (300 * NS_PER_MS)	/* peer_start()'s wait for the peer to listen */
+static uint64_t probe_expected(const struct qstep *s, uint64_t t, size_t n, uint64_t base)
+{
+	uint64_t each = (uint64_t)((double)t * QUICK_PROBE_SHARE), all, cap;
+
+	if (each < QUICK_PROBE_MIN_NS)
+		each = QUICK_PROBE_MIN_NS;
+	all = n * (each + STEP_OVERHEAD_NS + (s->s->peer[0] ? PEER_START_NS : 0));
+	cap = (uint64_t)((double)base * QUICK_VERIFY_SHARE);
+	return all < cap ? all : cap;
+}
 
 /*
  * Plans the profile: which steps will run (not left out by --skip or
@@ -354,6 +444,7 @@ static void run_step(struct quick *q, size_t i)
 static void plan(struct quick *q)
 {
 	q->est_ns = xcalloc(q->nsteps ? q->nsteps : 1, sizeof(*q->est_ns));
+	q->probe_ns = xcalloc(q->nsteps ? q->nsteps : 1, sizeof(*q->probe_ns));
 	q->runs = xcalloc(q->nsteps ? q->nsteps : 1, sizeof(*q->runs));
 	for (size_t i = 0; i < q->nsteps; i++) {
 		const struct qstep *s = &q->steps[i];
@@ -375,7 +466,12 @@ static void plan(struct quick *q)
 			continue;
 		q->est_ns[i] = t * n + s->s->extra_ms * NS_PER_MS + n * STEP_OVERHEAD_NS +
 			       (s->s->peer[0] ? PEER_START_NS : 0);
+		if (!q->o.no_verify && s->b->relax && t)
+			q->probe_ns[i] = probe_expected(s, t, n, q->est_ns[i]);
 	}
+	/* The step's time is its base and its probes': the ETA counts both. */
+	for (size_t i = 0; i < q->nsteps; i++)
+		q->est_ns[i] += q->probe_ns[i];
 }
 
 /* "m:ss" for NS. */
@@ -426,7 +522,7 @@ static void announce(const struct quick *q, size_t i, mono_ns t0)
  */
 static void print_plan(struct quick *q)
 {
-	uint64_t total = 0;
+	uint64_t total = 0, probes = 0, base = 0;
 	bool unknown = false;
 	char t[24];
 
@@ -438,11 +534,18 @@ static void print_plan(struct quick *q)
 		if (!q->runs[i])
 			continue;
 		total += q->est_ns[i];
+		probes += q->probe_ns[i];
+		base += q->est_ns[i] - q->probe_ns[i];
 		unknown |= !q->est_ns[i];
 		snprintf(t, sizeof(t), "%.1f s", (double)q->est_ns[i] / 1e9);
 		printf("%-8s %-8s %8s  %s\n", s->s->group, s->b->name, q->est_ns[i] ? t : "?", s->s->why);
 	}
 	printf("total: %s%.1f s\n", unknown ? "at least " : "", (double)total / 1e9);
+	if (!q->o.no_verify)
+		printf("of it --verify probes: %.1f s expected; their budget %.1f s (%.0f %% of the %.1f s without "
+		       "them)\n",
+		       (double)probes / 1e9, (double)base / 1e9 * QUICK_VERIFY_SHARE, QUICK_VERIFY_SHARE * 100,
+		       (double)base / 1e9);
 }
 
 /* Runs the profile, minus what --skip and --no-net leave out. Returns 0, or 128 + the signal that stopped it. */
@@ -498,14 +601,71 @@ static void headline(char *buf, size_t len, const struct result *r)
 		render_metric(buf, len, r, m, m->value);
 }
 
+/* One tested candidate in a few words: "confirmed x1.87", "not verified: time budget". */
+static int probe_brief(char *buf, size_t len, const struct verify_probe *p)
+{
+	switch (p->outcome) {
+	case VERIFY_CONFIRMED:
+	case VERIFY_NOT_CONFIRMED:
+		if (p->probe_s > 0)
+			return snprintf(buf, len, "%s x%.2f", verify_outcome_name(p->outcome), p->ratio);
+		return snprintf(buf, len, "%s by counters", verify_outcome_name(p->outcome));
+	case VERIFY_NOT_VERIFIED:
+		/* The why's first words: "time budget (...)". */
+		return snprintf(buf, len, "not verified: %.*s", (int)strcspn(p->why, "("),
+				p->why);
+	case VERIFY_COUNTERS:
+	case VERIFY_NOT_VERIFIABLE:
+	case VERIFY_NONE:
+		break;
+	}
+	return snprintf(buf, len, "%s", verify_outcome_name(p->outcome));
+}
+
+/*
+ * R's --verify outcome for the summary: the named candidate's, and when it
+ * was refuted the one that was then tested ("not confirmed x0.98, then
+ * device latency not verifiable"; re-ranked, the refuted one is named:
+ * "re-ranked: device latency not confirmed x0.47, then other processes
+ * confirmed x1.12"); the whole sentence is in show and the report.
+ */
+static void checked_words(char *buf, size_t len, const struct result *r)
+{
+	const struct verify *v = &r->verdict.verify;
+	int n;
+
+	buf[0] = 0;
+	if (!v->n)
+		return;
+	/* Re-ranked: the column before names the new one, so the first tested is named here. */
+	n = 0;
+	if (v->refuted[0] && strcmp(v->refuted, r->verdict.resource))
+		n = snprintf(buf, len, "re-ranked: %s ", v->p[0].resource);
+	if (n < 0 || (size_t)n >= len)
+		return;
+	n += probe_brief(buf + n, len - (size_t)n, &v->p[0]);
+	for (size_t i = 1; i < v->n && n > 0 && (size_t)n < len; i++) {
+		int k = snprintf(buf + n, len - (size_t)n, ", then %s ", v->p[i].resource);
+
+		if (k < 0 || (size_t)(n + k) >= len)
+			break;
+		n += k;
+		n += probe_brief(buf + n, len - (size_t)n, &v->p[i]);
+	}
+	/* A trailing blank of a why cut at its "(". */
+	while (*buf && buf[strlen(buf) - 1] == ' ')
+		buf[strlen(buf) - 1] = 0;
+}
+
 /*
  * The table: a row per result with its headline figure (else its first),
- * right-aligned in one column, and what bound it; step names whole.
+ * right-aligned in one column, what bound it and, with --verify, how
+ * that was checked; step names whole.
  */
-static void print_summary(const struct run *run)
+static void print_summary(const struct run *run, bool verified)
 {
-	size_t sw = 4, vw = 8;
-	char val[64];
+	size_t sw = 4, vw = 8, bw = 8;
+	char val[64], chk[256];
 
 	for (size_t i = 0; i < run->nresults; i++) {
 		const struct result *r = run->results[i];
@@ -513,8 +673,11 @@ static void print_summary(const struct run *run)
 		sw = r->step && strlen(r->step) > sw ? strlen(r->step) : sw;
 		headline(val, sizeof(val), r);
 		vw = strlen(val) > vw ? strlen(val) : vw;
+		if (r->status == RESULT_OK && strlen(r->verdict.resource) > bw)
+			bw = strlen(r->verdict.resource);
 	}
-	printf("%-8s %-*s  %*s  %s\n", "bench", (int)sw, "step", (int)vw, "headline", "bound by");
+	printf("%-8s %-*s  %*s  %-*s%s\n", "bench", (int)sw, "step", (int)vw, "headline", verified ? (int)bw : 0,
+	       "bound by", verified ? "  checked" : "");
 	for (size_t i = 0; i < run->nresults; i++) {
 		const struct result *r = run->results[i];
 
@@ -524,7 +687,12 @@ static void print_summary(const struct run *run)
 			continue;
 		}
 		headline(val, sizeof(val), r);
-		printf("%*s  %s\n", (int)vw, val, r->verdict.resource);
+		if (!verified) {
+			printf("%*s  %s\n", (int)vw, val, r->verdict.resource);
+			continue;
+		}
+		checked_words(chk, sizeof(chk), r);
+		printf("%*s  %-*s  %s\n", (int)vw, val, (int)bw, r->verdict.resource, chk[0] ? chk : "not tested");
 	}
 }
 
@@ -737,6 +905,7 @@ int cmd_quick(int argc, char **argv)
 	if (q.o.plan) {
 		print_plan(&q);
 		free(q.est_ns);
+		free(q.probe_ns);
 		free(q.runs);
 		free(q.steps);
 		return EXIT_OK;
@@ -760,11 +929,17 @@ int cmd_quick(int argc, char **argv)
 	} else if (q.o.format == FORMAT_JSON) {
 		render_json(stdout, q.run, true, true);
 	} else {
-		print_summary(q.run);
+		print_summary(q.run, !q.o.no_verify);
 		print_findings(&q);
 		print_scaled(q.run);
-		printf("\n(%.0f s; every figure with its method: engpass show RUN, or the report)\n",
-		       elapsed_s(t0, clock_mono()));
+		if (!q.o.no_verify)
+			printf("\n(%.0f s, of it %.1f s checking verdicts, %s their budget of %.1f s; every figure with "
+			       "its method: engpass show RUN, or the report)\n", elapsed_s(t0, clock_mono()),
+			       (double)((int64_t)q.probe_given_ns - q.probe_left_ns) / 1e9,
+			       q.probe_left_ns >= 0 ? "within" : "past", (double)q.probe_given_ns / 1e9);
+		else
+			printf("\n(%.0f s; every figure with its method: engpass show RUN, or the report)\n",
+			       elapsed_s(t0, clock_mono()));
 	}
 	fflush(stdout);
 	r = keep(&q, report);
@@ -773,6 +948,7 @@ int cmd_quick(int argc, char **argv)
 	free(report);
 	free(q.origin);
 	free(q.est_ns);
+	free(q.probe_ns);
 	free(q.runs);
 	free(q.steps);
 	run_free(q.run);

@@ -55,8 +55,8 @@ static bool idle_cpu(const struct result *res, char *why, size_t len)
 		return true;	/* unsampled: the probe will tell */
 	others = (v->cpu_busy_pct * v->ncpu - v->busiest_cpu_busy_pct) / (v->ncpu - 1);
 	if (others >= VERIFY_IDLE_CPU_PCT) {
-		snprintf(why, len, "no other CPU was idle (the others %.0f %% busy on average): a second stream would "
-			 "take a busy one", others);
+		snprintf(why, len, "no other CPU was idle (the others %.0f %% busy on average): a second stream or "
+			 "thread would take a busy one", others);
 		return false;
 	}
 	return true;
@@ -122,6 +122,82 @@ static int least_busy_cpu(char *why, size_t len)
 	return best;
 }
 
+/*
+ * An observer runs none of the work it reports on (watch: a daemon's
+ * process, an interface, a disk): it has no relax() hook and runs until a
+ * signal or its --time. NEEDSWORK: a BENCH_OBSERVER flag would say it in
+ * the descriptor; watch.c is being changed elsewhere.
+ */
+static bool observer(const struct bench *b)
+{
+	return !b->relax && (b->flags & BENCH_UNTIL_SIGNAL);
+}
+
+/* Parameter KEY of RES; NULL when it has none. */
+static const char *param(const struct result *res, const char *key)
+{
+	for (size_t i = 0; i < res->nparams; i++)
+		if (!strcmp(res->params[i].key, key))
+			return res->params[i].value;
+	return NULL;
+}
+
+/*
+ * An observer cannot relax a daemon's limits: candidate RESOURCE of RES
+ * is "not verifiable (observing only)", and where the step's view makes
+ * its prediction checkable on this box (another CPU idle while the
+ * daemon's thread held one; a disk not saturated), what the operator
+ * could change to test it, into WHY.
+ */
+static void observer_why(const struct result *res, const char *resource, char *why, size_t len)
+{
+	const struct sysview *v = &res->view;
+	const char *pid = param(res, "pid");
+	char who[48];
+	double others = NAN;
+	int n;
+
+	if (pid)
+		snprintf(who, sizeof(who), "process %s", pid);
+	else
+		snprintf(who, sizeof(who), "the work");
+	n = snprintf(why, len, "observing only: engpass runs none of the work and changes none of its settings");
+	if (n < 0 || (size_t)n >= len || !res->have_view)
+		return;
+	if (v->ncpu >= 2 && isfinite(v->cpu_busy_pct) && isfinite(v->busiest_cpu_busy_pct))
+		others = (v->cpu_busy_pct * v->ncpu - v->busiest_cpu_busy_pct) / (v->ncpu - 1);
+	if (!strcmp(resource, "one core")) {
+		if (isfinite(others) && others < VERIFY_IDLE_CPU_PCT && isfinite(v->work_thread_cpu_pct))
+			snprintf(why + n, len - (size_t)n, "; the other CPUs averaged %.0f %% busy while thread %s held "
+				 "cpu%d at %.0f %%: a second worker thread or process of %s on another CPU would test it "
+				 "(one core predicts its figure rises)", others, v->work_thread_comm, v->work_thread_cpu,
+				 v->work_thread_cpu_pct, who);
+		else if (isfinite(others))
+			snprintf(why + n, len - (size_t)n, "; no other CPU was idle (the others %.0f %% busy): a second "
+				 "worker would take a busy one, so this box cannot test it", others);
+	} else if (!strcmp(resource, "device latency") || !strcmp(resource, "device")) {
+		if (v->busiest_disk[0] && isfinite(v->disk_util_pct) && v->disk_util_pct < 90 &&
+		    isfinite(v->disk_queue_avg))
+			snprintf(why + n, len - (size_t)n, "; %s was busy %.0f %% with %.1f requests in flight on "
+				 "average: more requests in flight from %s (more I/O threads, a deeper queue, larger "
+				 "blocks) would test it (device latency predicts its figure rises)", v->busiest_disk,
+				 v->disk_util_pct, v->disk_queue_avg, who);
+		else if (v->busiest_disk[0] && isfinite(v->disk_util_pct))
+			snprintf(why + n, len - (size_t)n, "; %s was busy %.0f %% of the time: only a faster device "
+				 "or another one would test it", v->busiest_disk, v->disk_util_pct);
+	} else if (!strcmp(resource, "other processes")) {
+		if (v->ncpu >= 2 && v->others[0].pid)
+			snprintf(why + n, len - (size_t)n, "; %s pinned to the least busy CPU (taskset -a -p -c CPU "
+				 "%s), or %s (pid %d, %.0f %% of one CPU) paused, would test it", who, pid ? pid : "PID",
+				 v->others[0].comm, v->others[0].pid, v->others[0].cpu_pct);
+	} else if (!strcmp(resource, "round trip")) {
+		snprintf(why + n, len - (size_t)n, "; more requests in flight in %s's settings (pipelining, more "
+			 "connections) would test it", who);
+	} else if (!strcmp(resource, "own pacing")) {
+		snprintf(why + n, len - (size_t)n, "; %s's own rate limit or timers, raised, would test it", who);
+	}
+}
+
 /* The candidate of V named RESOURCE, or NULL. */
 static const struct verdict_candidate *find_cand(const struct verdict *v, const char *resource)
 {
@@ -131,17 +207,36 @@ static const struct verdict_candidate *find_cand(const struct verdict *v, const 
 	return NULL;
 }
 
-/* The probe's --time: the caller's, else half the step's time per repetition, at least the minimum. */
+/*
+ * The probe's --time: the caller's, else its share of the step's time per
+ * repetition (half unless the caller says), at least the minimum.
+ */
 static uint64_t probe_time(const struct bench_call *c, const struct result *res)
 {
+	uint64_t min = c->probe_min_ns ? c->probe_min_ns : VERIFY_PROBE_MIN_NS;
 	double per;
 
 	if (c->probe_time_ns)
 		return c->probe_time_ns;
-	per = res->duration_s / (res->reps ? res->reps : 1) / 2;
-	if (!isfinite(per) || per * 1e9 < (double)VERIFY_PROBE_MIN_NS)
-		return VERIFY_PROBE_MIN_NS;
+	per = res->duration_s / (res->reps ? res->reps : 1) * (c->probe_share > 0 ? c->probe_share : 0.5);
+	if (!isfinite(per) || per * 1e9 < (double)min)
+		return min;
 	return (uint64_t)(per * 1e9);
+}
+
+/*
+ * Whether a probe of COST_NS (its --time and what it needs besides) fits
+ * what is left of the caller's budget for probes; if not, P is "not
+ * verified" with why.
+ */
+static bool budget_allows(const struct bench_call *c, uint64_t cost_ns, struct verify_probe *p)
+{
+	if (!c->probe_budget_ns || (int64_t)cost_ns <= *c->probe_budget_ns)
+		return true;
+	p->outcome = VERIFY_NOT_VERIFIED;
+	snprintf(p->why, sizeof(p->why), "time budget (the probe would take %.1f s, %.1f s of the probes' time is left)",
+		 (double)cost_ns / 1e9, *c->probe_budget_ns > 0 ? (double)*c->probe_budget_ns / 1e9 : 0.0);
+	return false;
 }
 
 /*
@@ -154,7 +249,7 @@ static bool test_one(struct bench_call *c, const struct bench_env *env, const st
 	const struct bench *b = c->b;
 	struct bench_relax rx = { { 0 } };
 	const struct metric *pm;
-	const char *why;
+	const char *why, *pname;
 	cpu_set_t before, one;
 	int cpu = -1;
 	struct result *pres;
@@ -172,12 +267,18 @@ static bool test_one(struct bench_call *c, const struct bench_env *env, const st
 		snprintf(p->why, sizeof(p->why), "%s", why);
 		return false;
 	}
+	if (observer(b)) {
+		observer_why(res, cand->resource, p->why, sizeof(p->why));
+		return false;
+	}
 	if (!m) {
 		snprintf(p->why, sizeof(p->why), "the step has no headline figure to compare");
 		return false;
 	}
 	if (!strcmp(cand->resource, "other processes")) {
 		/* The runner's to relax: the same work pinned where the others leave room. */
+		if (!budget_allows(c, VERIFY_LOAD_LOOK_NS + probe_time(c, res) + c->probe_extra_ns, p))
+			return false;
 		if ((cpu = least_busy_cpu(p->why, sizeof(p->why))) < 0 || affinity_get_self(&before) < 0)
 			return false;
 		CPU_ZERO(&one);
@@ -203,12 +304,31 @@ static bool test_one(struct bench_call *c, const struct bench_env *env, const st
 		r = b->relax(c->opts, probe, cand->resource, res, env, &rx);
 	}
 	if (r <= 0) {
-		snprintf(p->why, sizeof(p->why), "%s", rx.why[0] ? rx.why : "the benchmark cannot relax it");
+		snprintf(p->why, sizeof(p->why), "%.191s", rx.why[0] ? rx.why : "the benchmark cannot relax it");
+		free(probe);
+		return false;
+	}
+	if (cpu < 0 && !budget_allows(c, probe_time(c, res) + c->probe_extra_ns, p)) {
+		snprintf(p->probe, sizeof(p->probe), "%s", rx.what);
+		snprintf(p->parameters, sizeof(p->parameters), "%s", rx.params);
 		free(probe);
 		return false;
 	}
 	snprintf(p->probe, sizeof(p->probe), "%s", rx.what);
 	snprintf(p->parameters, sizeof(p->parameters), "%s", rx.params);
+	if (rx.base_metric[0]) {
+		/* The hook's figure: its noise band is that metric's own. */
+		if (!(m = result_find_metric(res, rx.base_metric))) {
+			snprintf(p->why, sizeof(p->why), "the step has no %s to compare", rx.base_metric);
+			free(probe);
+			return false;
+		}
+		verify_probe_init(p, cand->resource, m);
+		p->outcome = VERIFY_NOT_VERIFIABLE;
+		snprintf(p->probe, sizeof(p->probe), "%s", rx.what);
+		snprintf(p->parameters, sizeof(p->parameters), "%s", rx.params);
+	}
+	pname = rx.probe_metric[0] ? rx.probe_metric : m->name;
 	if (c->probe_peer && c->probe_peer(c->probe_peer_arg, p->why, sizeof(p->why)) < 0) {
 		free(probe);
 		/* Back on the CPUs it had: allowed a moment ago, so it does not fail. */
@@ -226,8 +346,8 @@ static bool test_one(struct bench_call *c, const struct bench_env *env, const st
 	if (pres->status != RESULT_OK) {
 		snprintf(p->why, sizeof(p->why), "the probe %s: %s", result_status_name(pres->status),
 			 pres->reason ? pres->reason : "no reason given");
-	} else if (!(pm = result_find_metric(pres, m->name))) {
-		snprintf(p->why, sizeof(p->why), "the probe gave no %s", m->name);
+	} else if (!(pm = result_find_metric(pres, pname))) {
+		snprintf(p->why, sizeof(p->why), "the probe gave no %s", pname);
 	} else {
 		p->figure = pm->value;
 		verify_probe_judge(p, m->higher_is_better);
@@ -241,6 +361,18 @@ static bool holds(enum verify_outcome o)
 	return o == VERIFY_CONFIRMED || o == VERIFY_COUNTERS;
 }
 
+/* test_one() with its wall time (the look, the peer's start, the probe) spent from C's budget. */
+static bool test_spent(struct bench_call *c, const struct bench_env *env, const struct result *res,
+		       const struct verdict_candidate *cand, const struct metric *m, struct verify_probe *p)
+{
+	mono_ns t0 = clock_mono();
+	bool ran = test_one(c, env, res, cand, m, p);
+
+	if (c->probe_budget_ns)
+		*c->probe_budget_ns -= (int64_t)elapsed_ns(t0, clock_mono());
+	return ran;
+}
+
 void verify_step(struct bench_call *c, const struct bench_env *env, struct result *res, volatile sig_atomic_t *stop)
 {
 	struct verdict *v = &res->verdict;
@@ -252,15 +384,15 @@ void verify_step(struct bench_call *c, const struct bench_env *env, struct resul
 	size_t k;
 
 	memset(vf, 0, sizeof(*vf));
-	if (res->status != RESULT_OK || !v->resource[0])
+	if (res->status != RESULT_OK)
 		return;
 	if (!(named = find_cand(v, v->resource))) {
 		/* "none observed", "unknown", a benchmark's own verdict: no candidate to relax. */
-		snprintf(none.resource, sizeof(none.resource), "%s", v->resource);
+		snprintf(none.resource, sizeof(none.resource), "%s", v->resource[0] ? v->resource : "unknown");
 		none.share = NAN;
 		named = &none;
 	}
-	runs += test_one(c, env, res, named, m, &vf->p[vf->n++]);
+	runs += test_spent(c, env, res, named, m, &vf->p[vf->n++]);
 	/* Refuted: the next candidates in rank, up to the bound. */
 	for (k = 0; k < v->ncand && vf->p[0].outcome == VERIFY_NOT_CONFIRMED && !holds(vf->p[vf->n - 1].outcome) &&
 		    vf->n < VERIFY_MAX_PROBES && runs < VERIFY_MAX_RUNS && !*stop; k++) {
@@ -271,7 +403,7 @@ void verify_step(struct bench_call *c, const struct bench_env *env, struct resul
 			seen |= !strcmp(vf->p[i].resource, cand->resource);
 		if (seen || !isfinite(cand->share) || cand->share < VERIFY_NEXT_MIN_SHARE)
 			continue;
-		runs += test_one(c, env, res, cand, m, &vf->p[vf->n++]);
+		runs += test_spent(c, env, res, cand, m, &vf->p[vf->n++]);
 	}
 	verify_rerank(v);
 }

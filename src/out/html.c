@@ -1232,6 +1232,125 @@ static void header(FILE *f, json_t *doc, const char *source)
 	fputs("</p>\n", f);
 }
 
+/*
+ * The unit of metric NAME of R (its key in "metrics" is NAME plus the
+ * unit's suffix), and that key into *KEY (R's own string; NAME when none);
+ * a count when none.
+ */
+static enum unit metric_unit(json_t *r, const char *name, const char **key)
+{
+	const char *k;
+	json_t *x;
+	size_t nl;
+
+	*key = name;
+	json_object_foreach(json_object_get(r, "metrics"), k, x) {
+		enum unit u = unit_from_key(k, &nl);
+
+		(void)x;
+		if (name && nl == strlen(name) && !strncmp(k, name, nl)) {
+			*key = k;
+			return u;
+		}
+	}
+	return UNIT_COUNT;
+}
+
+/* One tested candidate of --verify (a "probes" entry of verdict.verification) in a few words: "confirmed x1.93". */
+static void probe_brief(FILE *f, json_t *p)
+{
+	const char *o = jstr(p, "outcome");
+	double ratio = jnum(p, "ratio");
+
+	svg_esc(f, o ? o : "?");
+	if (isfinite(ratio) && jnum(p, "probe_seconds") > 0)
+		fprintf(f, " x%.2f", ratio);
+}
+
+/* The summary's word for R's check: the first candidate tested, and the one re-ranked to (if any). */
+static void verification_brief(FILE *f, json_t *vd)
+{
+	json_t *v = json_object_get(vd, "verification"), *probes = json_object_get(v, "probes"), *p;
+	const char *now = jstr(vd, "resource"), *refuted = jstr(v, "refuted");
+	size_t i;
+
+	if (!json_is_object(v))
+		return;
+	fputs("<br><span class=\"key\">", f);
+	if (refuted && now && strcmp(refuted, now)) {
+		fputs("re-ranked: ", f);
+		svg_esc(f, refuted);
+		fputs(" ", f);
+	}
+	json_array_foreach(probes, i, p) {
+		if (i) {
+			fputs(", then ", f);
+			svg_esc(f, jstr(p, "resource") ?: "?");
+			fputs(" ", f);
+		}
+		probe_brief(f, p);
+	}
+	fputs("</span>", f);
+}
+
+/*
+ * The check of R's verdict (--verify): per candidate tested, the outcome,
+ * and where a probe ran its figure beside the step's, the ratio and the
+ * noise band; else why.
+ */
+static void verification_para(FILE *f, json_t *r, json_t *vd)
+{
+	json_t *v = json_object_get(vd, "verification"), *probes = json_object_get(v, "probes"), *p;
+	size_t i;
+	char a[64], b[64], lo[64], hi[64];
+
+	if (!json_is_object(v) || !json_array_size(probes))
+		return;
+	fputs("<p class=\"verdict\">Checked (<code>--verify</code>):", f);
+	json_array_foreach(probes, i, p) {
+		const char *metric = jstr(p, "metric"), *why = jstr(p, "why"), *key;
+		enum unit u = metric_unit(r, metric, &key);
+		json_t *iv = json_object_get(p, "interval");
+
+		fputs(i ? "<br>then " : " ", f);
+		svg_esc(f, jstr(p, "resource") ?: "?");
+		fputs(": <b>", f);
+		probe_brief(f, p);
+		fputs("</b>", f);
+		if (jnum(p, "probe_seconds") > 0 && isfinite(jnum(p, "figure"))) {
+			render_value(a, sizeof(a), jnum(p, "base"), u);
+			render_value(b, sizeof(b), jnum(p, "figure"), u);
+			render_value(lo, sizeof(lo), json_is_number(json_array_get(iv, 0)) ?
+				     json_number_value(json_array_get(iv, 0)) : NAN, u);
+			render_value(hi, sizeof(hi), json_is_number(json_array_get(iv, 1)) ?
+				     json_number_value(json_array_get(iv, 1)) : NAN, u);
+			fputs(" &mdash; ", f);
+			svg_esc(f, key ? metric_label(r, key) : "?");
+			fprintf(f, ": the step <b>%s</b>, the probe <b>%s</b> with ", a, b);
+			svg_esc(f, jstr(p, "probe") ?: "?");
+			if (jstr(p, "parameters")) {
+				fputs(" (<code>", f);
+				svg_esc(f, jstr(p, "parameters"));
+				fputs("</code>)", f);
+			}
+			fprintf(f, "; a move counts outside %s to %s (", lo, hi);
+			svg_esc(f, jstr(p, "interval_source") ?: "?");
+			fprintf(f, "), in %.1f s", jnum(p, "probe_seconds"));
+		}
+		if (why && *why) {
+			fputs(" &mdash; ", f);
+			svg_esc(f, why);
+		}
+	}
+	if (jstr(v, "refuted") && jstr(vd, "resource") && strcmp(jstr(v, "refuted"), jstr(vd, "resource"))) {
+		fputs("<br>Re-ranked: <b>", f);
+		svg_esc(f, jstr(vd, "resource"));
+		fputs("</b> named instead of ", f);
+		svg_esc(f, jstr(v, "refuted"));
+	}
+	fputs("</p>\n", f);
+}
+
 static void summary(FILE *f, json_t *results)
 {
 	json_t *r;
@@ -1266,6 +1385,7 @@ static void summary(FILE *f, json_t *results)
 			fputs("<b>", f);
 			svg_esc(f, jstr(vd, "resource"));
 			fputs("</b>", f);
+			verification_brief(f, vd);
 		}
 		fputs("</td></tr>\n", f);
 	}
@@ -1442,6 +1562,7 @@ static void result_section(FILE *f, size_t ri, json_t *r)
 			svg_esc(f, jstr(vd, "next_step"));
 		}
 		fputs("</p>\n", f);
+		verification_para(f, r, vd);
 	}
 	budget_bar(f, r);
 	size_curves(f, ri, r);

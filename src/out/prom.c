@@ -326,6 +326,28 @@ static void result_lines(struct lines *l, const struct run *run, const struct re
 			push(l, "engpass_verdict_info", "", vl, 1, "what bounded the step", "gauge");
 			free(vl);
 		}
+		/*
+		 * --verify: each candidate tested with its outcome (a label of
+		 * five values), and the probe's figure over the step's where one
+		 * ran.
+		 */
+		for (size_t k = 0; k < r->verdict.verify.n; k++) {
+			const struct verify_probe *p = &r->verdict.verify.p[k];
+			char *vl;
+
+			if (p->outcome == VERIFY_NONE)
+				continue;
+			vl = xstrdup(labels);
+			label_add(&vl, "resource", p->resource);
+			if (p->probe_s > 0 && isfinite(p->ratio))
+				push(l, "engpass_verdict_probe_ratio", "", vl, p->ratio,
+				     "--verify: the probe's figure over the step's, with this candidate relaxed", "gauge");
+			label_add(&vl, "outcome", verify_outcome_name(p->outcome));
+			push(l, "engpass_verdict_verified", "", vl, 1,
+			     "--verify: how this candidate of the verdict was checked (confirmed, not confirmed, confirmed by "
+			     "counters, not verifiable, not verified)", "gauge");
+			free(vl);
+		}
 	}
 	free(labels);
 }

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # engpass quick, reduced (no ladder, no latency): the summary table, the
-# findings, the stored profile, the HTML report and the Prometheus output.
+# findings, each step's checked verdict (--verify, on in quick) within its
+# time budget, the stored profile, the HTML report and the Prometheus output.
 . "$(dirname "$0")/lib.sh"
 needs_feature sqlite
 # Without jansson quick still runs (in-process steps); only the HTML report is not written, and said so.
@@ -13,6 +14,11 @@ T0=$(date +%s%N)
 run quick --skip latency,ladder --db "$DB" --report "$T_TMP/q.html" --prom "$T_TMP/q.prom"
 WALL_MS=$((($(date +%s%N) - T0) / 1000000))
 check "quick exits 0" [ "$RC" = 0 ]
+# The rows that measured (not skipped or failed), and those with an outcome in the checked column.
+OKROWS=$(sed -n '/^bench  *step .*bound by  *checked$/,/^$/p' "$T_TMP/out" | grep -v '^bench \|^$' |
+	grep -vc ' \(skipped\|failed\): ')
+CHECKED=$(sed -n '/^bench  *step .*bound by  *checked$/,/^$/p' "$T_TMP/out" |
+	grep -c '  \(confirmed\( x[0-9.]*\| by counters\)\|not confirmed\|not verifiable\|not verified: [a-z]\)')
 check "the summary has a row per cpu step with a headline" grep -q "^cpu  *chacha20-poly1305/1400B/.* MiB/s\|^cpu  *chacha20-poly1305/1400B/.* GiB/s" "$T_TMP/out"
 check "the summary has the memory rows" sh -c "grep -q '^mem  *bandwidth' '$T_TMP/out' && grep -q '^mem  *latency' '$T_TMP/out'"
 check "the summary has the disk rows, torrent with and without cache" sh -c "grep -q '^disk  *device' '$T_TMP/out' && grep -q '^disk  *torrent cache 8M' '$T_TMP/out'"
@@ -43,6 +49,9 @@ check "quick's disk steps leave no temp files behind" sh -c "[ -z \"\$(ls -A '$T
 if [ "$JANSSON" = true ]; then
 	check "quick names the report" grep -q "^report: $T_TMP/q.html" "$T_TMP/out"
 	check "the report is written" grep -q "class=\"chart" "$T_TMP/q.html"
+	check "the report shows how each step's verdict was checked, the probe's figure beside the step's" \
+		sh -c "grep -q 'Checked (<code>--verify</code>): .*: the step <b>.*</b>, the probe <b>' '$T_TMP/q.html' &&
+			[ \$(grep -c 'Checked (<code>--verify</code>)' '$T_TMP/q.html') -ge $OKROWS ]"
 else
 	check "quick says the report was not written without jansson" grep -q "^report: not written: .*without jansson" "$T_TMP/out"
 	check "... and writes none" [ ! -e "$T_TMP/q.html" ]
@@ -68,12 +77,36 @@ awk -v wall="$WALL_MS" '
 RC_ETA=$?
 if [ "$RC_ETA" = 0 ]; then ok "every step's ETA is within 20 % of the ${WALL_MS} ms quick took"
 else not_ok "every step's ETA is within 20 % of the wall time" "$(cat "$T_TMP/eta")"; fi
+# --verify is on in quick (issue 38): every step that ran shows how its
+# verdict was checked, in the summary's last column and in the stored JSON,
+# and the probes stay within their budget (25 % of the profile's expected
+# time without them), which quick says on its last line.
+check "the summary has a checked column with an outcome on each of its $OKROWS measured rows" \
+	[ "$OKROWS" -gt 0 -a "$OKROWS" = "$CHECKED" ]
+BUDGET=$(sed -n 's/.* of it \([0-9.]*\) s checking verdicts, within their budget of \([0-9.]*\) s.*/\1 \2/p' "$T_TMP/out")
+check "quick says the probes' time and that it stayed within their budget (${BUDGET:-none})" [ -n "$BUDGET" ]
 check "the profile is stored as one run" sh -c "[ \$(sqlite3 '$DB' 'SELECT count(*) FROM runs') = 1 ] && [ \$(sqlite3 '$DB' 'SELECT count(*) FROM results') -ge 5 ]"
 # The time budget (issue 34): every measured step has one, stored and read
 # back; none says "none observed" while one state holds 60 % of its time.
 run show 1 --db "$DB" --json
 jqt "every measured step carries its time budget, stored and read back" \
 	'[.results[] | select(.status == "ok") | .system.time_budget.thread_seconds > 0] | length > 0 and all' "$T_TMP/out"
+OUTCOMES='["confirmed", "not confirmed", "confirmed by counters", "not verifiable", "not verified"]'
+jqt "every measured step's verdict carries its check, stored and read back, with why when it was not tested" \
+	"[.results[] | select(.status == \"ok\") | .verdict.verification |
+	  (.outcome as \$o | $OUTCOMES | index(\$o)) != null and
+	  (if .outcome == \"not verifiable\" or .outcome == \"not verified\" then (.why | length) > 0 else true end)] |
+	 length > 0 and all" "$T_TMP/out"
+jqt "a step not verified was left out for the time budget" \
+	'[.results[] | .verdict.verification.probes[]? | select(.outcome == "not verified") | .why | test("^time budget")] | all' \
+	"$T_TMP/out"
+# The probes' own run time from the JSON (their peers' starts and the look at
+# the CPUs' load come on top, at most 0.35 s a probe) within the budget quick
+# gave them, and that budget at most 25 % of the profile's planned time.
+PROBE_S=$(jq '[.results[].verdict.verification.probes[]?.probe_seconds // 0] | add // 0' "$T_TMP/out")
+NPROBES=$(jq '[.results[].verdict.verification.probes[]? | select((.probe_seconds // 0) > 0)] | length' "$T_TMP/out")
+check "the probes ran $NPROBES times for ${PROBE_S} s, within quick's budget of ${BUDGET#* } s" \
+	awk -v p="$PROBE_S" -v b="${BUDGET#* }" 'BEGIN { exit !(b + 0 > 0 && p + 0 <= b + 0) }'
 NONE_HELD='[.results[] | select(.verdict.resource == "none observed") |
 	select(([.system.time_budget.states[]?.percent] | max // 0) >= 60)]'
 if [ -s "$T_TMP/out" ] && jq -e "$NONE_HELD | length == 0" "$T_TMP/out" >/dev/null 2>&1; then
@@ -88,11 +121,14 @@ if promtool check metrics <"$T_TMP/q.prom" >"$T_TMP/lint" 2>&1; then
 else
 	not_ok "promtool accepts quick's --prom" "$(head -5 "$T_TMP/lint")"
 fi
+check "quick's --prom has how each measured step's verdict was checked (engpass_verdict_verified{outcome})" \
+	sh -c "[ \$(grep -c '^engpass_verdict_verified{.*,resource=\"[a-z ]*\",outcome=\"[a-z ]*\"} 1\$' '$T_TMP/q.prom') -ge $OKROWS ]"
 check "quick's --prom is written atomically (no temp file left)" sh -c "! ls '$T_TMP' | grep -q 'q.prom.tmp'"
 
-run quick --skip cpu,mem,disk,net,latency --json --no-history --no-report
+run quick --skip cpu,mem,disk,net,latency --json --no-history --no-report --no-verify
 jqt "quick --json is one engpass document of the profile's rows" \
 	'.schema == "engpass/1" and .command == "engpass quick" and (.results | length) >= 1 and .results[0].bench == "mem"' "$T_TMP/out"
+jqt "quick --no-verify checks no verdict" '[.results[].verdict.verification] | all(. == null)' "$T_TMP/out"
 if [ "$(id -u)" = 0 ]; then
 	skip "the ladder row says why it is skipped without root" "running as root"
 else
@@ -110,6 +146,10 @@ for box in bigcache router; do
 	TOTAL=$(sed -n 's/^total: \([0-9.]*\) s$/\1/p' "$T_TMP/out")
 	check "quick --plan as on the $box box: every step's time known, ${TOTAL:-?} s <= 60 s" \
 		awk -v t="${TOTAL:-999}" 'BEGIN { exit !(t + 0 <= 60) }'
+	# The probes' line: expected, budget, base; the budget a quarter of the base.
+	PL=$(sed -n 's/^of it --verify probes: \([0-9.]*\) s expected; their budget \([0-9.]*\) s (25 % of the \([0-9.]*\) s without them)$/\1 \2 \3/p' "$T_TMP/out")
+	check "... the probes' budget is 25 % of the profile without them, and what they are expected to take within it (${PL:-none})" \
+		awk -v l="${PL:-x}" 'BEGIN { n = split(l, f, " "); exit !(n == 3 && f[1] <= f[2] && f[2] <= f[3] * 0.25 + 0.1 && f[2] >= f[3] * 0.25 - 0.1) }'
 done
 # The mem part as run there: its two steps keep the 3 s each they declare.
 ENGPASS_SYS_ROOT=${ENGPASS_FIXTURES:-$(dirname "$0")/../fixtures}/sysfs/bigcache

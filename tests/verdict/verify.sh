@@ -23,6 +23,11 @@
 #    other verdict (a loaded box) is said and only the shape checked.
 #  - a method that is the limit: mem --latency past the cache is "not
 #    verifiable" (the pointer chase), with no probe run.
+#  - cpu and mem --bandwidth: one thread's "one core" and "memory
+#    bandwidth" are tested with a second thread (shape asserted; the
+#    outcome is the box's and goes to the matrix).
+#  - watch, an observer: not verifiable (observing only), with what the
+#    operator could change to test it.
 . "$(dirname "$0")/lib.sh"
 need_cmd ss
 
@@ -52,6 +57,16 @@ if wait_listen "$PORT"; then
 	else
 		not_ok "rr depth 1: the table and 'show' say 'confirmed (xN with 2 requests in flight)'" \
 			"$(grep -h checked "$T_TMP/rr.txt" "$T_TMP/show.txt")"
+	fi
+	# compare: a run without --verify beside it; each says its verdict and check.
+	ep "$T_TMP/rr2.txt" "$ENGPASS" net client 127.0.0.1 --port "$PORT" --mode rr --block 60K --depth 1 --time 1s -q \
+		--db "$T_TMP/h.db"
+	ep "$T_TMP/cmp.txt" "$ENGPASS" compare 1 2 --db "$T_TMP/h.db"
+	if grep -q "^  checked   A  round trip -- confirmed (x[0-9.]* with 2 requests in flight)" "$T_TMP/cmp.txt" &&
+		grep -q "^            B  [a-z ]* -- not checked (no --verify)" "$T_TMP/cmp.txt"; then
+		ok "compare: each input's verdict and how it was checked, under the step"
+	else
+		not_ok "compare: each input's verdict and how it was checked, under the step" "$(head -8 "$T_TMP/cmp.txt")"
 	fi
 else
 	not_ok "rr: server listens"
@@ -142,6 +157,72 @@ if jq -e '.results[0].verdict.resource | test("latency")' "$T_TMP/mem.json" >/de
 		 .verdict.verification.probe_seconds == 0' "$T_TMP/mem.json"
 else
 	skip "mem --latency: not verifiable" "the verdict was $(jq -r '.results[0].verdict.resource' "$T_TMP/mem.json" 2>/dev/null)"
+fi
+
+# cpu: one cipher thread is "one core"; tested with twice the threads, the
+# work per wall second compared (its headline, per CPU-second, is the
+# method's). A second thread on the other, idle CPU about doubles it.
+CMD="cpu --cipher chacha20-poly1305 --size 1400 --lib openssl --time 1s --verify"
+# shellcheck disable=SC2086
+ep "$T_TMP/cpu.json" "$ENGPASS" $CMD $EP_OPTS
+matrix "one cipher thread, --verify" "engpass $CMD" \
+	'"\(.metrics.wall_throughput_bytes_per_second / 1e6 | floor) MB/s wall; \(.verdict.verification.probes | map("\(.resource): \(.parameters // "-") x\((.ratio // 0) * 100 | floor / 100) \(.outcome) \(.why // "")") | join("; ")); now \(.verdict.resource)"' \
+	"$T_TMP/cpu.json"
+expect_ran "$T_TMP/cpu.json" "cpu, one thread"
+if jq -e '.results[0].verdict.verification.probes | any(.resource == "one core")' "$T_TMP/cpu.json" >/dev/null 2>&1; then
+	expect_figure "cpu, one thread: one core tested with 2 threads on the work per wall second, or not verifiable for want of an idle CPU" \
+		'.verdict.verification.probes | map(select(.resource == "one core"))[0] |
+		 .parameters == "--threads 2" and .metric == "wall_throughput" and .figure != null and .probe_seconds > 0 and
+		 (.outcome == "confirmed" or .outcome == "not confirmed") or
+		 .outcome == "not verifiable" and (.why | test("idle|one CPU"))' "$T_TMP/cpu.json"
+else
+	skip "cpu, one thread: one core tested with 2 threads" \
+		"one core was not tested: the verdict was $(jq -r '.results[0].verdict.resource' "$T_TMP/cpu.json" 2>/dev/null) (a loaded box)"
+fi
+
+# mem --bandwidth: one thread's triad is "memory bandwidth"; tested with a
+# second thread over arrays of the step's size, their triad together.
+CMD="mem --bandwidth --size 64M --time 2s --verify"
+# shellcheck disable=SC2086
+ep "$T_TMP/membw.json" "$ENGPASS" $CMD $EP_OPTS
+matrix "mem --bandwidth, one thread, --verify" "engpass $CMD" \
+	'"triad \(.metrics.triad_bytes_per_second / 1e9 * 10 | floor / 10) GB/s; \(.verdict.verification.probes | map("\(.resource): \(.parameters // "-") x\((.ratio // 0) * 100 | floor / 100) \(.outcome) \(.why // "")") | join("; ")); now \(.verdict.resource)"' \
+	"$T_TMP/membw.json"
+expect_ran "$T_TMP/membw.json" "mem --bandwidth"
+if jq -e '.results[0].verdict.verification.probes | any(.resource == "memory bandwidth" or .resource == "one core")' "$T_TMP/membw.json" >/dev/null 2>&1; then
+	expect_figure "mem --bandwidth: a second thread over the step's 64 MiB arrays, their triad together against one thread's" \
+		'.verdict.verification.probes | map(select(.resource == "memory bandwidth" or .resource == "one core"))[0] |
+		 .parameters == "--threads 2 --size 67108864" and .metric == "triad" and .figure != null and
+		 (.outcome == "confirmed" or .outcome == "not confirmed") or
+		 .outcome == "not verifiable" and (.why | test("idle|one CPU"))' "$T_TMP/membw.json"
+else
+	skip "mem --bandwidth: a second thread" \
+		"neither memory bandwidth nor one core was tested: the verdict was $(jq -r '.results[0].verdict.resource' "$T_TMP/membw.json" 2>/dev/null)"
+fi
+
+# watch: an observer relaxes nothing of a daemon's. A busy shell loop is
+# "one core" (or "other processes" on a loaded box): not verifiable
+# (observing only), with what the operator could change where the view
+# makes it checkable, and no probe run.
+bg /dev/null sh -c 'while :; do :; done'
+LOOP=$BG_PID
+CMD="watch --pid $LOOP --time 2s --verify"
+# shellcheck disable=SC2086
+ep "$T_TMP/watch.json" "$ENGPASS" $CMD $EP_OPTS
+stop_pid "$LOOP"
+matrix "watch a busy loop, --verify" "engpass watch --pid PID --time 2s --verify" \
+	'"\(.verdict.resource): \(.verdict.verification.outcome) (\(.verdict.verification.why // ""))"' "$T_TMP/watch.json"
+expect_ran "$T_TMP/watch.json" "watch"
+expect_figure "watch: every candidate tested is not verifiable (observing only) or judged by counters, and no probe ran" \
+	'.verdict.verification.probes | length >= 1 and all(.[];
+	 .outcome == "not verifiable" and (.why | test("^observing only: ")) and .probe_seconds == 0 or
+	 (.outcome | test("counters")) or .why != null and (.why | test("method|nothing to relax|not judged")))' "$T_TMP/watch.json"
+if jq -e '.results[0].verdict.resource == "one core"' "$T_TMP/watch.json" >/dev/null 2>&1; then
+	expect_figure "watch: one core says whether another CPU was idle to test it, and what to change" \
+		'.verdict.verification.why | test("a second worker thread or process of process [0-9]+ on another CPU would test it|no other CPU was idle")' \
+		"$T_TMP/watch.json"
+else
+	skip "watch: one core's hint" "the verdict was $(jq -r '.results[0].verdict.resource' "$T_TMP/watch.json" 2>/dev/null) (a loaded box)"
 fi
 
 done_testing

@@ -1050,6 +1050,39 @@ out:
 	free(w);
 }
 
+/*
+ * --verify (docs/verdict.md "Checking the verdict"): one core is tested
+ * with twice the threads of the step, each pinned to its own allowed CPU,
+ * and the work per wall second compared (the headline, per CPU-second, is
+ * the method's and does not move with threads). Other candidates have no
+ * probe here: the cipher's cost per byte is the method.
+ */
+static int cpu_relax(const void *p, void *probe, const char *resource, const struct result *res,
+		     const struct bench_env *env, struct bench_relax *out)
+{
+	const struct cpu_opts *o = p;
+	struct cpu_opts *q = probe;
+	size_t t = env->step % o->nthreads;
+	cpu_set_t allowed;
+	int ncpu = allowed_cpus(&allowed), n = o->nthreads_list[t];
+
+	(void)res;
+	if (strcmp(resource, "one core")) {
+		snprintf(out->why, sizeof(out->why), "cpu has no probe for %s", resource);
+		return 0;
+	}
+	if (n == 0 || n >= ncpu) {
+		snprintf(out->why, sizeof(out->why), "the step already ran a thread on each of the %d CPUs allowed",
+			 ncpu);
+		return 0;
+	}
+	q->nthreads_list[t] = 2 * n > ncpu ? ncpu : 2 * n;
+	snprintf(out->what, sizeof(out->what), "%d threads", q->nthreads_list[t]);
+	snprintf(out->params, sizeof(out->params), "--threads %d", q->nthreads_list[t]);
+	snprintf(out->base_metric, sizeof(out->base_metric), "wall_throughput");
+	return 1;
+}
+
 extern const struct bench_quick cpu_quick;	/* cpu_quick.c */
 
 const struct bench bench_cpu = {
@@ -1077,5 +1110,6 @@ const struct bench bench_cpu = {
 	.nsteps = cpu_nsteps,
 	.sample_config = cpu_sample_config,
 	.run = cpu_run,
+	.relax = cpu_relax,
 	.quick = &cpu_quick,
 };

@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -356,6 +357,50 @@ static void mem_run(const struct bench_env *env, const void *p, struct result *r
 	}
 }
 
+/*
+ * --verify (docs/verdict.md "Checking the verdict"): the bandwidth step's
+ * memory bandwidth is tested with a second thread (twice the step's, one
+ * pinned per CPU) over arrays of the size the step used (a shorter probe
+ * would size smaller ones, perhaps in cache), its threads' triad
+ * together compared with the step's one-thread triad. The latency curve's
+ * candidates are the method (core/verify.c says so), the ladder's have
+ * no probe.
+ */
+static int mem_relax(const void *p, void *probe, const char *resource, const struct result *res,
+		     const struct bench_env *env, struct bench_relax *out)
+{
+	const struct mem_opts *o = p;
+	struct mem_opts *q = probe;
+	size_t step = env->step - (o->ladder ? o->nrungs : 0);
+	unsigned all = mem_bandwidth_all_threads(), n = o->threads ? o->threads : all;
+	uint64_t bytes = 0;
+
+	if ((o->ladder && env->step < o->nrungs) || !o->bandwidth || step != 0 ||
+	    (strcmp(resource, "memory bandwidth") && strcmp(resource, "one core"))) {
+		snprintf(out->why, sizeof(out->why), "mem has no probe for %s%s", resource,
+			 o->bandwidth && step == 0 ? "" : " in this step");
+		return 0;
+	}
+	if (n >= all) {
+		snprintf(out->why, sizeof(out->why), "the step already ran a thread on each of the %u CPUs allowed", all);
+		return 0;
+	}
+	for (size_t i = 0; i < res->nparams; i++)
+		if (!strcmp(res->params[i].key, "array_bytes"))
+			bytes = strtoull(res->params[i].value, NULL, 10);
+	q->threads = 2 * n > all ? all : 2 * n;
+	if (bytes)
+		q->size = bytes;
+	snprintf(out->what, sizeof(out->what), "%u threads", q->threads);
+	snprintf(out->params, sizeof(out->params), "--threads %u%s%llu", q->threads, bytes ? " --size " : "",
+		 (unsigned long long)bytes);
+	if (!bytes)
+		snprintf(out->params, sizeof(out->params), "--threads %u", q->threads);
+	snprintf(out->base_metric, sizeof(out->base_metric), "%s", n > 1 ? "triad_threads" : "triad");
+	snprintf(out->probe_metric, sizeof(out->probe_metric), "triad_threads");
+	return 1;
+}
+
 extern const struct bench_quick mem_quick;	/* mem_quick.c */
 
 const struct bench bench_mem = {
@@ -389,6 +434,7 @@ const struct bench bench_mem = {
 	.opts_size = sizeof(struct mem_opts),
 	.defaults = mem_defaults,
 	.check = mem_check,
+	.relax = mem_relax,
 	.nsteps = mem_nsteps,
 	.run = mem_run,
 	.quick = &mem_quick,

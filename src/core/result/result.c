@@ -76,6 +76,7 @@ static const char *const verify_names[] = {
 	[VERIFY_NOT_CONFIRMED] = "not confirmed",
 	[VERIFY_COUNTERS] = "confirmed by counters",
 	[VERIFY_NOT_VERIFIABLE] = "not verifiable",
+	[VERIFY_NOT_VERIFIED] = "not verified",
 };
 
 const char *verify_outcome_name(enum verify_outcome o)

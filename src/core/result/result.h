@@ -115,9 +115,13 @@ enum verify_outcome {
 	VERIFY_NOT_CONFIRMED,	/* it did not */
 	VERIFY_COUNTERS,	/* a configured limit whose counters show it bounded the step */
 	VERIFY_NOT_VERIFIABLE,	/* no probe can test it here; why says so */
+	VERIFY_NOT_VERIFIED,	/* a probe could test it but did not run (quick's time budget); why says so */
 };
 
-/* Returned string is static: "", "confirmed", "not confirmed", "confirmed by counters", "not verifiable". */
+/*
+ * Returned string is static: "", "confirmed", "not confirmed", "confirmed by counters", "not verifiable",
+ * "not verified".
+ */
 const char *verify_outcome_name(enum verify_outcome o);
 /* The outcome called NAME (verify_outcome_name's words); VERIFY_NONE when none. */
 enum verify_outcome verify_outcome_from_name(const char *name);
@@ -138,7 +142,7 @@ struct verify_probe {
 	double lo, hi;
 	char interval_source[48];
 	double probe_s;		/* the probe's wall time; 0 none ran */
-	char why[192];		/* not verifiable: why; counters: what they showed; else "" */
+	char why[384];		/* not verifiable: why (an observer's hint); counters: what they showed; else "" */
 };
 
 #define VERIFY_MAX_PROBES 3

@@ -87,9 +87,18 @@ void verify_counters(const struct sysview *v, const struct verdict_candidate *c,
 		snprintf(p->why, sizeof(p->why), "throttled in %.0f %% of periods (%.2f s, cpu.stat)",
 			 z(v->cg_cpu_throttled_pct), z(v->cg_cpu_throttled_s));
 	} else if (!strcmp(r, "shaper")) {
-		moved = z(v->qdisc_overlimits) > 0 || z(v->qdisc_drops) > 0 || z(v->qdisc_backlog_max_bytes) > 0;
-		snprintf(p->why, sizeof(p->why), "the qdisc: %.0f overlimits, %.0f drops, backlog up to %.0f bytes",
-			 z(v->qdisc_overlimits), z(v->qdisc_drops), z(v->qdisc_backlog_max_bytes));
+		/* The egress qdisc's, and the ingress shaper's (an ifb's) when there is one. */
+		bool out = z(v->qdisc_overlimits) > 0 || z(v->qdisc_drops) > 0 || z(v->qdisc_backlog_max_bytes) > 0;
+		bool in = z(v->qdisc_in_overlimits) > 0 || z(v->qdisc_in_drops) > 0 ||
+			  z(v->qdisc_in_backlog_max_bytes) > 0;
+		int n = snprintf(p->why, sizeof(p->why), "the qdisc: %.0f overlimits, %.0f drops, backlog up to %.0f bytes",
+				 z(v->qdisc_overlimits), z(v->qdisc_drops), z(v->qdisc_backlog_max_bytes));
+
+		if (isfinite(v->qdisc_in_bytes_per_s) && n > 0 && (size_t)n < sizeof(p->why))
+			snprintf(p->why + n, sizeof(p->why) - (size_t)n, "; the ingress shaper's: %.0f overlimits, %.0f "
+				 "drops, backlog up to %.0f bytes", z(v->qdisc_in_overlimits), z(v->qdisc_in_drops),
+				 z(v->qdisc_in_backlog_max_bytes));
+		moved = out || in;
 	} else if (!strcmp(r, "memory limit")) {
 		moved = z(v->cg_mem_limit_hits) > 0 || z(v->cg_mem_high_events) > 0 || z(v->cg_mem_oom_events) > 0;
 		snprintf(p->why, sizeof(p->why), "the limit was hit %.0f times (failcnt or events max), %.0f high "
@@ -188,6 +197,8 @@ static size_t probe_words(const struct verify_probe *p, char *buf, size_t len)
 		return (size_t)snprintf(buf, len, "confirmed by counters (%s)", p->why);
 	case VERIFY_NOT_VERIFIABLE:
 		return (size_t)snprintf(buf, len, "not verifiable here (%s)", p->why);
+	case VERIFY_NOT_VERIFIED:
+		return (size_t)snprintf(buf, len, "not verified: %s", p->why);
 	case VERIFY_NONE:
 		break;
 	}
