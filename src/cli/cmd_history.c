@@ -19,7 +19,7 @@
 
 #include "cli/cmd.h"
 #include "cli/histfmt.h"
-#include "core/verify.h"
+#include "core/result/verify.h"
 #include "lib/units.h"
 #include "core/kernel/proc.h"
 #include "lib/xalloc.h"

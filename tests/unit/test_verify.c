@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tests of checking a verdict (src/core/verify.c, docs/verdict.md
+ * Tests of checking a verdict (src/core/result/verify.c, docs/verdict.md
  * "Checking the verdict"): the noise band (the default, a step's repeat
  * interval, its floor), the judgement in each direction and at the band's
  * edges, a configured limit's counters (moved, still, unknown, not
@@ -17,9 +17,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/result.h"
-#include "core/verdict.h"
-#include "core/verify.h"
+#include "core/result/result.h"
+#include "core/result/verdict.h"
+#include "core/result/verify.h"
 
 /* A metric of one run (no interval), VALUE. */
 static struct metric one_run(double value, bool higher_is_better)

@@ -363,7 +363,7 @@ static void mem_run(const struct bench_env *env, const void *p, struct result *r
  * pinned per CPU) over arrays of the size the step used (a shorter probe
  * would size smaller ones, perhaps in cache), its threads' triad
  * together compared with the step's one-thread triad. The latency curve's
- * candidates are the method (core/verify.c says so), the ladder's have
+ * candidates are the method (core/result/verify.c says so), the ladder's have
  * no probe.
  */
 static int mem_relax(const void *p, void *probe, const char *resource, const struct result *res,
