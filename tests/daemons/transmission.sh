@@ -24,7 +24,9 @@
 #   - blkio.throttle.write_bps_device of 1 MiB/s on the loop device with the
 #     file system remounted `sync`: "io limit";
 #   - a CPU quota of 2 % of a CPU on the leecher's cgroup: "cpu quota";
-#   - a busy loop at nice -20 on the leecher's CPU: "other processes";
+#   - a busy loop at nice -20 on the leecher's CPU: not "other processes"
+#     when it did not hold the leecher back (the usual case: a sleeper is
+#     served on wake-up), "other processes" (a TAP TODO) when it did;
 # and each twin (the same set-up without the limit: the plain download,
 # and the sync mount without the throttle) must not name it. The figure of
 # each run is the interface's receive rate; the limit must have cut it.
@@ -285,18 +287,23 @@ cg_set "$CG_CPU" cpu.cfs_quota_us -1
 bg /dev/null nice -n -20 taskset -c $LEECH_CPU sh -c 'while :; do :; done'
 HOG=$BG_PID
 tr_case "$T_TMP/hog.json" "hog on its CPU" "a busy loop at nice -20 on CPU $LEECH_CPU"
-was_cut "hog on its CPU" "$T_TMP/hog.json"
-# TODO (TAP): the leecher itself barely waits for its CPU (3 % run queue):
-# the hog at nice -20 starves the kernel's network work on that CPU
-# (softirq, ksoftirqd), which the work's time budget does not hold; its
-# sockets then show a queue before us ("upstream"). docs/watch.md, Known
-# limits.
-if jq -e "$VT_RES | length > 0 and all(.verdict.resource == \"other processes\")" "$T_TMP/hog.json" >/dev/null 2>&1; then
-	ok "hog on its CPU: verdict names other processes"
+# A leecher that mostly sleeps is served on wake-up even beside a nice -20
+# hog (CFS places a woken task ahead): on a quiet box the hog hardly holds
+# it back (53 against 61 Mbit/s), and then the verdict must not blame it.
+# Where the hog did cut the rate (a loaded box: 12 Mbit/s), it starved the
+# kernel's network work on that CPU rather than the leecher, which the
+# work's budget does not hold (3 % run queue): naming it is a TAP TODO
+# (docs/watch.md, Limits).
+if jq -e "$VT_RES | length > 0 and all($RX < ${PLAIN:-0} / 2)" "$T_TMP/hog.json" >/dev/null 2>&1; then
+	if jq -e "$VT_RES | length > 0 and all(.verdict.resource == \"other processes\")" "$T_TMP/hog.json" >/dev/null 2>&1; then
+		ok "hog on its CPU, the rate cut below half: verdict names other processes"
+	else
+		not_ok "hog on its CPU, the rate cut below half: verdict names other processes # TODO the kernel's network work starved by the hog is not in the work's budget" \
+			"got: $(jq -r "$VT_RES | map(.verdict.resource) | join(\", \")" "$T_TMP/hog.json" 2>/dev/null)"
+		T_FAIL=$((T_FAIL - 1))
+	fi
 else
-	not_ok "hog on its CPU: verdict names other processes # TODO the kernel's network work starved by the hog is not in the work's budget" \
-		"got: $(jq -r "$VT_RES | map(.verdict.resource) | join(\", \")" "$T_TMP/hog.json" 2>/dev/null)"
-	T_FAIL=$((T_FAIL - 1))
+	expect_not_named "other processes" "$T_TMP/hog.json" "hog on its CPU, the rate not cut (a sleeper is served on wake-up)"
 fi
 stop_pid "$HOG"
 
