@@ -431,7 +431,7 @@ static void add_result(struct table *t, size_t k, const struct result *r)
 static void interval_text(char *buf, size_t len, double lo, double hi, enum unit unit)
 {
 	char a[48], b[48];
-	const char *ua = strchr(a, ' '), *ub;
+	const char *ua, *ub;
 
 	if (isnan(lo) || isnan(hi)) {
 		snprintf(buf, len, "-");

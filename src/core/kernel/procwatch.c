@@ -500,7 +500,7 @@ static void ksoftirqd_find(struct procwatch *pw)
 		if (r || proc_pid_stat_parse(&ps, pw->buf.data, pw->buf.len) || ps.ppid != 2 ||
 		    sscanf(ps.comm, "ksoftirqd/%d", &c) != 1 || c < 0 || c >= pw->slots || pw->ksi_fd[c] >= 0)
 			continue;
-		snprintf(rel, sizeof(rel), "%s/schedstat", de->d_name);
+		snprintf(rel, sizeof(rel), "%.9s/schedstat", de->d_name);
 		fd = open_rel(pw->root, rel);
 		if (fd < 0)
 			continue;
