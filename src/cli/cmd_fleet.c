@@ -4,10 +4,11 @@
  * the newest run of each host in the history (with --command, of that
  * command); or the runs given. One table, grouped by step: for every step
  * any of the runs has, one line per host with the step's headline figure
- * and its verdict, and the hosts whose figure lies beyond the fleet's
- * spread marked. The spread is median ± K × MAD over the hosts that have
- * the figure (histfmt.h's fleet_band(): MAD scaled to a standard deviation,
- * at least 1 % of the median); with fewer than three hosts it says that
+ * and its verdict (beside it, when the run was checked with --verify, the
+ * outcome in verify_brief()'s words), and the hosts whose figure lies
+ * beyond the fleet's spread marked. The spread is median ± K × MAD over
+ * the hosts that have the figure (histfmt.h's fleet_band(): MAD scaled to
+ * a standard deviation, at least 1 % of the median); with fewer than three hosts it says that
  * no spread can be judged. Every figure is the stored run's, formatted.
  *
  * With --mesh, the network between the hosts instead: from every stored
@@ -30,6 +31,7 @@
 #include "cli/cmd.h"
 #include "cli/histfmt.h"
 #include "core/kernel/sysinfo.h"
+#include "core/result/verify.h"
 #include "lib/jw.h"
 #include "lib/units.h"
 #include "lib/xalloc.h"
@@ -175,12 +177,24 @@ static void print_step_head(const struct result *first, const struct metric *m, 
 	}
 }
 
-/* One host's line of a step. */
+/* The --verify outcome of R in a few words into BUF (verify_brief()); "" when none, or R did not run. */
+static void checked_of(char *buf, size_t len, const struct result *r)
+{
+	buf[0] = 0;
+	if (r && r->status == RESULT_OK)
+		verify_brief(&r->verdict, buf, len);
+}
+
+/*
+ * One host's line of a step. CW: the width of the checked column (the
+ * --verify outcome beside the verdict), the widest of the step's hosts;
+ * 0 when none of them has one, and the line is as without --verify.
+ */
 static void print_step_host(const struct fleet_host *fh, const struct result *r, const struct metric *ref,
-			    const struct fleet_band *b)
+			    const struct fleet_band *b, size_t cw)
 {
 	const struct metric *m = headline(r);
-	char host[64], fig[48], verdict[64];
+	char host[64], fig[48], verdict[64], chk[256], chkw[320];
 	int side;
 
 	hist_fit(host, sizeof(host), fh->run->host, FW_HOST, true);
@@ -196,19 +210,37 @@ static void print_step_host(const struct fleet_host *fh, const struct result *r,
 		render_value(fig, sizeof(fig), m->value, m->unit);
 	else
 		snprintf(fig, sizeof(fig), "-");
-	hist_fit(verdict, sizeof(verdict), r->verdict.resource[0] ? r->verdict.resource : "-", FW_VERDICT, false);
+	checked_of(chk, sizeof(chk), r);
+	hist_fit(verdict, sizeof(verdict), r->verdict.resource[0] ? r->verdict.resource : "-", FW_VERDICT,
+		 chk[0] != 0);
 	side = m && ref && m->unit == ref->unit ? fleet_side(b, m->value) : 0;
 	if (!side) {
-		printf("  %s  %*s  %s%s\n", host, FW_FIG, fig, verdict, r->incomplete ? "  (incomplete)" : "");
+		printf("  %s  %*s  %s%s%s%s\n", host, FW_FIG, fig, verdict, chk[0] ? "  " : "", chk,
+		       r->incomplete ? "  (incomplete)" : "");
 		return;
 	}
+	/* The outlier's mark stays in one column: the checked column padded to the step's widest. */
+	if (cw)
+		snprintf(chkw, sizeof(chkw), "%-*s  ", (int)cw, chk);
+	else
+		chkw[0] = 0;
 	{
 		enum better dir = metric_better(ref->name, ref->unit);
 		const char *judge = dir == BETTER_UNKNOWN ? "" : (side > 0) == (dir == BETTER_HIGHER) ? " (better)" : " (worse)";
 
-		printf("  %s  %*s  %-*s  ! %s the fleet's spread%s%s\n", host, FW_FIG, fig, FW_VERDICT, verdict,
+		printf("  %s  %*s  %-*s  %s! %s the fleet's spread%s%s\n", host, FW_FIG, fig, FW_VERDICT, verdict, chkw,
 		       side > 0 ? "above" : "below", judge, r->incomplete ? ", incomplete" : "");
 	}
+}
+
+/* Whether any step of the N hosts' runs was checked with --verify. */
+static bool any_checked(const struct fleet_host *hosts, size_t n)
+{
+	for (size_t h = 0; h < n; h++)
+		for (size_t i = 0; i < hosts[h].run->nresults; i++)
+			if (hosts[h].run->results[i]->verdict.verify.n)
+				return true;
+	return false;
 }
 
 /* The table: every step any host has, in the order they first appear. */
@@ -223,6 +255,7 @@ static void print_steps(const struct fleet_host *hosts, size_t n, double k)
 			struct fleet_band b;
 			double *v = xcalloc(n, sizeof(*v));
 			bool seen = false;
+			size_t cw = 0;
 
 			/* Shown already by an earlier host, or earlier in this run. */
 			for (size_t e = 0; e < h && !seen; e++)
@@ -245,8 +278,15 @@ static void print_steps(const struct fleet_host *hosts, size_t n, double k)
 			}
 			fleet_band(v, n, k, &b);
 			print_step_head(first, m, &b, n);
+			for (size_t e = 0; e < n; e++) {
+				char chk[256];
+
+				checked_of(chk, sizeof(chk), find_step(hosts[e].run, first->bench, first->step));
+				cw = strlen(chk) > cw ? strlen(chk) : cw;
+			}
 			for (size_t e = 0; e < n; e++)
-				print_step_host(&hosts[e], find_step(hosts[e].run, first->bench, first->step), m, &b);
+				print_step_host(&hosts[e], find_step(hosts[e].run, first->bench, first->step), m, &b,
+						cw);
 			free(v);
 		}
 	}
@@ -813,7 +853,9 @@ int cmd_fleet(int argc, char **argv)
 		       "       engpass fleet --mesh [--json] [--db PATH]\n\n"
 		       "Puts hosts side by side: the newest stored run of each host (with --command, of\n"
 		       "that command), or the runs given. For every step, one line per host with the\n"
-		       "step's headline figure and its verdict; a host whose figure lies beyond the\n"
+		       "step's headline figure and its verdict, and beside it the outcome of --verify\n"
+		       "when the run checked it (confirmed x1.93, not confirmed x1.02, confirmed by\n"
+		       "counters, not verifiable, not verified); a host whose figure lies beyond the\n"
 		       "fleet's spread, median ± K × MAD (the MAD scaled by 1.4826 to read as a\n"
 		       "standard deviation, and at least 1 %% of the median), is marked '!' above or\n"
 		       "below it, and better or worse where the figure has a direction. With fewer\n"
@@ -902,6 +944,10 @@ int cmd_fleet(int argc, char **argv)
 		free(cap);
 		printf("spread: median ± %" PRId64 " × MAD (MAD × 1.4826, at least 1 %% of the median); '!' marks a "
 		       "host beyond it\n", o.k);
+		if (any_checked(hosts, n))
+			printf("checked: beside the verdict, the outcome of the run's --verify (docs/verdict.md, \"Checking "
+			       "the verdict\"): confirmed or not confirmed xRATIO (the probe's figure / the step's), "
+			       "confirmed by counters, not verifiable, not verified; nothing for a run without --verify\n");
 		print_steps(hosts, n, (double)o.k);
 	}
 	for (size_t i = 0; i < n; i++)

@@ -36,6 +36,7 @@
 
 #include "cli/cmd.h"
 #include "core/base/clock.h"
+#include "core/result/verify.h"
 #include "core/work/tmpfile.h"
 #include "lib/units.h"
 #include "lib/xalloc.h"
@@ -606,62 +607,6 @@ static void headline(char *buf, size_t len, const struct result *r)
 		render_metric(buf, len, r, m, m->value);
 }
 
-/* One tested candidate in a few words: "confirmed x1.87", "not verified: time budget". */
-static int probe_brief(char *buf, size_t len, const struct verify_probe *p)
-{
-	switch (p->outcome) {
-	case VERIFY_CONFIRMED:
-	case VERIFY_NOT_CONFIRMED:
-		if (p->probe_s > 0)
-			return snprintf(buf, len, "%s x%.2f", verify_outcome_name(p->outcome), p->ratio);
-		return snprintf(buf, len, "%s by counters", verify_outcome_name(p->outcome));
-	case VERIFY_NOT_VERIFIED:
-		/* The why's first words: "time budget (...)". */
-		return snprintf(buf, len, "not verified: %.*s", (int)strcspn(p->why, "("),
-				p->why);
-	case VERIFY_COUNTERS:
-	case VERIFY_NOT_VERIFIABLE:
-	case VERIFY_NONE:
-		break;
-	}
-	return snprintf(buf, len, "%s", verify_outcome_name(p->outcome));
-}
-
-/*
- * R's --verify outcome for the summary: the named candidate's, and when it
- * was refuted the one that was then tested ("not confirmed x0.98, then
- * device latency not verifiable"; re-ranked, the refuted one is named:
- * "re-ranked: device latency not confirmed x0.47, then other processes
- * confirmed x1.12"); the whole sentence is in show and the report.
- */
-static void checked_words(char *buf, size_t len, const struct result *r)
-{
-	const struct verify *v = &r->verdict.verify;
-	int n;
-
-	buf[0] = 0;
-	if (!v->n)
-		return;
-	/* Re-ranked: the column before names the new one, so the first tested is named here. */
-	n = 0;
-	if (v->refuted[0] && strcmp(v->refuted, r->verdict.resource))
-		n = snprintf(buf, len, "re-ranked: %s ", v->p[0].resource);
-	if (n < 0 || (size_t)n >= len)
-		return;
-	n += probe_brief(buf + n, len - (size_t)n, &v->p[0]);
-	for (size_t i = 1; i < v->n && n > 0 && (size_t)n < len; i++) {
-		int k = snprintf(buf + n, len - (size_t)n, ", then %s ", v->p[i].resource);
-
-		if (k < 0 || (size_t)(n + k) >= len)
-			break;
-		n += k;
-		n += probe_brief(buf + n, len - (size_t)n, &v->p[i]);
-	}
-	/* A trailing blank of a why cut at its "(". */
-	while (*buf && buf[strlen(buf) - 1] == ' ')
-		buf[strlen(buf) - 1] = 0;
-}
-
 /*
  * The table: a row per result with its headline figure (else its first),
  * right-aligned in one column, what bound it and, with --verify, how
@@ -696,7 +641,7 @@ static void print_summary(const struct run *run, bool verified)
 			printf("%*s  %s\n", (int)vw, val, r->verdict.resource);
 			continue;
 		}
-		checked_words(chk, sizeof(chk), r);
+		verify_brief(&r->verdict, chk, sizeof(chk));
 		printf("%*s  %-*s  %s\n", (int)vw, val, (int)bw, r->verdict.resource, chk[0] ? chk : "not tested");
 	}
 }

@@ -425,6 +425,51 @@ static void test_describe(void **state)
 	assert_string_equal(buf, "not ver");
 }
 
+/* The column's words (quick's summary, fleet): each outcome, a re-ranked verdict, a short buffer. */
+static void test_brief(void **state)
+{
+	static const char *const r[] = { "other processes", "device latency" };
+	static const char *const q[] = { "cpu quota" };
+	struct verdict v;
+	char buf[256];
+
+	(void)state;
+	ranked(&v, r, 2);
+	verify_brief(&v, buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	tested(&v, "other processes", VERIFY_CONFIRMED, 1.934, "the work pinned to cpu0, the least busy");
+	verify_brief(&v, buf, sizeof(buf));
+	assert_string_equal(buf, "confirmed x1.93");
+	ranked(&v, r, 2);
+	tested(&v, "other processes", VERIFY_NOT_CONFIRMED, 0.98, "the work pinned to cpu0, the least busy");
+	tested(&v, "device latency", VERIFY_NOT_VERIFIABLE, 0, "disk has no probe here");
+	verify_rerank(&v);
+	/* Refuted, nothing else held: the verdict still names it, so no "re-ranked". */
+	verify_brief(&v, buf, sizeof(buf));
+	assert_string_equal(buf, "not confirmed x0.98, then device latency not verifiable");
+	ranked(&v, r, 2);
+	tested(&v, "other processes", VERIFY_NOT_CONFIRMED, 0.47, "the work pinned to cpu0, the least busy");
+	tested(&v, "device latency", VERIFY_CONFIRMED, 1.12, "queue depth 2");
+	verify_rerank(&v);
+	verify_brief(&v, buf, sizeof(buf));
+	assert_string_equal(buf, "re-ranked: other processes not confirmed x0.47, then device latency confirmed x1.12");
+	ranked(&v, q, 1);
+	tested(&v, "cpu quota", VERIFY_COUNTERS, 0, "throttled in 97 % of periods (1.14 s, cpu.stat)");
+	verify_brief(&v, buf, sizeof(buf));
+	assert_string_equal(buf, "confirmed by counters");
+	ranked(&v, q, 1);
+	tested(&v, "cpu quota", VERIFY_NOT_CONFIRMED, 0, "throttled in 0 % of periods (0.00 s, cpu.stat)");
+	verify_brief(&v, buf, sizeof(buf));
+	assert_string_equal(buf, "not confirmed by counters");
+	ranked(&v, q, 1);
+	tested(&v, "cpu quota", VERIFY_NOT_VERIFIED, 0, "time budget (the probe would take 0.7 s)");
+	verify_brief(&v, buf, sizeof(buf));
+	assert_string_equal(buf, "not verified: time budget");
+	/* A short buffer is cut, never overrun. */
+	verify_brief(&v, buf, 8);
+	assert_string_equal(buf, "not ver");
+}
+
 static void test_outcome_names(void **state)
 {
 	enum verify_outcome all[] = { VERIFY_CONFIRMED, VERIFY_NOT_CONFIRMED, VERIFY_COUNTERS, VERIFY_NOT_VERIFIABLE,
@@ -457,6 +502,7 @@ int main(void)
 		cmocka_unit_test(test_rerank_counters_next),
 		cmocka_unit_test(test_rerank_nothing_to_do),
 		cmocka_unit_test(test_describe),
+		cmocka_unit_test(test_brief),
 		cmocka_unit_test(test_outcome_names),
 	};
 

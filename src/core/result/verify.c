@@ -221,3 +221,51 @@ void verify_describe(const struct verdict *v, char *buf, size_t len)
 	if (v->verify.refuted[0] && strcmp(v->verify.refuted, v->resource) && n < len)
 		snprintf(buf + n, len - n, "; re-ranked: %s named instead of %s", v->resource, v->verify.refuted);
 }
+
+/* One tested candidate in a few words: "confirmed x1.87", "not verified: time budget". */
+static int probe_brief(char *buf, size_t len, const struct verify_probe *p)
+{
+	switch (p->outcome) {
+	case VERIFY_CONFIRMED:
+	case VERIFY_NOT_CONFIRMED:
+		if (p->probe_s > 0)
+			return snprintf(buf, len, "%s x%.2f", verify_outcome_name(p->outcome), p->ratio);
+		return snprintf(buf, len, "%s by counters", verify_outcome_name(p->outcome));
+	case VERIFY_NOT_VERIFIED:
+		/* The why's first words: "time budget (...)". */
+		return snprintf(buf, len, "not verified: %.*s", (int)strcspn(p->why, "("), p->why);
+	case VERIFY_COUNTERS:
+	case VERIFY_NOT_VERIFIABLE:
+	case VERIFY_NONE:
+		break;
+	}
+	return snprintf(buf, len, "%s", verify_outcome_name(p->outcome));
+}
+
+void verify_brief(const struct verdict *v, char *buf, size_t len)
+{
+	const struct verify *vf = &v->verify;
+	int n = 0;
+
+	if (!len)
+		return;
+	buf[0] = 0;
+	if (!vf->n)
+		return;
+	if (vf->refuted[0] && strcmp(vf->refuted, v->resource))
+		n = snprintf(buf, len, "re-ranked: %s ", vf->p[0].resource);
+	if (n < 0 || (size_t)n >= len)
+		return;
+	n += probe_brief(buf + n, len - (size_t)n, &vf->p[0]);
+	for (size_t i = 1; i < vf->n && n > 0 && (size_t)n < len; i++) {
+		int k = snprintf(buf + n, len - (size_t)n, ", then %s ", vf->p[i].resource);
+
+		if (k < 0 || (size_t)(n + k) >= len)
+			break;
+		n += k;
+		n += probe_brief(buf + n, len - (size_t)n, &vf->p[i]);
+	}
+	/* A trailing blank of a why cut at its "(". */
+	while (*buf && buf[strlen(buf) - 1] == ' ')
+		buf[strlen(buf) - 1] = 0;
+}

@@ -95,4 +95,15 @@ void verify_rerank(struct verdict *v);
  */
 void verify_describe(const struct verdict *v, char *buf, size_t len);
 
+/*
+ * The verification of V in a few words for a table's column (quick's
+ * summary, fleet) into BUF: "confirmed x1.93", "not confirmed x1.02, then
+ * server not verifiable", "confirmed by counters", "not verified: time
+ * budget"; re-ranked, the refuted candidate is named first ("re-ranked:
+ * device latency not confirmed x0.47, then other processes confirmed
+ * x1.12"), since the verdict beside it names the new one. "" when
+ * nothing was tested; verify_describe() has the whole sentence.
+ */
+void verify_brief(const struct verdict *v, char *buf, size_t len);
+
 #endif
