@@ -117,45 +117,51 @@ fi
 # --- a file system mounted sync ---------------------------------------------
 # A shell loop of buffered dd writes (no oflag) to an ext4 loop file system:
 # mounted -o sync every write waits for the device, and the verdict names
-# "sync writes" with the mount as the cause; the twin, the same writes on
-# the same file system mounted without sync, must not be "sync writes".
+# "sync writes" with the mount as the cause; the twin, the same writes to
+# another such file system mounted without sync, must not be "sync writes".
+# Each case has its own image and loop device: a file system still busy
+# when unmounted (lazily) keeps its super block, and with it the sync flag,
+# for the next mount of the same device.
 if command -v losetup >/dev/null 2>&1 && command -v mkfs.ext4 >/dev/null 2>&1; then
 	SYD=$(mktemp -d /var/tmp/engpass-vt-sync.XXXXXX)
-	truncate -s 128M "$SYD/fs.img"
-	mkdir "$SYD/mnt"
-	if mkfs.ext4 -q -F "$SYD/fs.img" >/dev/null 2>&1 && LOOP=$(losetup --find --show "$SYD/fs.img" 2>/dev/null); then
+	for mode in sync async; do
+		if [ "$mode" = sync ]; then mo=sync; lab="buffered writes, mounted sync"; else mo=defaults; lab="buffered writes, not sync (twin)"; fi
+		truncate -s 128M "$SYD/$mode.img"
+		mkdir "$SYD/$mode"
+		if ! mkfs.ext4 -q -F "$SYD/$mode.img" >/dev/null 2>&1 || ! LOOP=$(losetup --find --show "$SYD/$mode.img" 2>/dev/null); then
+			skip "$lab: ran" "mkfs.ext4 or losetup failed"
+			continue
+		fi
 		VT_LOOPS="$VT_LOOPS $LOOP"
-		for mode in sync async; do
-			if [ "$mode" = sync ]; then mo=sync; lab="buffered writes, mounted sync"; else mo=defaults; lab="buffered writes, not sync (twin)"; fi
-			if mount -o "$mo" "$LOOP" "$SYD/mnt" 2>/dev/null; then
-				VT_MOUNTS="$SYD/mnt $VT_MOUNTS"
-				bg "$T_TMP/sync-$mode.out" sh -c "while :; do dd if=/dev/zero of='$SYD/mnt/f' bs=64k count=256 conv=notrunc 2>/dev/null; done"
-				sp=$BG_PID
-				sleep 0.3
-				watch_case "$T_TMP/sync-$mode.json" "$lab" "mount -o $mo, dd bs=64k (buffered)" "$sp" \
-					--disk "$(basename "$LOOP")"
-				pkill -P "$sp" 2>/dev/null
-				stop_pid "$sp"
-				umount "$SYD/mnt" 2>/dev/null || umount -l "$SYD/mnt"
-				if [ "$mode" = sync ]; then
-					expect_named "sync writes" "$T_TMP/sync-$mode.json" "$lab"
-					if jq -e "$VT_RES | all(.verdict.evidence | test(\"mounted sync\"))" "$T_TMP/sync-$mode.json" >/dev/null 2>&1; then
-						ok "$lab: the evidence names the sync mount"
-					else
-						not_ok "$lab: the evidence names the sync mount" \
-							"got: $(jq -r "${VT_RES}[0].verdict.evidence" "$T_TMP/sync-$mode.json" 2>/dev/null)"
-					fi
-				else
-					expect_not_named "sync writes" "$T_TMP/sync-$mode.json" "$lab"
-				fi
-			else
-				skip "$lab: ran" "mount -o $mo of an ext4 loop file system failed"
-			fi
-		done
+		if ! mount -o "$mo" "$LOOP" "$SYD/$mode" 2>/dev/null; then
+			skip "$lab: ran" "mount -o $mo of an ext4 loop file system failed"
+			continue
+		fi
+		VT_MOUNTS="$SYD/$mode $VT_MOUNTS"
+		# The writer stops at the end of its current dd once the stop file is there.
+		bg "$T_TMP/sync-$mode.out" sh -c "while [ ! -e '$SYD/$mode.stop' ]; do dd if=/dev/zero of='$SYD/$mode/f' bs=64k count=256 conv=notrunc 2>/dev/null; done"
+		sp=$BG_PID
+		sleep 0.3
+		watch_case "$T_TMP/sync-$mode.json" "$lab" "mount -o $mo, dd bs=64k (buffered)" "$sp" --disk "$(basename "$LOOP")"
+		touch "$SYD/$mode.stop"
+		n=0
+		while kill -0 "$sp" 2>/dev/null && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+		pkill -P "$sp" 2>/dev/null
+		stop_pid "$sp"
+		umount "$SYD/$mode" 2>/dev/null || umount -l "$SYD/$mode"
 		losetup -d "$LOOP" 2>/dev/null
-	else
-		skip "buffered writes, mounted sync: ran" "mkfs.ext4 or losetup failed"
-	fi
+		if [ "$mode" = sync ]; then
+			expect_named "sync writes" "$T_TMP/sync-$mode.json" "$lab"
+			if jq -e "$VT_RES | all(.verdict.evidence | test(\"mounted sync\"))" "$T_TMP/sync-$mode.json" >/dev/null 2>&1; then
+				ok "$lab: the evidence names the sync mount"
+			else
+				not_ok "$lab: the evidence names the sync mount" \
+					"got: $(jq -r "${VT_RES}[0].verdict.evidence" "$T_TMP/sync-$mode.json" 2>/dev/null)"
+			fi
+		else
+			expect_not_named "sync writes" "$T_TMP/sync-$mode.json" "$lab"
+		fi
+	done
 	rm -rf "$SYD"
 else
 	skip "buffered writes, mounted sync: ran" "no losetup or mkfs.ext4 here"
